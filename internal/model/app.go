@@ -1,0 +1,167 @@
+package model
+
+// Engine is the system that ran an application.
+type Engine uint8
+
+// Engines.
+const (
+	Spark Engine = iota + 1
+	MapReduce
+)
+
+func (e Engine) String() string {
+	switch e {
+	case Spark:
+		return "spark"
+	case MapReduce:
+		return "mapreduce"
+	}
+	return "unknown"
+}
+
+// App is one run (attempt) of an application, as read from one log: a Spark
+// event log, a MapReduce job history, or one job of a Rumen trace. Times are
+// epoch milliseconds; 0 means unknown.
+type App struct {
+	ID        string
+	AttemptID string // "" when the application has a single, unnumbered attempt
+	Name      string
+	User      string
+	Engine    Engine
+	Version   string // Spark version from SparkListenerLogStart, or the history format's
+	Start     int64
+	End       int64 // 0 while running
+	Complete  bool  // an application-end (or job-finished) record was read
+
+	// LastUpdated is the log's modification time (epoch ms), as the History Server reports it.
+	LastUpdated int64
+	// Source names the file or folder the application was read from.
+	Source string
+
+	Env              Environment
+	ResourceProfiles []ResourceProfile
+	Jobs             []*Job
+	Stages           []*Stage // every stage attempt, in submission order
+	Executors        []*Executor
+	Hosts            []string // interned host names, Hosts[0] == ""; Task.Host indexes it
+	Reasons          []Reason // task failure reasons, Reasons[0] is "none"; Task.Reason indexes it
+	SQL              []*SQLExecution
+	// ExcludedNodes are hosts excluded (blacklisted) for the whole application.
+	ExcludedNodes []string
+	// Processes are miscellaneous processes (for example a stage-level plugin) the log announced.
+	Processes []*Process
+
+	// Conf holds MapReduce job configuration (key, value) when a conf XML lies beside the history.
+	Conf [][2]string
+
+	Quality Quality
+}
+
+// Environment is Spark's SparkListenerEnvironmentUpdate, sections in log order.
+type Environment struct {
+	JVM       [][2]string
+	Spark     [][2]string
+	Hadoop    [][2]string
+	System    [][2]string
+	Metrics   [][2]string
+	Classpath [][2]string
+	Seen      bool
+}
+
+// SparkProp returns a Spark property's value and whether it was set.
+func (e *Environment) SparkProp(key string) (string, bool) {
+	for _, kv := range e.Spark {
+		if kv[0] == key {
+			return kv[1], true
+		}
+	}
+	return "", false
+}
+
+// ResourceProfile is a stage-level resource profile (Spark 3.1+).
+type ResourceProfile struct {
+	ID       int32
+	Executor []ResourceRequest
+	Task     []ResourceRequest
+}
+
+// ResourceRequest is one named resource amount of a profile.
+type ResourceRequest struct {
+	Name            string
+	Amount          float64
+	DiscoveryScript string
+	Vendor          string
+}
+
+// Process is a miscellaneous process added to the application.
+type Process struct {
+	ID      string
+	Host    string
+	Cores   int32
+	Time    int64
+	LogURLs [][2]string
+}
+
+// SQLExecution is one Spark SQL query execution.
+type SQLExecution struct {
+	ID          int64
+	Description string
+	Details     string
+	Start       int64
+	End         int64
+	Jobs        []int32
+	Error       string
+}
+
+// Quality records what could not be read. Nothing is dropped silently: every
+// skipped line is counted with where it was.
+type Quality struct {
+	Lines         int64 // lines (or records) read
+	BadLines      int64 // lines that were not valid records
+	UnknownEvents int64 // well-formed records of a type the reader does not know
+	Truncated     bool  // the input ended inside a record
+	// Samples of problems, with file and line, at most MaxIssueSamples.
+	Issues []Issue
+}
+
+// MaxIssueSamples caps Quality.Issues.
+const MaxIssueSamples = 20
+
+// Issue is one problem found in the input.
+type Issue struct {
+	File string
+	Line int64
+	What string
+}
+
+// Add records an issue, keeping at most MaxIssueSamples samples.
+func (q *Quality) Add(file string, line int64, what string) {
+	if len(q.Issues) < MaxIssueSamples {
+		q.Issues = append(q.Issues, Issue{File: file, Line: line, What: what})
+	}
+}
+
+// Duration is End-Start, or 0 when either is unknown.
+func (a *App) Duration() int64 {
+	if a.Start > 0 && a.End >= a.Start {
+		return a.End - a.Start
+	}
+	return 0
+}
+
+// Host returns the name of an interned host index.
+func (a *App) Host(i uint32) string {
+	if int(i) < len(a.Hosts) {
+		return a.Hosts[i]
+	}
+	return ""
+}
+
+// NumTasks counts the task attempts of all stages.
+func (a *App) NumTasks() int {
+	n := 0
+	for _, s := range a.Stages {
+		n += len(s.Tasks)
+	}
+	return n
+}
