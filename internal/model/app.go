@@ -38,6 +38,9 @@ type App struct {
 	// Source names the file or folder the application was read from.
 	Source string
 
+	DriverLogs       [][2]string
+	DriverAttributes [][2]string
+
 	Env              Environment
 	ResourceProfiles []ResourceProfile
 	Jobs             []*Job
@@ -119,6 +122,11 @@ type Quality struct {
 	Lines         int64 // lines (or records) read
 	BadLines      int64 // lines that were not valid records
 	UnknownEvents int64 // well-formed records of a type the reader does not know
+	// Incomplete counts well-formed records that lack a field they need (for
+	// example an ExecutorAdded without "Executor ID"); they are not applied.
+	Incomplete int64
+	// Events counts valid records by type (Spark event name without package).
+	Events map[string]int64
 	Truncated     bool  // the input ended inside a record
 	// Samples of problems, with file and line, at most MaxIssueSamples.
 	Issues []Issue

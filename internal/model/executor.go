@@ -21,6 +21,9 @@ type Executor struct {
 	MaxOnHeapMemory  int64
 	MaxOffHeapMemory int64
 	BlockManagerSeen bool
+	// BlockManagerAdded is when the block manager registered, for executors
+	// (like a local-mode driver) that no SparkListenerExecutorAdded announced.
+	BlockManagerAdded int64
 
 	// Excluded (blacklisted) for the application, and the stages it was excluded in.
 	Excluded       bool

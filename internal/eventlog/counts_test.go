@@ -1,0 +1,151 @@
+package eventlog
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+// counts are the numbers expected-counts.tsv gives per Spark log, computed
+// from the model under the file's definitions.
+type counts struct {
+	Version, AppID, Attempt                                     string
+	Jobs, Stages, FailedStages, Tasks, FailedTasks, Speculative int
+	ExecAdded, ExecRemoved, TaskHosts, BadLines                 int
+	Complete                                                    bool
+}
+
+func countApp(a *model.App) counts {
+	c := counts{Version: a.Version, AppID: a.ID, Attempt: a.AttemptID, Complete: a.Complete,
+		BadLines: int(a.Quality.BadLines)}
+	for _, j := range a.Jobs {
+		if j.Submitted != 0 || j.StageIDs != nil {
+			c.Jobs++
+		}
+	}
+	hosts := map[uint32]bool{}
+	for _, st := range a.Stages {
+		switch st.Status {
+		case model.StageComplete:
+			c.Stages++
+		case model.StageFailed:
+			c.Stages++
+			c.FailedStages++
+		}
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if t.Status == model.TaskRunning {
+				continue
+			}
+			c.Tasks++
+			if t.Reason != 0 {
+				c.FailedTasks++
+			}
+			if t.Speculative {
+				c.Speculative++
+			}
+			hosts[t.Host] = true
+		}
+	}
+	c.TaskHosts = len(hosts)
+	for _, e := range a.Executors {
+		if e.Added != 0 {
+			c.ExecAdded++
+		}
+		if e.Removed != 0 {
+			c.ExecRemoved++
+		}
+	}
+	return c
+}
+
+// openTest decompresses by extension; the codec package does this for real.
+func openTest(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.HasSuffix(path, ".zstd"):
+		z, err := zstd.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{z, f}, nil
+	case strings.HasSuffix(path, ".gz"):
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{z, f}, nil
+	}
+	return f, nil
+}
+
+func TestExpectedCounts(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		col := strings.Split(sc.Text(), "\t")
+		if strings.HasPrefix(col[0], "#") || col[0] != "spark-eventlog" {
+			continue
+		}
+		n++
+		path := col[1]
+		t.Run(path, func(t *testing.T) {
+			r, err := openTest(filepath.Join(root, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			app, _ := Read(path, r)
+			got := countApp(app)
+			ev := app.Quality.Events
+			// expected-counts.tsv counts events; the model holds what they said.
+			// They agree unless the log has events lacking required fields.
+			fromEvents := got
+			fromEvents.Jobs, fromEvents.Stages = int(ev["SparkListenerJobStart"]), int(ev["SparkListenerStageCompleted"])
+			fromEvents.Tasks = int(ev["SparkListenerTaskEnd"])
+			fromEvents.ExecAdded, fromEvents.ExecRemoved = int(ev["SparkListenerExecutorAdded"]), int(ev["SparkListenerExecutorRemoved"])
+			if app.Quality.Incomplete == 0 && fromEvents != got {
+				t.Errorf("model counts %+v differ from event counts %+v with no incomplete events", got, fromEvents)
+			}
+			got = fromEvents
+			atoi := func(s string) int { v, _ := strconv.Atoi(s); return v }
+			want := counts{Version: col[2], AppID: col[3], Attempt: col[4], Jobs: atoi(col[5]), Stages: atoi(col[6]),
+				FailedStages: atoi(col[7]), Tasks: atoi(col[8]), FailedTasks: atoi(col[9]), Speculative: atoi(col[10]),
+				ExecAdded: atoi(col[11]), ExecRemoved: atoi(col[12]), TaskHosts: atoi(col[13]), BadLines: atoi(col[14]),
+				Complete: col[15] == "True"}
+			if got != want {
+				t.Errorf("\n got %+v\nwant %+v\nquality: %+v", got, want, app.Quality)
+			}
+		})
+	}
+	if n < 100 {
+		t.Fatalf("only %d Spark logs listed", n)
+	}
+	fmt.Println("spark logs checked:", n)
+}

@@ -1,0 +1,285 @@
+// Package eventlog decodes Spark event logs (Spark 1.2 to 4.x) into the
+// model. It streams: lines are decoded one at a time with a validating pull
+// scanner and folded into compact per-stage task tables, so memory grows with
+// the number of task attempts, not with the size of the log.
+//
+// A line that is not valid JSON is skipped and counted with its file and line
+// number; a truncated last line (an in-progress log) is normal; unknown events
+// and fields are ignored and unknown events counted.
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// ErrNotEventLog is returned when an input does not look like a Spark event log.
+var ErrNotEventLog = errors.New("not a Spark event log")
+
+// maxLine bounds one line; longer lines are skipped and counted, not held.
+const maxLine = 256 << 20
+
+// Decoder folds the lines of one application's event log (one or more parts,
+// fed in order) into a model.App.
+type Decoder struct {
+	app  *model.App
+	scan jsonscan.Scanner
+
+	hosts     *model.Interner
+	execIndex map[string]uint32
+	reasons   map[model.Reason]uint32
+	stages    map[model.StageKey]*model.Stage
+	jobs      map[int32]*model.Job
+	stageJobs map[int32][]int32 // stage id -> ids of the jobs that list it
+	running   map[int64]taskRef // tasks started and not yet ended
+	sql       map[int64]*model.SQLExecution
+
+	file    string
+	line    int64
+	events  int64 // valid event lines
+	lineBuf []byte
+
+	// The line's decoded event waits here until the whole line is known to be
+	// valid: hot task events in reusable scratch, rare events as a closure.
+	pendingTask taskKind
+	pending     func()
+	missing     string // a required field the line's event lacks
+	te          taskEvent
+	counts      []int64 // valid events by handler index
+}
+
+type taskRef struct {
+	stage *model.Stage
+	index int
+}
+
+// NewDecoder returns a decoder for one application attempt.
+func NewDecoder() *Decoder {
+	d := &Decoder{
+		app:       &model.App{Engine: model.Spark},
+		hosts:     model.NewInterner(),
+		execIndex: map[string]uint32{},
+		reasons:   map[model.Reason]uint32{{}: 0},
+		stages:    map[model.StageKey]*model.Stage{},
+		jobs:      map[int32]*model.Job{},
+		stageJobs: map[int32][]int32{},
+		running:   map[int64]taskRef{},
+		sql:       map[int64]*model.SQLExecution{},
+		counts:    make([]int64, len(handlerNames)),
+	}
+	d.app.Reasons = []model.Reason{{}}
+	return d
+}
+
+// Feed reads one part of the log. name is used in data-quality records.
+// It returns an error only when the input cannot be read at all; bad lines
+// are recorded in the application's Quality. A read error after some lines
+// (for example a truncated compressed stream) marks the log truncated and is
+// returned wrapped, with the application still usable.
+func (d *Decoder) Feed(name string, r io.Reader) error {
+	d.file, d.line = name, 0
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := d.readLine(br)
+		if len(line) > 0 {
+			d.line++
+			last := err != nil
+			d.decodeLine(line, last)
+		} else if err == nil {
+			d.line++ // blank line
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			d.app.Quality.Truncated = true
+			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
+			return fmt.Errorf("read %q after line %d: %w", name, d.line, err)
+		}
+	}
+}
+
+// readLine returns the next line without its newline. Lines longer than the
+// reader's buffer are assembled in lineBuf; lines over maxLine are dropped
+// (returned as a single invalid byte so they are counted as bad).
+func (d *Decoder) readLine(br *bufio.Reader) ([]byte, error) {
+	b, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		d.lineBuf = append(d.lineBuf[:0], b...)
+		for err == bufio.ErrBufferFull {
+			b, err = br.ReadSlice('\n')
+			if len(d.lineBuf) < maxLine {
+				d.lineBuf = append(d.lineBuf, b...)
+			}
+		}
+		b = d.lineBuf
+		if len(b) >= maxLine {
+			b = []byte{0}
+		}
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	if len(bytes.TrimSpace(b)) == 0 {
+		b = nil
+	}
+	return b, err
+}
+
+func (d *Decoder) decodeLine(line []byte, last bool) {
+	d.app.Quality.Lines++
+	d.pendingTask, d.pending, d.missing = noTaskEvent, nil, ""
+	idx := -1
+	s := &d.scan
+	s.Reset(line)
+	name, ok := d.eventName(s)
+	if ok {
+		h, known := handlers[string(name)]
+		if !known {
+			d.app.Quality.UnknownEvents++
+			d.countUnknown(name)
+			for s.Key() != nil { // validate the rest of the line
+				s.Skip()
+			}
+		} else {
+			idx = h.index
+			h.decode(d, s)
+		}
+	}
+	err := s.End()
+	if err == nil && !ok {
+		err = errors.New(`no "Event" field`)
+	}
+	if err != nil {
+		d.app.Quality.BadLines++
+		what := err.Error()
+		if last {
+			d.app.Quality.Truncated = true
+			what = "last line incomplete (log in progress or truncated): " + what
+		}
+		d.app.Quality.Add(d.file, d.line, what)
+		return
+	}
+	d.events++
+	if idx >= 0 {
+		d.counts[idx]++
+	}
+	if d.missing != "" {
+		d.app.Quality.Incomplete++
+		d.app.Quality.Add(d.file, d.line, fmt.Sprintf("%s without %q: not applied", handlerNames[idx], d.missing))
+		return
+	}
+	d.commit()
+}
+
+func (d *Decoder) countUnknown(name []byte) {
+	if d.app.Quality.Events == nil {
+		d.app.Quality.Events = map[string]int64{}
+	}
+	d.app.Quality.Events[string(name)]++
+}
+
+// require records that a required field was absent.
+func (d *Decoder) require(ok bool, field string) {
+	if !ok && d.missing == "" {
+		d.missing = field
+	}
+}
+
+// commit applies the event decoded from a valid line.
+func (d *Decoder) commit() {
+	switch d.pendingTask {
+	case taskStartEvent:
+		d.applyTaskStart(&d.te)
+	case taskEndEvent:
+		d.applyTaskEnd(&d.te)
+	case taskGettingResultEvent:
+		d.applyGettingResult(&d.te)
+	}
+	if d.pending != nil {
+		d.pending()
+	}
+}
+
+// eventName reads the "Event" field. In every Spark version it is the first
+// key; if not, the line is walked to find it and the scanner rewound.
+// The event's package prefix is dropped.
+func (d *Decoder) eventName(s *jsonscan.Scanner) ([]byte, bool) {
+	if !s.Object() {
+		return nil, false
+	}
+	k := s.Key()
+	if k == nil {
+		return nil, false
+	}
+	var name []byte
+	if string(k) == "Event" {
+		name = s.Bytes()
+	} else {
+		s.Skip()
+		for k = s.Key(); k != nil; k = s.Key() {
+			if string(k) == "Event" {
+				name = bytes.Clone(s.Bytes())
+				break
+			}
+			s.Skip()
+		}
+		if name == nil || s.Err() != nil {
+			return nil, false
+		}
+		line := d.scanLine()
+		s.Reset(line)
+		s.Object()
+	}
+	if i := bytes.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name, name != nil
+}
+
+// scanLine returns the bytes the scanner is reading (for a rewind).
+func (d *Decoder) scanLine() []byte { return d.scan.Source() }
+
+// App finishes decoding and returns the application. The decoder must not be
+// used afterwards.
+func (d *Decoder) App() *model.App {
+	a := d.app
+	a.Hosts = d.hosts.All
+	for i, n := range d.counts {
+		if n > 0 {
+			if a.Quality.Events == nil {
+				a.Quality.Events = map[string]int64{}
+			}
+			a.Quality.Events[handlerNames[i]] += n
+		}
+	}
+	if d.events == 0 && a.Quality.Lines > 0 && a.ID == "" {
+		a.Quality.Add(d.file, 0, "no valid Spark event found")
+	}
+	for _, st := range a.Stages {
+		st.Metrics.Compact()
+		if cap(st.Tasks) > len(st.Tasks)+len(st.Tasks)/16 {
+			st.Tasks = append([]model.Task(nil), st.Tasks...)
+		}
+	}
+	d.running = nil
+	return a
+}
+
+// Events is the number of valid event lines decoded so far.
+func (d *Decoder) Events() int64 { return d.events }
+
+// Read decodes a single-part event log.
+func Read(name string, r io.Reader) (*model.App, error) {
+	d := NewDecoder()
+	err := d.Feed(name, r)
+	app := d.App()
+	if d.events == 0 && app.Quality.Lines > 0 {
+		return app, fmt.Errorf("%q: line 1: %w: want a JSON object with an \"Event\" field", name, ErrNotEventLog)
+	}
+	return app, err
+}
