@@ -126,8 +126,8 @@ type Quality struct {
 	// example an ExecutorAdded without "Executor ID"); they are not applied.
 	Incomplete int64
 	// Events counts valid records by type (Spark event name without package).
-	Events map[string]int64
-	Truncated     bool  // the input ended inside a record
+	Events    map[string]int64
+	Truncated bool // the input ended inside a record
 	// Samples of problems, with file and line, at most MaxIssueSamples.
 	Issues []Issue
 }
