@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
-	"runtime"
 	"testing/iotest"
 
 	"github.com/klauspost/compress/snappy"

@@ -129,14 +129,13 @@ func lzfDecode(in, out []byte) (int, error) {
 		if op+n > len(out) {
 			return op, errLZFOverflow
 		}
-		if op-ref >= n {
-			copy(out[op:op+n], out[ref:ref+n])
-		} else {
-			for i := range n {
-				out[op+i] = out[ref+i]
-			}
+		// The bytes from ref repeat with period op-ref, so an overlapping
+		// copy can go in growing chunks.
+		for n > 0 {
+			k := copy(out[op:op+n], out[ref:op])
+			op += k
+			n -= k
 		}
-		op += n
 	}
 	return op, nil
 }

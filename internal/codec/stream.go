@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -95,13 +96,29 @@ var zstdOptions = []zstd.DOption{
 	zstd.WithDecoderMaxWindow(MaxBlockSize),
 }
 
+// zstdPool keeps idle decoders: creating one allocates megabytes, and a
+// rolling log may have hundreds of small parts.
+var zstdPool sync.Pool
+
 func newZstdReader(name string, r io.Reader) (io.ReadCloser, error) {
 	cr := &countReader{r: r}
-	dec, err := zstd.NewReader(cr, zstdOptions...)
-	if err != nil {
-		return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "new decoder", Err: err}
+	dec, _ := zstdPool.Get().(*zstd.Decoder)
+	if dec == nil {
+		var err error
+		if dec, err = zstd.NewReader(nil, zstdOptions...); err != nil {
+			return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "new decoder", Err: err}
+		}
 	}
-	return &streamReader{name: name, codec: Zstd, where: "frame", cr: cr, dec: dec, close: dec.Close}, nil
+	if err := dec.Reset(cr); err != nil {
+		dec.Close()
+		return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "reset decoder", Err: err}
+	}
+	release := func() {
+		if dec.Reset(nil) == nil {
+			zstdPool.Put(dec)
+		}
+	}
+	return &streamReader{name: name, codec: Zstd, where: "frame", cr: cr, dec: dec, close: release}, nil
 }
 
 func newGzipReader(name string, r io.Reader) io.ReadCloser {
