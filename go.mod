@@ -2,7 +2,12 @@ module github.com/clusterlens/clusterlens
 
 go 1.26.8
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/linkedin/goavro/v2 v2.15.0
+	github.com/spf13/cobra v1.10.2
+)
+
+require github.com/golang/snappy v0.0.1 // indirect
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
