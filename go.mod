@@ -3,6 +3,7 @@ module github.com/clusterlens/clusterlens
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/linkedin/goavro/v2 v2.15.0
 	github.com/spf13/cobra v1.10.2
 )
