@@ -1,0 +1,147 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clusterlens/clusterlens/internal/summary"
+)
+
+// SummaryJSON writes summaries as one JSON document: {"applications": [...]}.
+func SummaryJSON(w io.Writer, ss []*summary.Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Applications []*summary.Summary `json:"applications"`
+	}{ss})
+}
+
+// SummaryText writes a summary for the terminal. maxRows bounds long tables
+// (stages, executors, hosts, failures); 0 means no bound.
+func SummaryText(w io.Writer, s *summary.Summary, maxRows int) error {
+	a := s.App
+	status := "complete"
+	if !a.Complete {
+		status = "INCOMPLETE (no end record: still running, crashed or truncated)"
+	}
+	id := a.ID
+	if a.Attempt != "" {
+		id += " attempt " + a.Attempt
+	}
+	fmt.Fprintf(w, "== %s  %s\n", id, a.Name)
+	fmt.Fprintf(w, "   %s %s, user %s, %s\n", a.Engine, a.Version, orDash(a.User), status)
+	fmt.Fprintf(w, "   start %s  end %s  duration %s\n", Time(a.Start), Time(a.End), Millis(a.DurationMs))
+	fmt.Fprintf(w, "   source %s\n", a.Source)
+	t := s.Totals
+	fmt.Fprintf(w, "   %d jobs (%d failed), %d stages (%d failed, %d skipped), %d tasks (%d failed, %d killed, %d speculative",
+		t.Jobs, t.FailedJobs, t.Stages, t.FailedStages, t.SkippedStages, t.Tasks, t.FailedTasks, t.KilledTasks, t.Speculative)
+	if t.RunningTasks > 0 {
+		fmt.Fprintf(w, ", %d unfinished", t.RunningTasks)
+	}
+	fmt.Fprintf(w, "), %d executors on %d hosts\n\n", t.Executors, t.Hosts)
+
+	if len(s.Stages) > 0 {
+		fmt.Fprintln(w, "Stages (task durations: min / p25 / median / p75 / max over successful tasks)")
+		tw := newTable(w)
+		fmt.Fprintln(tw, "  stage\tstatus\ttasks\tfailed\tduration\tmin\tp25\tmedian\tp75\tmax\tmax/med\tinput\tshuffle r\tshuffle w\tspill\tname")
+		for i, st := range s.Stages {
+			if maxRows > 0 && i == maxRows {
+				fmt.Fprintf(tw, "  … %d more stages (use --format json for all)\n", len(s.Stages)-maxRows)
+				break
+			}
+			q := []string{"-", "-", "-", "-", "-"}
+			for j, v := range st.TaskDurationMs {
+				q[j] = Millis(int64(v))
+			}
+			ratio := "-"
+			if st.SkewRatio > 0 {
+				ratio = fmt.Sprintf("%.1fx", st.SkewRatio)
+			}
+			fmt.Fprintf(tw, "  %d.%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				st.ID, st.Attempt, st.Status, st.Tasks, st.Failed, Millis(st.DurationMs), q[0], q[1], q[2], q[3], q[4],
+				ratio, Bytes(st.InputBytes), Bytes(st.ShuffleReadBytes), Bytes(st.ShuffleWriteBytes),
+				Bytes(st.SpillBytes), truncate(st.Name, 48))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	usageTable(w, "Executors", s.Executors, true, maxRows)
+	usageTable(w, "Hosts", s.Hosts, false, maxRows)
+
+	if len(s.Failures) > 0 {
+		fmt.Fprintln(w, "Failures")
+		tw := newTable(w)
+		fmt.Fprintln(tw, "  count\tscope\tkind\tfirst seen\treason")
+		for i, f := range s.Failures {
+			if maxRows > 0 && i == maxRows {
+				fmt.Fprintf(tw, "  … %d more distinct failures\n", len(s.Failures)-maxRows)
+				break
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", f.Count, f.Scope, f.Kind, f.Where, truncate(f.Message, 100))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	qualityText(w, &s.Quality)
+	return nil
+}
+
+func usageTable(w io.Writer, title string, rows []summary.Usage, withHost bool, maxRows int) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, title)
+	tw := newTable(w)
+	head := "  id\ttasks\tfailed\ttask time\tgc\tinput\tshuffle r\tshuffle w"
+	if withHost {
+		head += "\thost"
+	}
+	fmt.Fprintln(tw, head)
+	for i, u := range rows {
+		if maxRows > 0 && i == maxRows {
+			fmt.Fprintf(tw, "  … %d more\n", len(rows)-maxRows)
+			break
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\t%s", u.ID, u.Tasks, u.Failed, Millis(u.TaskTimeMs),
+			Millis(u.GCTimeMs), Bytes(u.InputBytes), Bytes(u.ShuffleReadBytes), Bytes(u.ShuffleWriteBytes))
+		if withHost {
+			fmt.Fprintf(tw, "\t%s", u.Host)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func qualityText(w io.Writer, q *summary.Quality) {
+	fmt.Fprintf(w, "Data quality: %d lines read, %d bad, %d unknown events, %d incomplete events",
+		q.Lines, q.BadLines, q.UnknownEvents, q.Incomplete)
+	if q.Truncated {
+		fmt.Fprint(w, ", input truncated")
+	}
+	fmt.Fprintln(w)
+	for _, is := range q.Issues {
+		fmt.Fprintf(w, "  %s:%d: %s\n", is.File, is.Line, truncate(is.What, 160))
+	}
+	fmt.Fprintln(w)
+}
+
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
