@@ -103,7 +103,9 @@ func decodeEndReason(s *jsonscan.Scanner) model.Reason {
 		if killReason == "" {
 			killReason = "unknown reason"
 		}
-		r.Message = "TaskKilled (" + killReason + ")"
+		// The History Server shows a kill's bare reason (LiveTask.errorMessage,
+		// killedTasksSummary), not TaskKilled.toErrorString.
+		r.Message = killReason
 	case "ExecutorLostFailure":
 		behavior := "unrelated to the running tasks"
 		if exitByApp {

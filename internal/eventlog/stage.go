@@ -156,6 +156,9 @@ func decodeJobStart(d *Decoder, s *jsonscan.Scanner) {
 			st := d.stageFromInfo(&infos[i])
 			st.JobIDs = appendUnique(st.JobIDs, job.ID)
 			job.StageTasks = append(job.StageTasks, infos[i].numTasks)
+			if infos[i].completed == 0 {
+				job.NumTasks += int64(infos[i].numTasks)
+			}
 		}
 		if n := len(infos); n > 0 {
 			job.Name = infos[n-1].name

@@ -180,6 +180,7 @@ var (
 	pushFields   = []field{
 		{"Corrupt Merged Block Chunks", model.ShuffleCorruptMergedBlockChunks},
 		{"Merged Fetch Fallback Count", model.ShuffleMergedFetchFallbackCount},
+		{"Merged Fallback Count", model.ShuffleMergedFetchFallbackCount}, // the name before Spark 4
 		{"Merged Remote Blocks Fetched", model.ShuffleMergedRemoteBlocksFetched},
 		{"Merged Local Blocks Fetched", model.ShuffleMergedLocalBlocksFetched},
 		{"Merged Remote Chunks Fetched", model.ShuffleMergedRemoteChunksFetched},
@@ -229,7 +230,7 @@ func decodeShuffleRead(s *jsonscan.Scanner, m *model.TaskMetrics) {
 			m[model.ShuffleRecordsRead] = s.Int()
 		case "Remote Requests Duration":
 			m[model.ShuffleRemoteReqsDuration] = s.Int()
-		case "Push Based Shuffle":
+		case "Shuffle Push Read Metrics", "Push Based Shuffle":
 			decodeFields(s, m, pushFields)
 		default:
 			s.Skip()
@@ -386,6 +387,7 @@ func (d *Decoder) applyTaskEnd(e *taskEvent) {
 		t.Reason = d.reasonRef(e.reason)
 	}
 	ref.stage.SetTaskMetrics(ref.index, &e.metrics)
+	t.HasMetrics = e.hasMetrics
 	if len(e.accums) > 0 {
 		if ref.stage.TaskAccumulables == nil {
 			ref.stage.TaskAccumulables = map[int64][]model.Accumulable{}

@@ -30,6 +30,10 @@ type Job struct {
 	// StageInfos are the stage ids listed at job start with their declared task counts,
 	// including stages later skipped.
 	StageTasks []int32
+	// NumTasks is the job's task count as Spark estimates it at job start
+	// (the History Server's JobData.numTasks): the declared tasks of the
+	// stages listed then that had not completed, so reused stages are left out.
+	NumTasks   int64
 	Properties [][2]string
 	// ResultStage is the job's final stage id.
 	ResultStage int32

@@ -66,6 +66,9 @@ type Task struct {
 	Status        TaskStatus
 	Locality      Locality
 	Speculative   bool
+	// HasMetrics is set when the log carried the attempt's metrics (a
+	// TaskEnd with "Task Metrics"); failed attempts of old logs have none.
+	HasMetrics bool
 	// Rack is the index into App.Hosts of the task's rack name (MapReduce), 0 when unknown.
 	Rack uint32
 }
