@@ -3,8 +3,6 @@ package shs
 import (
 	"sort"
 	"strings"
-
-	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // jobStatuses are Spark's JobExecutionStatus names.
@@ -56,7 +54,7 @@ func (v *appView) jobData(i int) JobData {
 		JobGroup:            prop(j.Properties, propJobGroup),
 		JobTags:             jobTags(j.Properties),
 		Status:              j.Status.String(),
-		NumTasks:            jobNumTasks(j),
+		NumTasks:            j.NumTasks,
 		NumActiveTasks:      ag.active,
 		NumCompletedTasks:   ag.completed,
 		NumSkippedTasks:     ag.skippedTasks,
@@ -84,16 +82,6 @@ func (v *appView) jobData(i int) JobData {
 		jd.CompletionTime = datePtr(j.Completed)
 	}
 	return jd
-}
-
-// jobNumTasks is the job's task count as Spark estimates it at job start:
-// the declared tasks of its stages that had not completed then.
-func jobNumTasks(j *model.Job) int64 {
-	var n int64
-	for _, c := range j.StageTasks {
-		n += int64(c)
-	}
-	return n
 }
 
 // jobTags are the job's spark.job.tags, split on commas, without empties,

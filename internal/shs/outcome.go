@@ -74,5 +74,5 @@ func taskDuration(t *model.Task, lastUpdate int64) int64 {
 
 // hasMetrics reports whether the log carried metrics for t.
 func hasMetrics(t *model.Task) bool {
-	return t.Status != model.TaskRunning
+	return t.HasMetrics
 }
