@@ -134,6 +134,9 @@ func (d *legacyDecoder) run() error {
 				d.conf.Write(line)
 				d.conf.WriteByte('\n')
 			}
+			if bytes.Contains(line, []byte("</configuration>")) {
+				d.endConf() // records may follow without a marker of their own
+			}
 			continue
 		}
 		if len(d.recBuf) > 0 && d.inQuote && recordStart.Match(line) {
