@@ -65,8 +65,10 @@ func init() {
 	for _, n := range []string{"SparkListenerExecutorBlacklistedForStage", "SparkListenerExecutorExcludedForStage"} {
 		add(n, decodeExecutorExcludedForStage)
 	}
+	for _, n := range []string{"SparkListenerNodeBlacklistedForStage", "SparkListenerNodeExcludedForStage"} {
+		add(n, decodeNodeExcludedForStage)
+	}
 	for _, n := range []string{
-		"SparkListenerNodeBlacklistedForStage", "SparkListenerNodeExcludedForStage",
 		"SparkListenerBlockManagerRemoved", "SparkListenerBlockUpdated", "SparkListenerUnpersistRDD",
 		"SparkListenerExecutorMetricsUpdate", "SparkListenerSpeculativeTaskSubmitted",
 		"SparkListenerUnschedulableTaskSetAdded", "SparkListenerUnschedulableTaskSetRemoved",

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -183,8 +184,10 @@ func decodeExecutorExcluded(excluded bool) handler {
 			}
 		}
 		d.pending = func() {
-			e, _ := d.executor(id)
-			e.Excluded = excluded
+			// Only executors already known, as the History Server updates only live ones.
+			if i, ok := d.execIndex[id]; ok {
+				d.app.Executors[i].Excluded = excluded
+			}
 		}
 	}
 }
@@ -201,6 +204,13 @@ func decodeNodeExcluded(excluded bool) handler {
 		}
 		d.pending = func() {
 			a := d.app
+			// Like the History Server, (un)exclude every live executor on the
+			// node but the driver, as of this event.
+			for _, e := range a.Executors {
+				if nodeExecutor(e, host) {
+					e.Excluded = excluded
+				}
+			}
 			for i, h := range a.ExcludedNodes {
 				if h == host {
 					if !excluded {
@@ -211,6 +221,53 @@ func decodeNodeExcluded(excluded bool) handler {
 			}
 			if excluded {
 				a.ExcludedNodes = append(a.ExcludedNodes, host)
+			}
+		}
+	}
+}
+
+// nodeExecutor reports whether e is a live executor, not the driver, on host.
+func nodeExecutor(e *model.Executor, host string) bool {
+	if e.ID == "driver" || e.Removed != 0 {
+		return false
+	}
+	h := e.Host
+	if h == "" {
+		h = e.HostPort
+		if i := strings.LastIndexByte(h, ':'); i >= 0 {
+			h = h[:i]
+		}
+	}
+	return h == host
+}
+
+// decodeNodeExcludedForStage applies SparkListenerNodeExcludedForStage (and
+// its Blacklisted name) as the History Server does: every live executor on
+// the node but the driver is excluded for the stage attempt.
+func decodeNodeExcludedForStage(d *Decoder, s *jsonscan.Scanner) {
+	var host string
+	var stage, attempt int32
+	for k := s.Key(); k != nil; k = s.Key() {
+		switch string(k) {
+		case "hostId":
+			host = s.String()
+		case "stageId":
+			stage = int32(s.Int())
+		case "stageAttemptId":
+			attempt = int32(s.Int())
+		default:
+			s.Skip()
+		}
+	}
+	d.pending = func() {
+		st := d.stages[model.StageKey{ID: stage, Attempt: attempt}]
+		for i, e := range d.app.Executors {
+			if !nodeExecutor(e, host) {
+				continue
+			}
+			e.ExcludedStages = append(e.ExcludedStages, stage)
+			if st != nil {
+				st.ExcludedExecutors = append(st.ExcludedExecutors, uint32(i))
 			}
 		}
 	}
