@@ -104,21 +104,10 @@ func addTime(e *model.Executor) int64 {
 	return e.Added
 }
 
-// executorExcluded is the executor's application-level exclusion; an
-// excluded node excludes every executor on it except the driver.
+// executorExcluded is the executor's application-level exclusion (the
+// decoder applies node exclusions to the executors on the node).
 func (v *appView) executorExcluded(e *model.Executor) bool {
-	if e.Excluded {
-		return true
-	}
-	if e.ID == driverID {
-		return false
-	}
-	for _, n := range v.app.ExcludedNodes {
-		if n != "" && n == e.Host {
-			return true
-		}
-	}
-	return false
+	return e.Excluded
 }
 
 // excludedInStages are the stages the executor is excluded in, ascending;
