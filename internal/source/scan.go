@@ -1,0 +1,238 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/codec"
+)
+
+// Scan finds the logs at root in fsys: a file, or a folder searched
+// recursively (zip archives found inside are searched too). Names are fsys
+// paths. root is explicit: when it holds no log, the error wraps ErrNotLog.
+func Scan(fsys fs.FS, root string) ([]*Log, []Skipped, error) {
+	s := &scanner{list: fsys, open: fsys, display: func(p string) string { return p }}
+	err := s.explicit(root)
+	return s.result(), s.skipped, err
+}
+
+// scanner collects logs and skipped files.
+type scanner struct {
+	list    fs.FS               // read while scanning
+	open    fs.FS               // given to logs, to open their parts later
+	display func(string) string // display name of a path in list
+	key     string              // prefix of log identities (where list is rooted)
+	zipped  bool                // list is a zip archive
+	logs    []*Log
+	skipped []Skipped
+}
+
+func (s *scanner) skip(p, format string, args ...any) {
+	s.skipped = append(s.skipped, Skipped{Name: s.display(p), Reason: fmt.Sprintf(format, args...)})
+}
+
+// result returns the logs sorted by name, and sorts skipped files too.
+func (s *scanner) result() []*Log {
+	slices.SortFunc(s.logs, func(a, b *Log) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(s.skipped, func(a, b Skipped) int { return strings.Compare(a.Name, b.Name) })
+	return s.logs
+}
+
+// explicit scans a path the user named: it must hold at least one log.
+func (s *scanner) explicit(p string) error {
+	info, err := fs.Stat(s.list, p)
+	if err != nil {
+		return fmt.Errorf("source: %q: %w", s.display(p), err)
+	}
+	before := len(s.logs)
+	if info.IsDir() {
+		s.dir(p)
+		if len(s.logs) == before {
+			return fmt.Errorf("source: %q: %w: no log in this folder (%d files skipped); want %s", s.display(p), ErrNotLog, len(s.skipped), wantLog)
+		}
+		return nil
+	}
+	f := s.classify(p, info)
+	switch {
+	case f.kind != Unknown:
+		l := s.single(p, info, f)
+		if isMapReduce(f.kind) {
+			s.attachConfFromDir(l, path.Dir(p))
+		}
+		s.logs = append(s.logs, l)
+	case f.other == otherZip:
+		s.zip(p, info)
+		if len(s.logs) == before {
+			return fmt.Errorf("source: %q: %w: no log in this zip archive; want %s", s.display(p), ErrNotLog, wantLog)
+		}
+	default:
+		return fmt.Errorf("source: %q: %w (%s); want %s", s.display(p), ErrNotLog, f.reason, wantLog)
+	}
+	return nil
+}
+
+// dir scans a folder: one multi-part log, or files and sub-folders.
+func (s *scanner) dir(p string) {
+	entries, err := fs.ReadDir(s.list, p)
+	if err != nil {
+		s.skip(p, "unreadable folder: %v", err)
+		return
+	}
+	name := path.Base(p)
+	switch {
+	case isRollingDir(name, entries):
+		s.rolling(p, entries)
+		return
+	case isSpark1Dir(entries):
+		s.spark1(p, entries)
+		return
+	}
+	entries = s.rotated(p, entries)
+	var mr []*Log
+	var confs []conf
+	for _, e := range entries {
+		child := path.Join(p, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			s.skip(child, "hidden")
+			continue
+		}
+		info, err := fs.Stat(s.list, child)
+		if err != nil {
+			s.skip(child, "unreadable: %v", err)
+			continue
+		}
+		if info.IsDir() {
+			if e.Type()&fs.ModeSymlink != 0 {
+				s.skip(child, "symbolic link to a folder (not followed)")
+				continue
+			}
+			s.dir(child)
+			continue
+		}
+		if !info.Mode().IsRegular() {
+			s.skip(child, "not a regular file")
+			continue
+		}
+		f := s.classify(child, info)
+		switch {
+		case f.kind != Unknown:
+			l := s.single(child, info, f)
+			s.logs = append(s.logs, l)
+			if isMapReduce(f.kind) {
+				mr = append(mr, l)
+			}
+		case f.other == otherConf:
+			confs = append(confs, conf{path: child, info: info, codec: f.codec})
+		case f.other == otherZip && !s.zipped:
+			s.zip(child, info)
+		case f.other == otherZip:
+			s.skip(child, "zip archive inside a zip archive (not read)")
+		default:
+			s.skip(child, "not a log: %s", f.reason)
+		}
+	}
+	for _, c := range s.attachConfs(mr, confs) {
+		s.skip(c.path, "Hadoop job configuration XML with no job history beside it")
+	}
+}
+
+// found is what classify learned about a file.
+type found struct {
+	kind   Kind
+	other  other
+	reason string      // why it is not a log
+	codec  codec.Codec // codec of its bytes
+}
+
+// classify sniffs the first decompressed bytes of the file at p.
+func (s *scanner) classify(p string, info fs.FileInfo) found {
+	name := path.Base(p)
+	if info.Size() == 0 {
+		if strings.HasSuffix(name, ".inprogress") {
+			// A Spark log that has not written its first event yet.
+			return found{kind: SparkEventLog}
+		}
+		return found{other: otherEmpty, reason: "empty file"}
+	}
+	file, err := s.list.Open(p)
+	if err != nil {
+		return found{other: otherBinary, reason: fmt.Sprintf("unreadable: %v", err)}
+	}
+	defer file.Close()
+	br := bufio.NewReaderSize(file, 64<<10)
+	if raw, _ := br.Peek(len(zipMagic)); bytes.Equal(raw, zipMagic) {
+		return found{other: otherZip, reason: "zip archive"}
+	}
+	r, c, err := codec.Open(s.display(p), br)
+	if err != nil {
+		return found{other: otherBinary, reason: fmt.Sprintf("unreadable: %v", err), codec: c}
+	}
+	defer r.Close()
+	head := make([]byte, SniffSize)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if n == 0 && err != nil && err != io.EOF {
+		return found{other: otherBinary, reason: fmt.Sprintf("unreadable %v data: %v", c, err), codec: c}
+	}
+	k, o := sniff(head)
+	f := found{kind: k, other: o, codec: c}
+	if k == Unknown {
+		f.reason = describe(o, head)
+		if c != codec.None {
+			f.reason = c.String() + "-compressed " + f.reason
+		}
+	}
+	return f
+}
+
+// single makes the log of one file.
+func (s *scanner) single(p string, info fs.FileInfo, f found) *Log {
+	name := path.Base(p)
+	l := &Log{
+		Name:    s.display(p),
+		ID:      idFromName(name, f.kind),
+		Kind:    f.kind,
+		Layout:  Single,
+		Parts:   []Part{s.part(p, info, f.codec)},
+		ModTime: info.ModTime(),
+		fsys:    s.open,
+		key:     s.key + p,
+	}
+	l.InProgress = strings.HasSuffix(name, ".inprogress")
+	l.Complete = f.kind == SparkEventLog && !l.InProgress
+	return l
+}
+
+// part describes the file at p.
+func (s *scanner) part(p string, info fs.FileInfo, c codec.Codec) Part {
+	return Part{Name: s.display(p), Path: p, Size: info.Size(), ModTime: info.ModTime(), Codec: c}
+}
+
+// idFromName guesses the id a file name carries.
+func idFromName(name string, k Kind) string {
+	base := strings.TrimSuffix(name, ".inprogress")
+	if c := codec.FromExtension(base); c != codec.None {
+		for _, ext := range []string{c.Extension(), ".zst", ".gzip"} {
+			if strings.HasSuffix(strings.ToLower(base), ext) {
+				base = base[:len(base)-len(ext)]
+				break
+			}
+		}
+	}
+	switch k {
+	case MapReduceJhist, MapReduceLegacy:
+		if id := jobIDPattern.FindString(base); id != "" {
+			return id
+		}
+		return strings.TrimSuffix(base, ".jhist")
+	case RumenTrace:
+		return strings.TrimSuffix(base, ".json")
+	}
+	return base
+}

@@ -1,0 +1,144 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+)
+
+// SniffSize is how many leading decompressed bytes Sniff looks at.
+const SniffSize = 8 << 10
+
+// other tells what a file that is not a log is.
+type other uint8
+
+const (
+	otherNone     other = iota // it is a log
+	otherEmpty                 // no bytes
+	otherConf                  // Hadoop job configuration XML
+	otherXML                   // some other XML
+	otherTopology              // Rumen cluster topology
+	otherJSON                  // some other JSON
+	otherAvro                  // an Avro file that is not a job history
+	otherZip                   // a zip archive
+	otherText                  // some other text
+	otherBinary                // some other binary data
+)
+
+var (
+	bom          = []byte("\xef\xbb\xbf")
+	sparkStart   = []byte(`{"Event":`)
+	sparkAny     = []byte(`{"Event":"SparkListener`)
+	avroJSON     = []byte("Avro-Json")
+	avroBinary   = []byte("Obj\x01")
+	jobHistoryNS = []byte("org.apache.hadoop.mapreduce.jobhistory")
+	rumenBundle  = []byte("!!FILE=")
+	zipMagic     = []byte("PK\x03\x04")
+	legacyLine   = regexp.MustCompile(`^(Meta|Job|Task|MapAttempt|ReduceAttempt) [A-Z_]+=`)
+	rumenJobID   = regexp.MustCompile(`"jobID"\s*:`)
+	topoChildren = regexp.MustCompile(`"children"\s*:`)
+)
+
+// Sniff tells the kind of log whose first decompressed bytes (up to
+// SniffSize) are head. For anything else it returns Unknown and a short
+// description of what head looks like ("job conf XML", "empty file", ...).
+func Sniff(head []byte) (Kind, string) {
+	k, o := sniff(head)
+	if k != Unknown {
+		return k, ""
+	}
+	return Unknown, describe(o, head)
+}
+
+func sniff(head []byte) (Kind, other) {
+	if len(head) == 0 {
+		return Unknown, otherEmpty
+	}
+	head = bytes.TrimPrefix(head, bom)
+	trimmed := bytes.TrimLeft(head, " \t\r\n\f")
+	switch {
+	case bytes.HasPrefix(trimmed, sparkStart):
+		return SparkEventLog, otherNone
+	case bytes.HasPrefix(head, avroJSON):
+		return MapReduceJhist, otherNone
+	case bytes.HasPrefix(head, avroBinary):
+		if bytes.Contains(head, jobHistoryNS) {
+			return MapReduceJhist, otherNone
+		}
+		return Unknown, otherAvro
+	case bytes.HasPrefix(trimmed, rumenBundle), legacyLine.Match(trimmed):
+		return MapReduceLegacy, otherNone
+	case bytes.HasPrefix(head, zipMagic):
+		return Unknown, otherZip
+	case bytes.Contains(head, sparkAny):
+		// A Spark log whose first line is damaged.
+		return SparkEventLog, otherNone
+	case bytes.HasPrefix(trimmed, []byte("{")):
+		if rumenJobID.Match(trimmed) {
+			return RumenTrace, otherNone
+		}
+		if topoChildren.Match(trimmed) {
+			return Unknown, otherTopology
+		}
+		return Unknown, otherJSON
+	case bytes.HasPrefix(trimmed, []byte("<")):
+		if bytes.Contains(trimmed, []byte("<configuration")) {
+			return Unknown, otherConf
+		}
+		if bytes.HasPrefix(trimmed, []byte("<?xml")) {
+			return Unknown, otherXML
+		}
+	}
+	if isText(head) {
+		return Unknown, otherText
+	}
+	return Unknown, otherBinary
+}
+
+// describe says what a file that is not a log is.
+func describe(o other, head []byte) string {
+	switch o {
+	case otherEmpty:
+		return "empty file"
+	case otherConf:
+		return "Hadoop job configuration XML"
+	case otherXML:
+		return "XML file"
+	case otherTopology:
+		return "Rumen cluster topology"
+	case otherJSON:
+		return "JSON, but no Spark event or Rumen job"
+	case otherAvro:
+		return "Avro file, not a MapReduce job history"
+	case otherZip:
+		return "zip archive"
+	case otherText:
+		line, _, _ := bytes.Cut(bytes.TrimPrefix(head, bom), []byte("\n"))
+		if len(line) > 40 {
+			line = append(line[:40:40], "..."...)
+		}
+		return fmt.Sprintf("text starting %q", line)
+	}
+	return "binary data"
+}
+
+// isText reports whether head is UTF-8 text without control characters
+// other than tab, newline, carriage return and form feed.
+func isText(head []byte) bool {
+	for len(head) > 0 {
+		r, n := utf8.DecodeRune(head)
+		if r == utf8.RuneError && n <= 1 {
+			return len(head) < utf8.UTFMax && !utf8.FullRune(head)
+		}
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f {
+			return false
+		}
+		head = head[n:]
+	}
+	return true
+}
+
+// wantLog says what a log is, for errors about paths that are not logs.
+const wantLog = "a Spark event log, a Spark rolling (eventlog_v2_*) or 1.x (EVENT_LOG_1) log folder, " +
+	"a MapReduce .jhist, legacy job history or Rumen trace, or a folder or zip of them"

@@ -1,0 +1,221 @@
+// Package source finds the logs to read under paths given by a user: single
+// files (plain or compressed), folders of applications searched recursively,
+// globs, and Spark History Server zip downloads.
+//
+// A Log is one application attempt (Spark) or one job (MapReduce), possibly
+// written in several parts: Spark's rolling event-log folders
+// (eventlog_v2_*), the Spark 1.0–1.2 folder format (EVENT_LOG_1 and marker
+// files), and Databricks-style rotated logs (eventlog plus dated
+// eventlog-YYYY-MM-DD--HH-MM files). The kind of a file is sniffed from its
+// first decompressed bytes; names are only hints. Files that are not logs are
+// reported as Skipped, each with one reason.
+//
+// Everything is read through an fs.FS: Scan works on any (fstest.MapFS in
+// tests, a zip archive), Find maps operating-system paths onto os.DirFS.
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/codec"
+)
+
+// Kind is what a log holds.
+type Kind uint8
+
+// The kinds of logs clusterlens reads.
+const (
+	// Unknown is not a log.
+	Unknown Kind = iota
+	// SparkEventLog is a Spark event log (JSON lines, {"Event":...}).
+	SparkEventLog
+	// MapReduceJhist is a Hadoop 2+ MapReduce job history file (.jhist),
+	// Avro-JSON or Avro binary.
+	MapReduceJhist
+	// MapReduceLegacy is a Hadoop 0.18–1.x job history file
+	// (Meta VERSION=... / Job JOBID=... lines).
+	MapReduceLegacy
+	// RumenTrace is a Rumen JSON job trace.
+	RumenTrace
+)
+
+var kindNames = [...]string{"unknown", "spark-eventlog", "mr-jhist", "mr-legacy-history", "rumen-trace"}
+
+// String returns the kind's name as expected-counts.tsv spells it
+// ("spark-eventlog", "mr-jhist", "mr-legacy-history", "rumen-trace").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Layout is how a log's parts are laid out on disk.
+type Layout uint8
+
+// The layouts.
+const (
+	// Single is one file.
+	Single Layout = iota
+	// Rolling is Spark 3's rolling folder eventlog_v2_<app>/events_<n>_<app>.
+	Rolling
+	// Spark1Dir is the Spark 1.0–1.2 folder: EVENT_LOG_<n>, SPARK_VERSION_<v>,
+	// COMPRESSION_CODEC_<codec>, APPLICATION_COMPLETE.
+	Spark1Dir
+	// Rotated is a Databricks-style folder: eventlog-YYYY-MM-DD--HH-MM[.gz]
+	// parts, then eventlog.
+	Rotated
+)
+
+var layoutNames = [...]string{"single", "rolling", "spark1-dir", "rotated"}
+
+// String returns the layout's name.
+func (l Layout) String() string {
+	if int(l) < len(layoutNames) {
+		return layoutNames[l]
+	}
+	return fmt.Sprintf("layout(%d)", uint8(l))
+}
+
+// Log is one application attempt or job, in one or more parts read in order.
+type Log struct {
+	// Name is the display path of the log: its file, or its folder for
+	// multi-part layouts.
+	Name string
+	// ID is the application (and attempt) or job id as the names say it,
+	// best effort: "local-1430917381535_1", "job_1329348432655_0001". The
+	// decoders take the real ids from the content.
+	ID     string
+	Kind   Kind
+	Layout Layout
+	// Parts are the files to read, in order.
+	Parts []Part
+	// ModTime is the latest modification time of the parts.
+	ModTime time.Time
+	// InProgress is true when the names say the writer is still going: a
+	// ".inprogress" suffix, an appstatus_*.inprogress marker, or a Spark 1.x
+	// folder without APPLICATION_COMPLETE.
+	InProgress bool
+	// Complete is true when the names say the writer finished, by Spark's
+	// rules: a Spark event log file without ".inprogress", an appstatus
+	// marker without it, APPLICATION_COMPLETE. When neither Complete nor
+	// InProgress is set, the layout does not tell (MapReduce, Rumen, rotated
+	// logs, a rolling folder without appstatus); the content may.
+	Complete bool
+	// SparkVersion is the version a Spark 1.x folder names (SPARK_VERSION_<v>).
+	SparkVersion string
+	// Conf is the MapReduce job configuration XML found beside the history
+	// file (<jobid>_conf.xml), or nil.
+	Conf *Part
+	// Notes are oddities of the layout worth telling a user: a missing
+	// part, a missing status marker, an unknown codec name.
+	Notes []string
+
+	fsys fs.FS  // where Parts and Conf are opened
+	key  string // identity of the log for de-duplication
+}
+
+// Part is one file of a log.
+type Part struct {
+	// Name is the display path of the file.
+	Name string
+	// Path is the file's path in the log's file system.
+	Path string
+	// Size is the file's size as stored (compressed), in bytes.
+	Size    int64
+	ModTime time.Time
+	// Codec is the codec expected for the part: from a Spark 1.x
+	// COMPRESSION_CODEC_ marker, or what sniffing found. Opening still
+	// checks magic numbers.
+	Codec codec.Codec
+	// Index is the part's number in a rolling or Spark 1.x folder, else 0.
+	Index int64
+	// Compact marks a rolling folder's compacted file (events_<n>_*.compact).
+	Compact bool
+}
+
+// Skipped is a file or folder that holds no log, and why.
+type Skipped struct {
+	Name   string
+	Reason string
+}
+
+// ErrNotLog is wrapped by the error for a path given explicitly that holds
+// no log.
+var ErrNotLog = errors.New("not a log")
+
+// Size returns the total stored (compressed) size of the log's parts in
+// bytes, the denominator of a progress bar.
+func (l *Log) Size() int64 {
+	var n int64
+	for _, p := range l.Parts {
+		n += p.Size
+	}
+	return n
+}
+
+// TotalSize returns the total stored size of all parts of all logs.
+func TotalSize(logs []*Log) int64 {
+	var n int64
+	for _, l := range logs {
+		n += l.Size()
+	}
+	return n
+}
+
+// Open returns part i decompressed. The caller closes it.
+func (l *Log) Open(i int) (io.ReadCloser, error) { return l.OpenProgress(i, nil) }
+
+// OpenProgress is Open that calls progress with the number of stored bytes
+// read each time the decompressor reads from the file, so that the sum over
+// all parts reaches TotalSize. progress may be nil.
+func (l *Log) OpenProgress(i int, progress func(n int64)) (io.ReadCloser, error) {
+	if i < 0 || i >= len(l.Parts) {
+		return nil, fmt.Errorf("source: %q: part %d of %d", l.Name, i, len(l.Parts))
+	}
+	return openPart(l.fsys, &l.Parts[i], progress)
+}
+
+// OpenConf returns the MapReduce job configuration XML, decompressed.
+func (l *Log) OpenConf() (io.ReadCloser, error) {
+	if l.Conf == nil {
+		return nil, fmt.Errorf("source: %q: no job conf beside it: %w", l.Name, fs.ErrNotExist)
+	}
+	return openPart(l.fsys, l.Conf, nil)
+}
+
+// openPart opens p in fsys through its codec.
+func openPart(fsys fs.FS, p *Part, progress func(n int64)) (io.ReadCloser, error) {
+	f, err := fsys.Open(p.Path)
+	if err != nil {
+		return nil, fmt.Errorf("source: open %q: %w", p.Name, err)
+	}
+	var r io.Reader = f
+	if progress != nil {
+		r = NewCountingReader(f, progress)
+	}
+	rc, _, err := codec.OpenAs(p.Name, r, p.Codec)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &partReader{ReadCloser: rc, file: f}, nil
+}
+
+// partReader closes both the decompressor and the file.
+type partReader struct {
+	io.ReadCloser
+	file fs.File
+}
+
+func (p *partReader) Close() error {
+	err := p.ReadCloser.Close()
+	if ferr := p.file.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
