@@ -20,7 +20,7 @@ const (
 func (v *appView) executorList(activeOnly bool) []ExecutorSummary {
 	out := []ExecutorSummary{}
 	for i, e := range v.app.Executors {
-		if e.ID == fallbackID || activeOnly && !executorActive(e) {
+		if e.ID == fallbackID || !announced(e) || activeOnly && !executorActive(e) {
 			continue
 		}
 		out = append(out, v.executorSummary(i))
@@ -33,6 +33,30 @@ func (v *appView) executorList(activeOnly bool) []ExecutorSummary {
 	})
 	return out
 }
+
+// executorLogs are an executor's log links; the driver's come with the
+// application-start event (Spark 2.4+), which the History Server copies to
+// the driver once it is registered.
+func executorLogs(a *model.App, e *model.Executor) Pairs {
+	if e.ID == driverID && len(e.LogURLs) == 0 && a.DriverLogs != nil {
+		return pairs(a.DriverLogs)
+	}
+	return pairs(e.LogURLs)
+}
+
+// executorAttributes are an executor's attributes, the driver's from the
+// application-start event when it has driver logs.
+func executorAttributes(a *model.App, e *model.Executor) Pairs {
+	if e.ID == driverID && len(e.Attributes) == 0 && a.DriverLogs != nil {
+		return pairs(a.DriverAttributes)
+	}
+	return pairs(e.Attributes)
+}
+
+// announced reports whether the log registered the executor (an
+// ExecutorAdded or a BlockManagerAdded); the History Server knows no other
+// executors, even when tasks name them.
+func announced(e *model.Executor) bool { return e.Added > 0 || e.BlockManagerSeen }
 
 // executorActive reports whether the executor was still registered.
 func executorActive(e *model.Executor) bool { return e.Removed == 0 }
@@ -59,10 +83,10 @@ func (v *appView) executorSummary(i int) ExecutorSummary {
 		IsBlacklisted:       v.executorExcluded(e),
 		MaxMemory:           e.MaxMemory,
 		AddTime:             Date(addTime(e)),
-		ExecutorLogs:        pairs(e.LogURLs),
+		ExecutorLogs:        executorLogs(a, e),
 		BlacklistedInStages: excludedIn,
 		PeakMemoryMetrics:   peakOf(&ag.peak),
-		Attributes:          pairs(e.Attributes),
+		Attributes:          executorAttributes(a, e),
 		Resources:           resources(e.Resources),
 		ResourceProfileID:   e.Profile,
 		IsExcluded:          v.executorExcluded(e),

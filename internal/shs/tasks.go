@@ -150,8 +150,8 @@ func (v *appView) taskData(st *model.Stage, i int, logs map[uint32]Pairs) TaskDa
 	l, ok := logs[t.Executor]
 	if !ok {
 		l = Pairs{}
-		if int(t.Executor) < len(a.Executors) {
-			l = pairs(a.Executors[t.Executor].LogURLs)
+		if int(t.Executor) < len(a.Executors) && announced(a.Executors[t.Executor]) {
+			l = executorLogs(a, a.Executors[t.Executor])
 		}
 		logs[t.Executor] = l
 	}
