@@ -4,18 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/source"
 )
 
 func init() {
@@ -74,53 +70,22 @@ func runAPI(e *env, path, request string) error {
 	return nil
 }
 
-// loadSparkLogs reads the Spark event logs at path: one log file, or a
-// folder holding log files, rolling-log folders (eventlog_v2_*) and Spark
-// 1.x log folders (with an EVENT_LOG_1 file). Compressed logs are
-// decompressed by name and magic number. Files that are not event logs are
-// skipped; logs that could only be read in part are returned with a
-// problem each.
+// loadSparkLogs reads the Spark event logs that source.Find finds at path:
+// a log file, or a folder searched recursively (rolling and Spark 1.x
+// folders, compressed logs, History Server zips). Each application's last
+// update is its newest part's modification time. Logs that could be read
+// only in part are returned, each with a problem; other kinds of logs
+// (MapReduce) are left out.
 func loadSparkLogs(path string) (apps []*model.App, problems []error, err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open logs: %w", err)
+	logs, _, err := source.Find([]string{path})
+	if err != nil && len(logs) == 0 {
+		return nil, nil, fmt.Errorf("find logs: %w", err)
 	}
-	if !st.IsDir() {
-		a, err := readLog(path, []string{path}, codec.None)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*model.App{a}, nil, nil
-	}
-	if a, ok, err := readLogDir(path); ok {
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*model.App{a}, nil, nil
-	}
-	ents, err := os.ReadDir(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list logs: %w", err)
-	}
-	for _, ent := range ents {
-		name := ent.Name()
-		if strings.HasPrefix(name, ".") {
+	for _, l := range logs {
+		if l.Kind != source.SparkEventLog {
 			continue
 		}
-		p := filepath.Join(path, name)
-		var a *model.App
-		var err error
-		if ent.IsDir() {
-			var ok bool
-			if a, ok, err = readLogDir(p); !ok {
-				continue
-			}
-		} else {
-			a, err = readLog(p, []string{p}, codec.None)
-		}
-		if errors.Is(err, eventlog.ErrNotEventLog) {
-			continue
-		}
+		a, err := readLog(l)
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -131,92 +96,25 @@ func loadSparkLogs(path string) (apps []*model.App, problems []error, err error)
 	return apps, problems, nil
 }
 
-// readLogDir reads a rolling event-log folder (eventlog_v2_*: parts
-// events_<n>_* in order) or a Spark 1.x log folder (EVENT_LOG_1 with a
-// COMPRESSION_CODEC_* marker). ok is false for any other folder.
-func readLogDir(dir string) (*model.App, bool, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, false, nil
-	}
-	var parts []string
-	hint := codec.None
-	legacy := false
-	for _, e := range ents {
-		n := e.Name()
-		switch {
-		case strings.HasPrefix(n, "events_"):
-			parts = append(parts, n)
-		case strings.HasPrefix(n, "EVENT_LOG_"):
-			parts = append(parts, n)
-			legacy = true
-		case strings.HasPrefix(n, "COMPRESSION_CODEC_"):
-			if c, ok := codec.ParseName(strings.TrimPrefix(n, "COMPRESSION_CODEC_")); ok {
-				hint = c
-			}
-		}
-	}
-	if len(parts) == 0 || !legacy && !strings.HasPrefix(filepath.Base(dir), "eventlog_v2_") {
-		return nil, false, nil
-	}
-	sort.Slice(parts, func(i, j int) bool { return partIndex(parts[i]) < partIndex(parts[j]) })
-	paths := make([]string, len(parts))
-	for i, p := range parts {
-		paths[i] = filepath.Join(dir, p)
-	}
-	a, err := readLog(dir, paths, hint)
-	return a, true, err
-}
-
-// partIndex is the number of a rolling part "events_<n>_..." or "EVENT_LOG_<n>".
-func partIndex(name string) int {
-	s := strings.TrimPrefix(strings.TrimPrefix(name, "events_"), "EVENT_LOG_")
-	if i := strings.IndexByte(s, '_'); i >= 0 {
-		s = s[:i]
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 1 << 30
-	}
-	return n
-}
-
-// readLog decodes the parts of one application's log in order. The
-// application's last update is the newest part's modification time.
-func readLog(name string, parts []string, hint codec.Codec) (*model.App, error) {
+// readLog decodes the parts of one application's log in order.
+func readLog(l *source.Log) (*model.App, error) {
 	d := eventlog.NewDecoder()
-	var last int64
-	var firstErr error
-	for _, p := range parts {
-		if err := feedPart(d, p, hint, &last); err != nil && firstErr == nil {
-			firstErr = err
+	var errs []error
+	for i, p := range l.Parts {
+		r, err := l.Open(i)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
+			continue
 		}
+		if err := d.Feed(p.Name, r); err != nil {
+			errs = append(errs, err)
+		}
+		r.Close()
 	}
 	a := d.App()
-	a.LastUpdated, a.Source = last, name
+	a.LastUpdated, a.Source = l.ModTime.UnixMilli(), l.Name
 	if d.Events() == 0 {
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		return nil, fmt.Errorf("%s: %w", name, eventlog.ErrNotEventLog)
+		return nil, errors.Join(append(errs, fmt.Errorf("%s: %w", l.Name, eventlog.ErrNotEventLog))...)
 	}
-	return a, firstErr
-}
-
-// feedPart decompresses and decodes one file into d.
-func feedPart(d *eventlog.Decoder, path string, hint codec.Codec, last *int64) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open log: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.ModTime().UnixMilli() > *last {
-		*last = st.ModTime().UnixMilli()
-	}
-	r, _, err := codec.OpenAs(path, f, hint)
-	if err != nil {
-		return fmt.Errorf("open log %q: %w", path, err)
-	}
-	defer r.Close()
-	return d.Feed(path, r)
+	return a, errors.Join(errs...)
 }

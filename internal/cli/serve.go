@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/source"
 )
 
 // serveOptions are the flags of `clusterlens serve`.
@@ -59,7 +60,9 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 	load := func() error {
 		start := time.Now()
 		apps, problems, err := loadSparkLogs(o.logs)
-		if err != nil {
+		if errors.Is(err, source.ErrNotLog) {
+			log.Warn("no Spark event logs yet", "dir", o.logs)
+		} else if err != nil {
 			return err
 		}
 		for _, p := range problems {

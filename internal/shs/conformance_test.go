@@ -3,7 +3,6 @@ package shs
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
+	"github.com/clusterlens/clusterlens/internal/source"
 )
 
 // conformanceCase is one line of shs-expectations/index.tsv.
@@ -49,32 +49,32 @@ func readCases(t *testing.T, dir string) []conformanceCase {
 	return cases
 }
 
-// loadDir decodes every event log in dir, one application attempt per file,
-// with the file's modification time as the attempt's last update.
+// loadDir decodes every Spark event log that source.Find finds in dir, with
+// the newest part's modification time as the attempt's last update.
 func loadDir(t testing.TB, dir string) []*model.App {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	logs, _, err := source.Find([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var apps []*model.App
-	for _, e := range ents {
-		if e.IsDir() {
+	for _, l := range logs {
+		if l.Kind != source.SparkEventLog {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
+		d := eventlog.NewDecoder()
+		for i, p := range l.Parts {
+			r, err := l.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Feed(p.Name, r); err != nil {
+				t.Fatalf("read %s: %v", p.Name, err)
+			}
+			r.Close()
 		}
-		a, err := eventlog.Read(p, f)
-		f.Close()
-		if err != nil && !errors.Is(err, eventlog.ErrNotEventLog) {
-			t.Fatalf("read %s: %v", p, err)
-		}
-		if fi, err := e.Info(); err == nil {
-			a.LastUpdated = fi.ModTime().UnixMilli()
-		}
+		a := d.App()
+		a.LastUpdated = l.ModTime.UnixMilli()
 		apps = append(apps, a)
 	}
 	return apps
