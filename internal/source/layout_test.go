@@ -251,17 +251,17 @@ func TestMapReduce(t *testing.T) {
 	conf := `<?xml version="1.0"?><configuration><property><name>a</name><value>b</value></property></configuration>`
 	fsys := mapFS(map[string][]byte{
 		"h/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist": []byte(jhist),
-		"h/job_1329348432655_0001_conf.xml":                                                                []byte(conf),
-		"h/job_1329348432655_0002.jhist":                                                                   []byte("Obj\x01\x04\x16avro.schema{\"namespace\":\"org.apache.hadoop.mapreduce.jobhistory\"}"),
-		"h/job_0.23.9-FAILED.jhist":                                                                        []byte(jhist),
-		"h/host_1265616107882_job_201002080801_40864_user_name.gz":                                         compressed(t, codec.Gzip, legacy),
-		"h/host_1265616107882_job_201002080801_40864_conf.xml":                                             []byte(conf),
-		"h/other_1265616107882_job_201002080801_40864_conf.xml":                                            []byte(conf),
-		"h/Hadoop18JobHistoryLog.txt":                                                                      []byte("Job JOBID=\"job_1_1\" JOBNAME=\"x\"\n"),
-		"h/bundle":                                                                                         []byte("\f!!FILE=x_conf.xml!!\n<?xml?>\n"),
-		"h/trace.json.gz":                                                                                  compressed(t, codec.Gzip, "{\n  \"priority\" : \"NORMAL\",\n  \"jobID\" : \"job_1_1\"\n}\n"),
-		"h/job_9_9_conf.xml":                                                                               []byte(conf),
-		"h/sample-conf.xml":                                                                                []byte(conf),
+		"h/job_1329348432655_0001_conf.xml":                        []byte(conf),
+		"h/job_1329348432655_0002.jhist":                           []byte("Obj\x01\x04\x16avro.schema{\"namespace\":\"org.apache.hadoop.mapreduce.jobhistory\"}"),
+		"h/job_0.23.9-FAILED.jhist":                                []byte(jhist),
+		"h/host_1265616107882_job_201002080801_40864_user_name.gz": compressed(t, codec.Gzip, legacy),
+		"h/host_1265616107882_job_201002080801_40864_conf.xml":     []byte(conf),
+		"h/other_1265616107882_job_201002080801_40864_conf.xml":    []byte(conf),
+		"h/Hadoop18JobHistoryLog.txt":                              []byte("Job JOBID=\"job_1_1\" JOBNAME=\"x\"\n"),
+		"h/bundle":                                                 []byte("\f!!FILE=x_conf.xml!!\n<?xml?>\n"),
+		"h/trace.json.gz":                                          compressed(t, codec.Gzip, "{\n  \"priority\" : \"NORMAL\",\n  \"jobID\" : \"job_1_1\"\n}\n"),
+		"h/job_9_9_conf.xml":                                       []byte(conf),
+		"h/sample-conf.xml":                                        []byte(conf),
 	})
 	logs, skipped, err := Scan(fsys, "h")
 	if err != nil {
@@ -289,12 +289,12 @@ func TestMapReduce(t *testing.T) {
 	}
 	want := map[string]row{
 		"job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist": {MapReduceJhist, "job_1329348432655_0001", "h/job_1329348432655_0001_conf.xml"},
-		"job_1329348432655_0002.jhist":                             {MapReduceJhist, "job_1329348432655_0002", ""},
-		"job_0.23.9-FAILED.jhist":                                  {MapReduceJhist, "job_0.23.9-FAILED", ""},
-		"host_1265616107882_job_201002080801_40864_user_name.gz":   {MapReduceLegacy, "job_201002080801_40864", "h/host_1265616107882_job_201002080801_40864_conf.xml"},
-		"Hadoop18JobHistoryLog.txt":                                {MapReduceLegacy, "Hadoop18JobHistoryLog.txt", ""},
-		"bundle":                                                   {MapReduceLegacy, "bundle", ""},
-		"trace.json.gz":                                            {RumenTrace, "trace", ""},
+		"job_1329348432655_0002.jhist":                           {MapReduceJhist, "job_1329348432655_0002", ""},
+		"job_0.23.9-FAILED.jhist":                                {MapReduceJhist, "job_0.23.9-FAILED", ""},
+		"host_1265616107882_job_201002080801_40864_user_name.gz": {MapReduceLegacy, "job_201002080801_40864", "h/host_1265616107882_job_201002080801_40864_conf.xml"},
+		"Hadoop18JobHistoryLog.txt":                              {MapReduceLegacy, "Hadoop18JobHistoryLog.txt", ""},
+		"bundle":                                                 {MapReduceLegacy, "bundle", ""},
+		"trace.json.gz":                                          {RumenTrace, "trace", ""},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("logs (-want +got):\n%s", d)
