@@ -199,8 +199,9 @@ func (v *appView) stageData(sa *stageAgg, o stageOptions) StageData {
 		sd.FailureReason = &f
 	}
 	if o.details {
-		sd.Tasks = v.stageTasks(st, o.taskStatuses)
-		sd.ExecutorSummary = v.executorStageSummaries(sa)
+		tasks := v.stageTasks(st, o.taskStatuses)
+		execs := v.executorStageSummaries(sa)
+		sd.Tasks, sd.ExecutorSummary = &tasks, &execs
 		if sa.spec != nil {
 			spec := *sa.spec
 			sd.SpeculationSummary = &spec

@@ -60,8 +60,8 @@ type StageData struct {
 
 	RDDIDs                       []int32                       `json:"rddIds"`
 	AccumulatorUpdates           []AccumulableInfo             `json:"accumulatorUpdates"`
-	Tasks                        TaskMap                       `json:"tasks,omitempty"`
-	ExecutorSummary              ExecutorStageSummaries        `json:"executorSummary,omitempty"`
+	Tasks                        *TaskMap                      `json:"tasks,omitempty"`
+	ExecutorSummary              *ExecutorStageSummaries       `json:"executorSummary,omitempty"`
 	SpeculationSummary           *SpeculationStageSummary      `json:"speculationSummary,omitempty"`
 	KilledTasksSummary           Counts                        `json:"killedTasksSummary"`
 	ResourceProfileID            int32                         `json:"resourceProfileId"`
