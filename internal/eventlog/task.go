@@ -254,28 +254,40 @@ func decodeExecutorMetrics(s *jsonscan.Scanner, e *model.ExecutorMetrics) {
 }
 
 // decodeAccumulables reads an accumulable list, keeping only the entries
-// the History Server shows: not internal and not SQL metrics. Nothing is
-// allocated for the entries it drops, which are nearly all of them.
+// the History Server shows: not internal and not SQL metrics. The common
+// case, where every entry is internal or SQL, is recognized from the raw
+// array (Spark writes compact JSON) without walking the entries; otherwise
+// each entry is parsed.
 func decodeAccumulables(s *jsonscan.Scanner, dst []model.Accumulable) []model.Accumulable {
-	if !s.Array() {
+	raw := s.SkipRaw()
+	if len(raw) < 2 || raw[0] != '[' {
 		return dst
 	}
-	var sub jsonscan.Scanner
-	for s.Next() {
-		raw := s.SkipRaw()
-		// Spark writes compact JSON: an entry marked internal or SQL is
-		// dropped without parsing; anything else is parsed key by key.
-		if raw == nil || bytes.Contains(raw, internalTrue) || bytes.Contains(raw, sqlMetadata) {
+	// Spark marks its task metrics and SQL metrics internal: when every entry
+	// says so, there is nothing to keep.
+	// (Every version since 1.5 writes the flag on every entry.)
+	if !bytes.Contains(raw, internalFalse) && bytes.Contains(raw, internalTrue) {
+		return dst
+	}
+	var arr, sub jsonscan.Scanner
+	arr.Reset(raw)
+	if !arr.Array() {
+		return dst
+	}
+	for arr.Next() {
+		entry := arr.SkipRaw()
+		if entry == nil || bytes.Contains(entry, internalTrue) || bytes.Contains(entry, sqlMetadata) {
 			continue
 		}
-		dst = appendAccumulable(&sub, raw, dst)
+		dst = appendAccumulable(&sub, entry, dst)
 	}
 	return dst
 }
 
 var (
-	internalTrue = []byte(`"Internal":true`)
-	sqlMetadata  = []byte(`"Metadata":"sql"`)
+	internalFalse = []byte(`Internal":false`) // starts with a rare byte: fast to search
+	internalTrue  = []byte(`"Internal":true`)
+	sqlMetadata   = []byte(`"Metadata":"sql"`)
 )
 
 // appendAccumulable parses one accumulable entry and keeps it when shown.

@@ -11,9 +11,11 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -182,13 +184,30 @@ func (s *Scanner) more(close byte) bool {
 }
 
 // rawString consumes a string and returns its raw bytes between the quotes.
-// Short strings (most keys and values in event logs) are scanned inline;
-// long ones with IndexByte.
+// It looks for the closing quote or a backslash eight bytes at a time (SWAR);
+// strings with escapes take the careful path.
 func (s *Scanner) rawString() []byte {
 	start := s.pos + 1
 	buf := s.buf
-	end := min(start+32, len(buf))
-	for i := start; i < end; i++ {
+	i := start
+	for i+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(buf[i:])
+		q := x ^ 0x2222222222222222 // '"'
+		b := x ^ 0x5c5c5c5c5c5c5c5c // '\\'
+		m := ((q - 0x0101010101010101) &^ q) | ((b - 0x0101010101010101) &^ b)
+		m &= 0x8080808080808080
+		if m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if buf[i] == '"' {
+				s.pos = i + 1
+				s.first = false
+				return buf[start:i]
+			}
+			return s.rawStringSlow(start)
+		}
+		i += 8
+	}
+	for ; i < len(buf); i++ {
 		switch buf[i] {
 		case '"':
 			s.pos = i + 1
@@ -516,157 +535,214 @@ const (
 	wantSepOrClose        // after a value inside a container
 )
 
-// skipContainer skips an object or array starting at s.pos.
+// skipContainer skips an object or array starting at s.pos. It keeps its
+// position in a local and scans strings and numbers inline: this loop is
+// where most bytes of an event log are spent.
 func (s *Scanner) skipContainer() {
 	var stack [maxDepth]bool // true: object
 	depth := 0
 	state := wantValue
 	buf := s.buf
+	pos := s.pos
+	n := len(buf)
+	fail := func(want string) {
+		s.pos = pos
+		s.fail(want)
+	}
 	for {
-		// white space
-		for s.pos < len(buf) && buf[s.pos] <= ' ' {
-			s.pos++
+		for pos < n && buf[pos] <= ' ' {
+			pos++
 		}
-		if s.pos >= len(buf) {
-			s.fail("more")
+		if pos >= n {
+			fail("more")
 			return
 		}
-		c := buf[s.pos]
-		switch state {
-		case wantKeyOrClose:
-			if c == '}' {
-				s.pos++
+		c := buf[pos]
+		if state == wantKeyOrClose || state == wantKey {
+			if c == '}' && state == wantKeyOrClose {
+				pos++
 				depth--
 				state = wantSepOrClose
-				break
+				goto closed
 			}
-			fallthrough
-		case wantKey:
 			if c != '"' {
-				s.fail("object key")
+				fail("object key")
 				return
 			}
-			s.rawString()
-			for s.pos < len(buf) && buf[s.pos] <= ' ' {
-				s.pos++
-			}
-			if s.pos >= len(buf) || buf[s.pos] != ':' {
-				s.fail("':'")
+			if pos = skipString(buf, pos); pos < 0 {
+				pos = n
+				fail("closing '\"'")
 				return
 			}
-			s.pos++
+			for pos < n && buf[pos] <= ' ' {
+				pos++
+			}
+			if pos >= n || buf[pos] != ':' {
+				fail("':'")
+				return
+			}
+			pos++
 			state = wantValue
-		case wantValOrClose:
-			if c == ']' {
-				s.pos++
-				depth--
-				state = wantSepOrClose
-				break
-			}
-			fallthrough
-		case wantValue:
-			switch {
-			case c == '"':
-				s.rawString()
-				state = wantSepOrClose
-			case c == '{' || c == '[':
-				if depth >= maxDepth || s.depth+depth >= maxDepth {
-					s.fail("shallower nesting")
-					return
-				}
-				stack[depth] = c == '{'
-				depth++
-				s.pos++
-				state = wantValOrClose
-				if c == '{' {
-					state = wantKeyOrClose
-				}
-			case c == '-' || (c >= '0' && c <= '9'):
-				s.skipNumber()
-				state = wantSepOrClose
-			case c == 't':
-				s.literal("true")
-				state = wantSepOrClose
-			case c == 'f':
-				s.literal("false")
-				state = wantSepOrClose
-			case c == 'n':
-				s.literal("null")
-				state = wantSepOrClose
-			default:
-				s.fail("value")
-				return
-			}
-			if s.err != nil {
-				return
-			}
-		case wantSepOrClose:
+			continue
+		}
+		if state == wantSepOrClose {
 			obj := stack[depth-1]
 			switch {
 			case c == ',':
-				s.pos++
+				pos++
 				state = wantValue
 				if obj {
 					state = wantKey
 				}
+				continue
 			case (c == '}' && obj) || (c == ']' && !obj):
-				s.pos++
+				pos++
 				depth--
+				goto closed
+			case obj:
+				fail("',' or '}'")
 			default:
-				if obj {
-					s.fail("',' or '}'")
-				} else {
-					s.fail("',' or ']'")
-				}
+				fail("',' or ']'")
+			}
+			return
+		}
+		// wantValue or wantValOrClose
+		if c == ']' && state == wantValOrClose {
+			pos++
+			depth--
+			state = wantSepOrClose
+			goto closed
+		}
+		state = wantSepOrClose
+		switch {
+		case c == '"':
+			if pos = skipString(buf, pos); pos < 0 {
+				pos = n
+				fail("closing '\"'")
 				return
 			}
+		case c == '{' || c == '[':
+			if depth >= maxDepth || s.depth+depth >= maxDepth {
+				fail("shallower nesting")
+				return
+			}
+			stack[depth] = c == '{'
+			depth++
+			pos++
+			state = wantValOrClose
+			if c == '{' {
+				state = wantKeyOrClose
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			end := skipNumber(buf, pos)
+			if end < 0 {
+				fail("number")
+				return
+			}
+			pos = end
+		case c == 't' && pos+4 <= n && string(buf[pos:pos+4]) == "true":
+			pos += 4
+		case c == 'f' && pos+5 <= n && string(buf[pos:pos+5]) == "false":
+			pos += 5
+		case c == 'n' && pos+4 <= n && string(buf[pos:pos+4]) == "null":
+			pos += 4
+		default:
+			fail("value")
+			return
 		}
+		continue
+	closed:
 		if depth == 0 {
+			s.pos = pos
 			s.first = false
 			return
 		}
 	}
 }
 
+// skipString returns the offset after the string starting at buf[pos] (a
+// quote), or -1 when it does not end. It finds the closing quote eight bytes
+// at a time and counts preceding backslashes only when it meets one.
+func skipString(buf []byte, pos int) int {
+	i := pos + 1
+	for i+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(buf[i:])
+		q := x ^ 0x2222222222222222
+		m := (q - 0x0101010101010101) &^ q & 0x8080808080808080
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if !escaped(buf, pos+1, i) {
+			return i + 1
+		}
+		i++
+	}
+	for ; i < len(buf); i++ {
+		if buf[i] == '"' && !escaped(buf, pos+1, i) {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// escaped reports whether the quote at buf[i] is preceded by an odd number
+// of backslashes (not before start).
+func escaped(buf []byte, start, i int) bool {
+	k := i - 1
+	for k >= start && buf[k] == '\\' {
+		k--
+	}
+	return (i-1-k)%2 == 1
+}
+
+// skipNumber returns the offset after the JSON number at buf[pos], or -1.
+func skipNumber(buf []byte, pos int) int {
+	n := len(buf)
+	if buf[pos] == '-' {
+		pos++
+	}
+	d := pos
+	for pos < n && buf[pos] >= '0' && buf[pos] <= '9' {
+		pos++
+	}
+	if pos == d || (buf[d] == '0' && pos-d > 1) {
+		return -1
+	}
+	if pos < n && buf[pos] == '.' {
+		pos++
+		d = pos
+		for pos < n && buf[pos] >= '0' && buf[pos] <= '9' {
+			pos++
+		}
+		if pos == d {
+			return -1
+		}
+	}
+	if pos < n && (buf[pos] == 'e' || buf[pos] == 'E') {
+		pos++
+		if pos < n && (buf[pos] == '+' || buf[pos] == '-') {
+			pos++
+		}
+		d = pos
+		for pos < n && buf[pos] >= '0' && buf[pos] <= '9' {
+			pos++
+		}
+		if pos == d {
+			return -1
+		}
+	}
+	return pos
+}
+
 func (s *Scanner) skipNumber() {
-	start := s.pos
-	if s.buf[s.pos] == '-' {
-		s.pos++
-	}
-	digits := s.pos
-	for s.pos < len(s.buf) && s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9' {
-		s.pos++
-	}
-	if s.pos == digits || (s.buf[digits] == '0' && s.pos-digits > 1) {
-		s.pos = start
-		s.fail("digit (no leading zeros)")
+	end := skipNumber(s.buf, s.pos)
+	if end < 0 {
+		s.fail("number")
 		return
 	}
-	if s.pos < len(s.buf) && s.buf[s.pos] == '.' {
-		s.pos++
-		d := s.pos
-		for s.pos < len(s.buf) && s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == d {
-			s.fail("digit")
-			return
-		}
-	}
-	if s.pos < len(s.buf) && (s.buf[s.pos] == 'e' || s.buf[s.pos] == 'E') {
-		s.pos++
-		if s.pos < len(s.buf) && (s.buf[s.pos] == '+' || s.buf[s.pos] == '-') {
-			s.pos++
-		}
-		d := s.pos
-		for s.pos < len(s.buf) && s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == d {
-			s.fail("digit")
-			return
-		}
-	}
+	s.pos = end
 	s.first = false
 }
 
@@ -683,3 +759,4 @@ func (s *Scanner) End() error {
 
 // Source returns the document being scanned.
 func (s *Scanner) Source() []byte { return s.buf }
+
