@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -45,7 +46,9 @@ var avroPrimitives = map[string]avroKind{
 
 type avroSchema struct {
 	kind     avroKind
-	name     string // full name for named types; the union branch name otherwise
+	name     string   // full name for named types; the union branch name otherwise
+	key      []byte   // {"name": as Avro-JSON writes it for a union branch
+	quoted   [][]byte // enum symbols as JSON strings
 	fields   []avroField
 	symbols  []string
 	items    *avroSchema // array items or map values
@@ -55,14 +58,42 @@ type avroSchema struct {
 
 type avroField struct {
 	name string
+	key  []byte // "name": as JSON
 	typ  *avroSchema
 }
 
 // errAvro is wrapped by schema and datum errors.
 var errAvro = errors.New("avro")
 
+// schemaCache keeps parsed schemas by their text: every history a Hadoop
+// version writes carries the same schema. Parsed schemas are immutable.
+var schemaCache struct {
+	sync.Mutex
+	m map[string]*avroSchema
+}
+
 // parseAvroSchema parses an Avro schema in its JSON form.
 func parseAvroSchema(b []byte) (*avroSchema, error) {
+	schemaCache.Lock()
+	s, ok := schemaCache.m[string(b)]
+	schemaCache.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := parseAvroSchemaText(b)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Lock()
+	if schemaCache.m == nil || len(schemaCache.m) >= 32 {
+		schemaCache.m = map[string]*avroSchema{}
+	}
+	schemaCache.m[string(b)] = s
+	schemaCache.Unlock()
+	return s, nil
+}
+
+func parseAvroSchemaText(b []byte) (*avroSchema, error) {
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("%w: schema: %v", errAvro, err)
@@ -102,6 +133,7 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 			if err != nil {
 				return nil, err
 			}
+			s.key = append(append([]byte{'{'}, appendJSONString(nil, []byte(s.name))...), ':')
 			u.branches = append(u.branches, s)
 		}
 		if len(u.branches) == 0 {
@@ -141,6 +173,7 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 				for _, x := range syms {
 					str, _ := x.(string)
 					s.symbols = append(s.symbols, str)
+					s.quoted = append(s.quoted, appendJSONString(nil, []byte(str)))
 				}
 			case "fixed":
 				s.kind = avroFixed
@@ -159,7 +192,8 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 					if err != nil {
 						return nil, err
 					}
-					s.fields = append(s.fields, avroField{name: fname, typ: ft})
+					key := append(appendJSONString(nil, []byte(fname)), ':')
+					s.fields = append(s.fields, avroField{name: fname, key: key, typ: ft})
 				}
 			}
 			return s, nil
@@ -231,16 +265,23 @@ func (t *transcoder) bytes(n int64) ([]byte, error) {
 	if n < 0 || n > maxLine {
 		return nil, fmt.Errorf("%w: length %d", errAvro, n)
 	}
+	if n <= int64(cap(t.buf)) || n <= 64<<10 {
+		if n > int64(cap(t.buf)) {
+			t.buf = make([]byte, n, max(n, 4<<10))
+		}
+		t.buf = t.buf[:n]
+		if _, err := io.ReadFull(t.r, t.buf); err != nil {
+			return nil, eof(err)
+		}
+		return t.buf, nil
+	}
 	t.buf = t.buf[:0]
 	for int64(len(t.buf)) < n {
 		chunk := min(n-int64(len(t.buf)), 64<<10)
 		start := len(t.buf)
 		t.buf = append(t.buf, make([]byte, chunk)...)
 		if _, err := io.ReadFull(t.r, t.buf[start:]); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
+			return nil, eof(err)
 		}
 	}
 	return t.buf, nil
@@ -311,15 +352,14 @@ func (t *transcoder) value(s *avroSchema, depth int) error {
 		if i < 0 || i >= int64(len(s.symbols)) {
 			return fmt.Errorf("%w: enum %s index %d out of range", errAvro, s.name, i)
 		}
-		t.out = appendJSONString(t.out, []byte(s.symbols[i]))
+		t.out = append(t.out, s.quoted[i]...)
 	case avroRecord:
 		t.out = append(t.out, '{')
 		for i, f := range s.fields {
 			if i > 0 {
 				t.out = append(t.out, ',')
 			}
-			t.out = appendJSONString(t.out, []byte(f.name))
-			t.out = append(t.out, ':')
+			t.out = append(t.out, f.key...)
 			if err := t.value(f.typ, depth+1); err != nil {
 				return err
 			}
@@ -388,9 +428,7 @@ func (t *transcoder) value(s *avroSchema, depth int) error {
 			t.out = append(t.out, "null"...)
 			return nil
 		}
-		t.out = append(t.out, '{')
-		t.out = appendJSONString(t.out, []byte(br.name))
-		t.out = append(t.out, ':')
+		t.out = append(t.out, br.key...)
 		if err := t.value(br, depth+1); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ import (
 // when the input is not a job history at all (errors.Is(err, ErrFormat)) or
 // could not be read.
 func ReadJhist(r io.Reader, name string) (*model.App, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(len(avroMagic))
 	if bytes.Equal(head, avroMagic) {
 		return readJhistContainer(br, name)

@@ -257,6 +257,11 @@ func readAvroMeta(t *transcoder, r avroSource) (map[string][]byte, error) {
 
 // readN reads n bytes into buf (reused), growing as data arrives.
 func readN(r io.Reader, buf []byte, n int64) ([]byte, error) {
+	if n <= int64(cap(buf)) {
+		buf = buf[:n]
+		_, err := io.ReadFull(r, buf)
+		return buf, eof(err)
+	}
 	buf = buf[:0]
 	for int64(len(buf)) < n {
 		chunk := min(n-int64(len(buf)), 1<<20)

@@ -21,7 +21,7 @@ type lineReader struct {
 func newLineReader(r io.Reader) *lineReader {
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 256<<10)
+		br = bufio.NewReaderSize(r, 64<<10)
 	}
 	return &lineReader{r: br}
 }

@@ -23,7 +23,7 @@ import (
 // inside it). The error is non-nil when the input is not a Rumen trace
 // (errors.Is(err, ErrFormat)), could not be read, or each returned one.
 func ReadRumen(r io.Reader, name string, each func(*model.App) error) error {
-	f := &framer{r: bufio.NewReaderSize(r, 256<<10)}
+	f := &framer{r: bufio.NewReaderSize(r, 64<<10)}
 	var d rumenDecoder
 	jobs := 0
 	for {
