@@ -365,6 +365,9 @@ func (b *builder) finishStage(st *model.Stage, jobSucceeded bool, hostRack map[u
 		st.Completed = last
 	}
 	st.Metrics.Compact()
+	if cap(st.Tasks) > len(st.Tasks)+len(st.Tasks)/8 {
+		st.Tasks = append([]model.Task(nil), st.Tasks...)
+	}
 }
 
 // locality compares a map attempt's host and rack with its split locations
