@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
@@ -32,13 +33,24 @@ func NewWriter(c Codec, w io.Writer) (Writer, error) {
 	case None:
 		return nopWriter{w}, nil
 	case Gzip:
-		return gzip.NewWriter(w), nil
-	case Zstd:
-		zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			return nil, fmt.Errorf("codec: zstd writer: %w", err)
+		zw, _ := gzipWriters.Get().(*gzip.Writer)
+		if zw == nil {
+			return &pooledWriter{Writer: gzip.NewWriter(w), pool: &gzipWriters}, nil
 		}
-		return zw, nil
+		zw.Reset(w)
+		return &pooledWriter{Writer: zw, pool: &gzipWriters}, nil
+	case Zstd:
+		zw, _ := zstdWriters.Get().(*zstd.Encoder)
+		if zw == nil {
+			var err error
+			zw, err = zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				return nil, fmt.Errorf("codec: zstd writer: %w", err)
+			}
+		} else {
+			zw.Reset(w)
+		}
+		return &pooledWriter{Writer: zw, pool: &zstdWriters}, nil
 	case LZ4:
 		return newLZ4Writer(w, DefaultBlockSize), nil
 	case Snappy:
@@ -47,6 +59,44 @@ func NewWriter(c Codec, w io.Writer) (Writer, error) {
 		return &blockWriter{w: w, size: lzfMaxChunk, enc: &lzfEncoder{}}, nil
 	}
 	return nil, fmt.Errorf("codec: unknown codec %v", c)
+}
+
+// Encoders of zstd and gzip allocate much when created: keep idle ones.
+var zstdWriters, gzipWriters sync.Pool
+
+// pooledWriter returns its encoder to a pool when closed.
+type pooledWriter struct {
+	Writer
+	pool *sync.Pool
+}
+
+// Write compresses b.
+func (p *pooledWriter) Write(b []byte) (int, error) {
+	if p.Writer == nil {
+		return 0, errClosed
+	}
+	return p.Writer.Write(b)
+}
+
+// Flush writes buffered data as complete blocks.
+func (p *pooledWriter) Flush() error {
+	if p.Writer == nil {
+		return errClosed
+	}
+	return p.Writer.Flush()
+}
+
+// Close ends the stream and releases the encoder.
+func (p *pooledWriter) Close() error {
+	if p.Writer == nil {
+		return errClosed
+	}
+	err := p.Writer.Close()
+	if err == nil {
+		p.pool.Put(p.Writer)
+	}
+	p.Writer = nil
+	return err
 }
 
 type nopWriter struct{ io.Writer }
