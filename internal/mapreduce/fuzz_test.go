@@ -123,3 +123,10 @@ func FuzzReadConf(f *testing.F) {
 		_, _ = ReadConf(bytes.NewReader(data))
 	})
 }
+
+func TestAvroEmptyDatumsDoNotHang(t *testing.T) {
+	app, err := ReadJhist(bytes.NewReader([]byte("Avro-Binary\n\"null\"\nxyz")), "x")
+	if err != nil || app.Quality.BadLines != 1 {
+		t.Fatalf("err %v quality %+v", err, app.Quality)
+	}
+}

@@ -54,6 +54,11 @@ func readJhistBinary(lr *lineReader, name string) (*model.App, error) {
 		off := cr.n
 		js, err := t.datum(cr, schema)
 		q.Lines++
+		if err == nil && cr.n == off {
+			q.BadLines++
+			addAt(q, name, off, "the schema's datums are empty; the rest of the stream is skipped")
+			break
+		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				q.Truncated = true
@@ -176,7 +181,11 @@ func readJhistContainer(br *bufio.Reader, name string) (*model.App, error) {
 			src := bytes.NewReader(plain)
 			for i := int64(0); i < count; i++ {
 				q.Lines++
+				before := src.Len()
 				js, err := t.datum(src, schema)
+				if err == nil && src.Len() == before && i > 0 {
+					err = fmt.Errorf("%w: %d empty datums in one block", errAvro, count)
+				}
 				if err != nil {
 					q.BadLines++
 					addAt(q, name, off, "event in block: "+err.Error())
