@@ -8,7 +8,14 @@ require (
 	github.com/spf13/cobra v1.10.2
 )
 
-require github.com/golang/snappy v0.0.1 // indirect
+require (
+	github.com/golang/snappy v0.0.1 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0 // indirect
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -70,51 +70,19 @@ func runAPI(e *env, path, request string) error {
 	return nil
 }
 
-// loadSparkLogs reads the Spark event logs that source.Find finds at path:
-// a log file, or a folder searched recursively (rolling and Spark 1.x
-// folders, compressed logs, History Server zips). Each application's last
-// update is its newest part's modification time. Logs that could be read
-// only in part are returned, each with a problem; other kinds of logs
-// (MapReduce) are left out.
+// loadSparkLogs reads the Spark event logs under path (a log file, or a
+// folder searched recursively with rolling and Spark 1.x layouts, compressed
+// logs and History Server zips). Logs read only in part are returned with a
+// problem each; other kinds of logs (MapReduce) are left out.
 func loadSparkLogs(path string) (apps []*model.App, problems []error, err error) {
-	logs, _, err := source.Find([]string{path})
-	if err != nil && len(logs) == 0 {
+	res, err := load.Paths([]string{path}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+	if err != nil {
 		return nil, nil, fmt.Errorf("find logs: %w", err)
 	}
-	for _, l := range logs {
-		if l.Kind != source.SparkEventLog {
-			continue
-		}
-		a, err := readLog(l)
-		if err != nil {
-			problems = append(problems, err)
-		}
-		if a != nil && a.ID != "" {
+	for _, a := range res.Apps {
+		if a.ID != "" {
 			apps = append(apps, a)
 		}
 	}
-	return apps, problems, nil
-}
-
-// readLog decodes the parts of one application's log in order.
-func readLog(l *source.Log) (*model.App, error) {
-	d := eventlog.NewDecoder()
-	var errs []error
-	for i, p := range l.Parts {
-		r, err := l.Open(i)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
-			continue
-		}
-		if err := d.Feed(p.Name, r); err != nil {
-			errs = append(errs, err)
-		}
-		r.Close()
-	}
-	a := d.App()
-	a.LastUpdated, a.Source = l.ModTime.UnixMilli(), l.Name
-	if d.Events() == 0 {
-		return nil, errors.Join(append(errs, fmt.Errorf("%s: %w", l.Name, eventlog.ErrNotEventLog))...)
-	}
-	return a, errors.Join(errs...)
+	return apps, res.Problems, nil
 }

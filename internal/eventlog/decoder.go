@@ -41,6 +41,7 @@ type Decoder struct {
 	sql       map[int64]*model.SQLExecution
 
 	file    string
+	lastBad bool // the latest non-blank line was bad
 	line    int64
 	events  int64 // valid event lines
 	lineBuf []byte
@@ -83,18 +84,18 @@ func NewDecoder() *Decoder {
 // (for example a truncated compressed stream) marks the log truncated and is
 // returned wrapped, with the application still usable.
 func (d *Decoder) Feed(name string, r io.Reader) error {
-	d.file, d.line = name, 0
+	d.file, d.line, d.lastBad = name, 0, false
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := d.readLine(br)
 		if len(line) > 0 {
 			d.line++
-			last := err != nil
-			d.decodeLine(line, last)
+			d.decodeLine(line)
 		} else if err == nil {
 			d.line++ // blank line
 		}
 		if err == io.EOF {
+			d.endOfInput()
 			return nil
 		}
 		if err != nil {
@@ -130,7 +131,7 @@ func (d *Decoder) readLine(br *bufio.Reader) ([]byte, error) {
 	return b, err
 }
 
-func (d *Decoder) decodeLine(line []byte, last bool) {
+func (d *Decoder) decodeLine(line []byte) {
 	d.app.Quality.Lines++
 	d.pendingTask, d.pending, d.missing = noTaskEvent, nil, ""
 	idx := -1
@@ -156,14 +157,11 @@ func (d *Decoder) decodeLine(line []byte, last bool) {
 	}
 	if err != nil {
 		d.app.Quality.BadLines++
-		what := err.Error()
-		if last {
-			d.app.Quality.Truncated = true
-			what = "last line incomplete (log in progress or truncated): " + what
-		}
-		d.app.Quality.Add(d.file, d.line, what)
+		d.app.Quality.Add(d.file, d.line, err.Error())
+		d.lastBad = true
 		return
 	}
+	d.lastBad = false
 	d.events++
 	if idx >= 0 {
 		d.counts[idx]++
@@ -202,6 +200,19 @@ func (d *Decoder) commit() {
 	}
 	if d.pending != nil {
 		d.pending()
+	}
+}
+
+// endOfInput labels a bad final line: the writer was cut off (an in-progress
+// or truncated log), which is normal for running applications.
+func (d *Decoder) endOfInput() {
+	if !d.lastBad {
+		return
+	}
+	q := &d.app.Quality
+	q.Truncated = true
+	if n := len(q.Issues); n > 0 && q.Issues[n-1].File == d.file && q.Issues[n-1].Line == d.line {
+		q.Issues[n-1].What = "last line incomplete (log in progress or truncated): " + q.Issues[n-1].What
 	}
 }
 

@@ -1,0 +1,241 @@
+// Package load turns the logs that package source finds into applications,
+// choosing the decoder by the log's kind. It is the one place where inputs
+// meet decoders, shared by every command.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/mapreduce"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/source"
+)
+
+// Options tune loading.
+type Options struct {
+	// Kinds restricts the logs read (nil: every kind).
+	Kinds []source.Kind
+	// Progress, when set, is called with stored bytes read as decoding goes,
+	// from several goroutines; the total is source.TotalSize of the logs.
+	Progress func(n int64)
+	// Workers decode logs in parallel (0: one per CPU).
+	Workers int
+}
+
+// Result is what loading found.
+type Result struct {
+	Apps    []*model.App     // in the order the logs were found
+	Skipped []source.Skipped // files that are not logs, each with a reason
+	// Problems are logs that could not be read at all or only in part, one
+	// error each naming the log; the partial applications are in Apps.
+	Problems []error
+}
+
+// Find lists the logs under paths, keeping the kinds asked for.
+func Find(paths []string, opts Options) ([]*source.Log, []source.Skipped, error) {
+	logs, skipped, err := source.Find(paths)
+	if len(opts.Kinds) > 0 {
+		kept := logs[:0]
+		for _, l := range logs {
+			for _, k := range opts.Kinds {
+				if l.Kind == k {
+					kept = append(kept, l)
+					break
+				}
+			}
+		}
+		logs = kept
+	}
+	return logs, skipped, err
+}
+
+// Paths finds and reads every log under paths. It fails only when nothing
+// was found; unreadable logs become Problems.
+func Paths(paths []string, opts Options) (*Result, error) {
+	logs, skipped, err := Find(paths, opts)
+	if len(logs) == 0 {
+		if err == nil {
+			err = fmt.Errorf("no logs found in %v (%d files skipped)", paths, len(skipped))
+		}
+		return &Result{Skipped: skipped}, err
+	}
+	res := Logs(logs, opts)
+	res.Skipped = skipped
+	if err != nil {
+		res.Problems = append(res.Problems, err)
+	}
+	return res, nil
+}
+
+// Logs reads logs in parallel, keeping their order.
+func Logs(logs []*source.Log, opts Options) *Result {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type out struct {
+		apps []*model.App
+		err  error
+	}
+	outs := make([]out, len(logs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(logs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i].apps, outs[i].err = Log(logs[i], opts.Progress)
+			}
+		}()
+	}
+	for i := range logs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	res := &Result{}
+	for _, o := range outs {
+		res.Apps = append(res.Apps, o.apps...)
+		if o.err != nil {
+			res.Problems = append(res.Problems, o.err)
+		}
+	}
+	return res
+}
+
+// Log reads one log: one application for Spark and .jhist, one per job for
+// legacy histories and Rumen traces. A log read only in part returns its
+// applications and an error naming the log.
+func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
+	var apps []*model.App
+	var err error
+	switch l.Kind {
+	case source.SparkEventLog:
+		var a *model.App
+		a, err = readSpark(l, progress)
+		if a != nil {
+			apps = []*model.App{a}
+		}
+	case source.MapReduceJhist:
+		apps, err = readOne(l, progress, func(r io.Reader, name string) ([]*model.App, error) {
+			a, err := mapreduce.ReadJhist(r, name)
+			if a == nil {
+				return nil, err
+			}
+			return []*model.App{a}, err
+		})
+	case source.MapReduceLegacy:
+		apps, err = readOne(l, progress, mapreduce.ReadLegacy)
+	case source.RumenTrace:
+		apps, err = readOne(l, progress, func(r io.Reader, name string) ([]*model.App, error) {
+			var apps []*model.App
+			err := mapreduce.ReadRumen(r, name, func(a *model.App) error {
+				apps = append(apps, a)
+				return nil
+			})
+			return apps, err
+		})
+	default:
+		return nil, fmt.Errorf("%s: %w: kind %s has no decoder", l.Name, source.ErrNotLog, l.Kind)
+	}
+	if l.Conf != nil && (l.Kind == source.MapReduceJhist || l.Kind == source.MapReduceLegacy) {
+		if cerr := applyConf(l, apps); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	for _, a := range apps {
+		a.Source = l.Name
+		if a.LastUpdated == 0 {
+			a.LastUpdated = l.ModTime.UnixMilli()
+		}
+		if a.Version == "" && l.SparkVersion != "" {
+			a.Version = l.SparkVersion
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: %w", l.Name, err)
+	}
+	return apps, err
+}
+
+// readSpark feeds the parts of one Spark application in order.
+func readSpark(l *source.Log, progress func(int64)) (*model.App, error) {
+	d := eventlog.NewDecoder()
+	var errs []error
+	for i, p := range l.Parts {
+		r, err := l.OpenProgress(i, progress)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
+			continue
+		}
+		if err := d.Feed(p.Name, r); err != nil {
+			errs = append(errs, err)
+		}
+		r.Close()
+	}
+	a := d.App()
+	if d.Events() == 0 {
+		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, a.Quality.Lines))
+		return nil, errors.Join(errs...)
+	}
+	return a, errors.Join(errs...)
+}
+
+// readOne reads a single-part MapReduce log with dec.
+func readOne(l *source.Log, progress func(int64), dec func(io.Reader, string) ([]*model.App, error)) ([]*model.App, error) {
+	if len(l.Parts) == 0 {
+		return nil, errors.New("log has no parts")
+	}
+	var apps []*model.App
+	var errs []error
+	for i, p := range l.Parts {
+		r, err := l.OpenProgress(i, progress)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
+			continue
+		}
+		got, err := dec(r, p.Name)
+		r.Close()
+		apps = append(apps, got...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return apps, errors.Join(errs...)
+}
+
+func applyConf(l *source.Log, apps []*model.App) error {
+	r, err := l.OpenConf()
+	if err != nil {
+		return fmt.Errorf("open conf: %w", err)
+	}
+	defer r.Close()
+	conf, err := mapreduce.ReadConf(r)
+	if err != nil {
+		return fmt.Errorf("conf %s: %w", l.Conf.Name, err)
+	}
+	for _, a := range apps {
+		mapreduce.ApplyConf(a, conf)
+	}
+	return nil
+}
+
+// ByStart sorts applications by start time, then id and attempt.
+func ByStart(apps []*model.App) {
+	sort.SliceStable(apps, func(i, j int) bool {
+		if apps[i].Start != apps[j].Start {
+			return apps[i].Start < apps[j].Start
+		}
+		if apps[i].ID != apps[j].ID {
+			return apps[i].ID < apps[j].ID
+		}
+		return apps[i].AttemptID < apps[j].AttemptID
+	})
+}
