@@ -30,8 +30,8 @@ var javaJars = []string{
 var javaCodecs = []Codec{LZ4, LZF, Snappy, Zstd}
 
 // sparkJava compiles testdata/java/SparkCodecs.java and returns a function
-// running it with arguments.
-func sparkJava(t *testing.T) func(args ...string) {
+// running a batch of its commands in one JVM.
+func sparkJava(t *testing.T) func(cmds ...[]string) {
 	t.Helper()
 	need := func(what string) {
 		t.Helper()
@@ -60,11 +60,18 @@ func sparkJava(t *testing.T) func(args ...string) {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
 	cp = dir + string(os.PathListSeparator) + cp
-	return func(args ...string) {
+	return func(cmds ...[]string) {
 		t.Helper()
-		cmd := exec.Command(java, append([]string{"-cp", cp, "SparkCodecs"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("java SparkCodecs %s: %v\n%s", strings.Join(args, " "), err, out)
+		var batch strings.Builder
+		for _, c := range cmds {
+			batch.WriteString(strings.Join(c, "\t") + "\n")
+		}
+		file := filepath.Join(dir, "batch.txt")
+		if err := os.WriteFile(file, []byte(batch.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(java, "-cp", cp, "SparkCodecs", "batch", file).CombinedOutput(); err != nil {
+			t.Fatalf("java SparkCodecs batch:\n%s%v\n%s", batch.String(), err, out)
 		}
 	}
 }
@@ -87,72 +94,88 @@ func TestJavaCrossCheck(t *testing.T) {
 	if err := os.WriteFile(in, plain, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	flushes := []string{"1", "10", "0"}
+	javaOut := func(c Codec, flush string) string { return filepath.Join(dir, "java-"+flush+c.Extension()) }
+	goOut := func(c Codec) string { return filepath.Join(dir, "go"+c.Extension()) }
+	back := func(c Codec) string { return filepath.Join(dir, "back-"+c.String()) }
+
+	// Java writes as Spark's event logging does, flushing every 1 or 10
+	// lines or never.
+	var cmds [][]string
 	for _, c := range javaCodecs {
-		t.Run(c.String(), func(t *testing.T) {
-			// Java writes as Spark's event logging does; Go reads.
-			for _, flush := range []string{"1", "10", "0"} {
-				out := filepath.Join(dir, "java-"+flush+c.Extension())
-				run("compress", c.String(), in, out, flush)
-				data, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, detected, err := decodeAll(filepath.Base(out), data)
-				if err != nil || detected != c || !bytes.Equal(got, plain) {
-					t.Fatalf("flush every %s lines: Go decoded %d of %d bytes as %v, err %v", flush, len(got), len(plain), detected, err)
-				}
-				// An in-progress log cut anywhere gives a prefix.
-				for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 1} {
-					got, _, err := decodeAll("x", data[:cut])
-					if !bytes.HasPrefix(plain, got) {
-						t.Errorf("cut %d: output is not a prefix", cut)
-					}
-					if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-						t.Errorf("cut %d: %v", cut, err)
-					}
-				}
-			}
-			// Go writes; Java reads, twice concatenated (Spark reads
-			// concatenated streams, as shuffle files have them).
-			var buf bytes.Buffer
-			for range 2 {
-				w, err := NewWriter(c, &buf)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, line := range bytes.SplitAfter(plain, []byte("\n")) {
-					w.Write(line)
-					if len(line)%7 == 0 {
-						w.Flush()
-					}
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			goOut := filepath.Join(dir, "go"+c.Extension())
-			back := filepath.Join(dir, "back-"+c.String())
-			if err := os.WriteFile(goOut, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			run("decompress", c.String(), goOut, back)
-			got, err := os.ReadFile(back)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := append(bytes.Clone(plain), plain...); !bytes.Equal(got, want) {
-				t.Fatalf("Java decoded %d bytes of Go's stream, want %d", len(got), len(want))
-			}
-		})
+		for _, flush := range flushes {
+			cmds = append(cmds, []string{"compress", c.String(), in, javaOut(c, flush), flush})
+		}
 	}
+	var small string
 	if *updateFixtures {
-		small := sampleLog(6 << 10)
-		fin := filepath.Join("testdata", "java-plain.txt")
-		if err := os.WriteFile(fin, small, 0o644); err != nil {
+		small = filepath.Join("testdata", "java-plain.txt")
+		if err := os.WriteFile(small, sampleLog(6<<10), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range javaCodecs {
-			run("compress", c.String(), fin, filepath.Join("testdata", "java"+c.Extension()), "5")
+			cmds = append(cmds, []string{"compress", c.String(), small, filepath.Join("testdata", "java"+c.Extension()), "5"})
+		}
+	}
+	run(cmds...)
+
+	// Go reads what Java wrote, whole and cut anywhere.
+	for _, c := range javaCodecs {
+		for _, flush := range flushes {
+			data, err := os.ReadFile(javaOut(c, flush))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, detected, err := decodeAll(filepath.Base(javaOut(c, flush)), data)
+			if err != nil || detected != c || !bytes.Equal(got, plain) {
+				t.Errorf("%v flushed every %s lines: Go decoded %d of %d bytes as %v, err %v", c, flush, len(got), len(plain), detected, err)
+			}
+			for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 1} {
+				got, _, err := decodeAll("x", data[:cut])
+				if !bytes.HasPrefix(plain, got) {
+					t.Errorf("%v cut %d: output is not a prefix", c, cut)
+				}
+				if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Errorf("%v cut %d: %v", c, cut, err)
+				}
+			}
+		}
+	}
+
+	// Java reads what Go wrote: two streams concatenated (Spark reads
+	// concatenated streams, as shuffle files have them).
+	cmds = nil
+	for _, c := range javaCodecs {
+		var buf bytes.Buffer
+		for range 2 {
+			w, err := NewWriter(c, &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range bytes.SplitAfter(plain, []byte("\n")) {
+				w.Write(line)
+				if len(line)%7 == 0 {
+					w.Flush()
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(goOut(c), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, []string{"decompress", c.String(), goOut(c), back(c)})
+	}
+	run(cmds...)
+	want := append(bytes.Clone(plain), plain...)
+	for _, c := range javaCodecs {
+		got, err := os.ReadFile(back(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%v: Java decoded %d bytes of Go's stream, want %d", c, len(got), len(want))
 		}
 	}
 }

@@ -6,6 +6,7 @@
 // Usage:
 //   java SparkCodecs compress   <lz4|lzf|snappy|zstd> <in> <out> [flushEveryLines]
 //   java SparkCodecs decompress <lz4|lzf|snappy|zstd> <in> <out>
+//   java SparkCodecs batch <file>   (one of the commands above per line, one JVM for all)
 //
 // compress writes the input line by line through a PrintWriter the way
 // EventLogFileWriter does (compressedContinuousOutputStream), flushing every
@@ -66,6 +67,18 @@ public class SparkCodecs {
   }
 
   public static void main(String[] args) throws IOException {
+    if (args.length == 2 && args[0].equals("batch")) {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get(args[1]), StandardCharsets.UTF_8)) {
+        if (!line.isBlank()) {
+          run(line.trim().split("\t"));
+        }
+      }
+      return;
+    }
+    run(args);
+  }
+
+  static void run(String[] args) throws IOException {
     if (args.length < 4) {
       System.err.println("usage: SparkCodecs compress|decompress codec in out [flushEveryLines]");
       System.exit(2);
