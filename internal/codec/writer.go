@@ -16,9 +16,9 @@ import (
 // simulator and tests can write logs Spark (and Open) can read.
 type Writer interface {
 	io.WriteCloser
-	// Flush writes buffered data as complete blocks, as Spark does after
-	// every event (lz4-java's syncFlush, snappy-java's flush, LZF's
-	// finishBlockOnFlush).
+	// Flush writes buffered data as complete blocks, like lz4-java with
+	// syncFlush, snappy-java's flush and LZF's finishBlockOnFlush (Spark's
+	// own lz4 streams do not sync on flush: they write only full blocks).
 	Flush() error
 }
 

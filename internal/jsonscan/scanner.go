@@ -759,4 +759,3 @@ func (s *Scanner) End() error {
 
 // Source returns the document being scanned.
 func (s *Scanner) Source() []byte { return s.buf }
-

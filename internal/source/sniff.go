@@ -42,7 +42,8 @@ var (
 
 // Sniff tells the kind of log whose first decompressed bytes (up to
 // SniffSize) are head. For anything else it returns Unknown and a short
-// description of what head looks like ("job conf XML", "empty file", ...).
+// description of what head looks like ("Hadoop job configuration XML", "empty file",
+// "Rumen cluster topology", ...).
 func Sniff(head []byte) (Kind, string) {
 	k, o := sniff(head)
 	if k != Unknown {

@@ -89,8 +89,10 @@ type Log struct {
 	// ID is the application (and attempt) or job id as the names say it,
 	// best effort: "local-1430917381535_1", "job_1329348432655_0001". The
 	// decoders take the real ids from the content.
-	ID     string
-	Kind   Kind
+	ID string
+	// Kind is what the log holds, sniffed from its content.
+	Kind Kind
+	// Layout is how its parts are laid out.
 	Layout Layout
 	// Parts are the files to read, in order.
 	Parts []Part
@@ -126,7 +128,8 @@ type Part struct {
 	// Path is the file's path in the log's file system.
 	Path string
 	// Size is the file's size as stored (compressed), in bytes.
-	Size    int64
+	Size int64
+	// ModTime is the file's modification time.
 	ModTime time.Time
 	// Codec is the codec expected for the part: from a Spark 1.x
 	// COMPRESSION_CODEC_ marker, or what sniffing found. Opening still
@@ -140,8 +143,8 @@ type Part struct {
 
 // Skipped is a file or folder that holds no log, and why.
 type Skipped struct {
-	Name   string
-	Reason string
+	Name   string // display path
+	Reason string // why it is not a log, for a person
 }
 
 // ErrNotLog is wrapped by the error for a path given explicitly that holds

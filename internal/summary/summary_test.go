@@ -1,0 +1,55 @@
+package summary
+
+import (
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// TestBuildByHand checks every total of a tiny application computed by hand.
+func TestBuildByHand(t *testing.T) {
+	app := &model.App{ID: "app-1", Engine: model.Spark, Start: 1000, End: 9000, Complete: true,
+		Hosts: []string{"", "h1", "h2"}, Reasons: []model.Reason{{}, {Kind: "ExceptionFailure", Message: "boom\n at x"}},
+		Executors: []*model.Executor{{ID: "1", Host: "h1", Cores: 2}, {ID: "2", Host: "h2", Cores: 2}}}
+	st := &model.Stage{ID: 0, Status: model.StageComplete, Submitted: 1000, Completed: 5000}
+	add := func(exec, host uint32, launch, finish int64, status model.TaskStatus, reason uint32, input, gc int64) {
+		var m model.TaskMetrics
+		m[model.InputBytes], m[model.JVMGCTime] = input, gc
+		m[model.ShuffleRemoteBytesRead], m[model.ShuffleLocalBytesRead] = 10, 5
+		st.AddTask(model.Task{Executor: exec, Host: host, Launch: launch, Finish: finish, Status: status, Reason: reason}, &m)
+	}
+	// successful durations 100, 200, 300, 400, 2000 -> quantiles at floor(q*5): 100, 200, 300, 400, 2000
+	add(0, 1, 1000, 1100, model.TaskSuccess, 0, 100, 1)
+	add(0, 1, 1000, 1200, model.TaskSuccess, 0, 100, 1)
+	add(1, 2, 1000, 1300, model.TaskSuccess, 0, 100, 1)
+	add(1, 2, 1000, 1400, model.TaskSuccess, 0, 100, 1)
+	add(1, 2, 1000, 3000, model.TaskSuccess, 0, 100, 1)
+	add(0, 1, 1000, 1050, model.TaskFailed, 1, 0, 0)
+	add(0, 1, 1000, 0, model.TaskRunning, 0, 0, 0)
+	app.Stages = []*model.Stage{st}
+	app.Jobs = []*model.Job{{ID: 0, Status: model.JobSucceeded, Submitted: 1000, Completed: 5000, StageIDs: []int32{0}}}
+
+	s := Build(app)
+	if s.Totals.Tasks != 6 || s.Totals.FailedTasks != 1 || s.Totals.RunningTasks != 1 || s.Totals.Hosts != 2 {
+		t.Fatalf("totals %+v", s.Totals)
+	}
+	want := []float64{100, 200, 300, 400, 2000}
+	for i, v := range want {
+		if s.Stages[0].TaskDurationMs[i] != v {
+			t.Fatalf("quantiles %v, want %v", s.Stages[0].TaskDurationMs, want)
+		}
+	}
+	if s.Stages[0].SkewRatio != 2000.0/300 {
+		t.Errorf("max/median %v", s.Stages[0].SkewRatio)
+	}
+	e1 := s.Executors[0]
+	if e1.Tasks != 3 || e1.Failed != 1 || e1.TaskTimeMs != 100+200+50 || e1.InputBytes != 200 || e1.ShuffleReadBytes != 45 {
+		t.Errorf("executor 1 %+v", e1)
+	}
+	if len(s.Failures) != 1 || s.Failures[0].Message != "boom" || s.Failures[0].Where != "stage 0.0" {
+		t.Errorf("failures %+v", s.Failures)
+	}
+	if s.App.DurationMs != 8000 || s.Stages[0].DurationMs != 4000 || s.Jobs[0].DurationMs != 4000 {
+		t.Errorf("durations app %d stage %d job %d", s.App.DurationMs, s.Stages[0].DurationMs, s.Jobs[0].DurationMs)
+	}
+}
