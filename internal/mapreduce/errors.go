@@ -18,6 +18,7 @@ type FormatError struct {
 	Want  string
 }
 
+// Error formats the error as mapreduce: "file": where: want what.
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("mapreduce: %q: %s: want %s", e.File, e.Where, e.Want)
 }

@@ -392,7 +392,7 @@ func (d *legacyDecoder) applyAttempt() {
 	b.attempt(&rec)
 }
 
-// String for debugging.
+// String summarizes the counts.
 func (s LegacyStats) String() string {
 	return fmt.Sprintf("%d records, %d attempt records, %d attempt hosts, %d jobs", s.Records, s.AttemptRecords, s.AttemptHosts, s.Jobs)
 }
