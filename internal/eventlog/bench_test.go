@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -199,4 +200,45 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 		}
 		f.Close()
 	}
+}
+
+// TestBytesPerTask checks the memory target: at most 300 bytes of live heap
+// per task attempt once a log is read (the model kept, everything else freed).
+func TestBytesPerTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 64 MB log")
+	}
+	path := benchLog(t, 64<<20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := Read(path, f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	tasks := app.NumTasks()
+	perTask := float64(after.HeapAlloc-before.HeapAlloc) / float64(tasks)
+	runtime.KeepAlive(app)
+	t.Logf("%d task attempts, %.0f bytes of live heap each", tasks, perTask)
+	if perTask > 300 {
+		t.Errorf("%.0f bytes per task attempt, want <= 300", perTask)
+	}
+}
+
+// TestWriteBenchLog writes the benchmark log of CLUSTERLENS_BENCH_LOG_MB
+// megabytes for measurements outside go test (docs/PERFORMANCE.md), and
+// prints its path. It does nothing unless the variable is set.
+func TestWriteBenchLog(t *testing.T) {
+	mb, _ := strconv.Atoi(os.Getenv("CLUSTERLENS_BENCH_LOG_MB"))
+	if mb <= 0 {
+		t.Skip("set CLUSTERLENS_BENCH_LOG_MB to write a benchmark log")
+	}
+	fmt.Println(benchLog(t, int64(mb)<<20))
 }
