@@ -197,13 +197,13 @@ func startsMagic(c Codec, head []byte) bool {
 	return len(head) < len(m) && bytes.HasPrefix(m, head)
 }
 
-// looksPlain reports whether head is non-empty text: valid UTF-8 (allowing a
-// rune cut at the end) without control characters other than tab, newline,
-// carriage return and form feed.
-func looksPlain(head []byte) bool {
-	if len(head) == 0 {
-		return false
-	}
+// looksPlain reports whether head is non-empty text.
+func looksPlain(head []byte) bool { return len(head) > 0 && IsText(head) }
+
+// IsText reports whether head is valid UTF-8 (allowing a rune cut at the
+// end) without control characters other than tab, newline, carriage return
+// and form feed.
+func IsText(head []byte) bool {
 	for len(head) > 0 {
 		r, n := utf8.DecodeRune(head)
 		if r == utf8.RuneError && n <= 1 {

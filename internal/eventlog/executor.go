@@ -245,20 +245,7 @@ func nodeExecutor(e *model.Executor, host string) bool {
 // its Blacklisted name) as the History Server does: every live executor on
 // the node but the driver is excluded for the stage attempt.
 func decodeNodeExcludedForStage(d *Decoder, s *jsonscan.Scanner) {
-	var host string
-	var stage, attempt int32
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "hostId":
-			host = s.String()
-		case "stageId":
-			stage = int32(s.Int())
-		case "stageAttemptId":
-			attempt = int32(s.Int())
-		default:
-			s.Skip()
-		}
-	}
+	host, stage, attempt := decodeStageExclusion(s, "hostId")
 	d.pending = func() {
 		st := d.stages[model.StageKey{ID: stage, Attempt: attempt}]
 		for i, e := range d.app.Executors {
@@ -274,20 +261,7 @@ func decodeNodeExcludedForStage(d *Decoder, s *jsonscan.Scanner) {
 }
 
 func decodeExecutorExcludedForStage(d *Decoder, s *jsonscan.Scanner) {
-	var id string
-	var stage, attempt int32
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "executorId":
-			id = s.String()
-		case "stageId":
-			stage = int32(s.Int())
-		case "stageAttemptId":
-			attempt = int32(s.Int())
-		default:
-			s.Skip()
-		}
-	}
+	id, stage, attempt := decodeStageExclusion(s, "executorId")
 	d.pending = func() {
 		e, i := d.executor(id)
 		e.ExcludedStages = append(e.ExcludedStages, stage)
@@ -350,4 +324,22 @@ func decodeProcessAdded(d *Decoder, s *jsonscan.Scanner) {
 		}
 	}
 	d.pending = func() { d.app.Processes = append(d.app.Processes, p) }
+}
+
+// decodeStageExclusion reads the fields of the excluded-for-stage events:
+// the excluded thing's id (under idKey), the stage and its attempt.
+func decodeStageExclusion(s *jsonscan.Scanner, idKey string) (id string, stage, attempt int32) {
+	for k := s.Key(); k != nil; k = s.Key() {
+		switch string(k) {
+		case idKey:
+			id = s.String()
+		case "stageId":
+			stage = int32(s.Int())
+		case "stageAttemptId":
+			attempt = int32(s.Int())
+		default:
+			s.Skip()
+		}
+	}
+	return id, stage, attempt
 }

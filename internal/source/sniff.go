@@ -1,10 +1,11 @@
 package source
 
 import (
+	"github.com/clusterlens/clusterlens/internal/codec"
+
 	"bytes"
 	"fmt"
 	"regexp"
-	"unicode/utf8"
 )
 
 // SniffSize is how many leading decompressed bytes Sniff looks at.
@@ -91,7 +92,7 @@ func sniff(head []byte) (Kind, other) {
 			return Unknown, otherXML
 		}
 	}
-	if isText(head) {
+	if codec.IsText(head) {
 		return Unknown, otherText
 	}
 	return Unknown, otherBinary
@@ -122,22 +123,6 @@ func describe(o other, head []byte) string {
 		return fmt.Sprintf("text starting %q", line)
 	}
 	return "binary data"
-}
-
-// isText reports whether head is UTF-8 text without control characters
-// other than tab, newline, carriage return and form feed.
-func isText(head []byte) bool {
-	for len(head) > 0 {
-		r, n := utf8.DecodeRune(head)
-		if r == utf8.RuneError && n <= 1 {
-			return len(head) < utf8.UTFMax && !utf8.FullRune(head)
-		}
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f {
-			return false
-		}
-		head = head[n:]
-	}
-	return true
 }
 
 // wantLog says what a log is, for errors about paths that are not logs.
