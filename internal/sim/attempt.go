@@ -1,0 +1,220 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// GC share of CPU time, and how memory pressure raises it.
+const (
+	gcShare         = 0.04
+	gcShareMemory   = 0.3
+	memPerCore      = 1.5 * 1024 * mb // heap an executor or container holds per core
+	mapSortBuffer   = 80 * mb         // io.sort.mb (100 MB) x spill percent (0.8)
+	reduceMergeHold = 200 * mb        // shuffle bytes a reduce keeps in memory before merging on disk
+)
+
+// execute runs attempt t at locality loc: it lays out its phases from the
+// data it processes and the speed of the resources it uses, decides whether
+// it fails, and records its resource use for node metrics.
+func (e *engine) execute(t *taskRun, loc model.Locality) work {
+	var w work
+	p := &phases{cur: e.now}
+	nd := t.exec.node
+	r := e.resourcesOf(nd)
+	noise := e.noise()
+	ionoise := math.Sqrt(noise)
+	if t.st.app.plan.engine == model.MapReduce {
+		e.mrAttempt(&w, p, t, loc, r, noise, ionoise)
+	} else {
+		e.sparkAttempt(&w, p, t, loc, r, noise, ionoise)
+	}
+	w.finish = max(p.cur, e.now+1)
+	sch := &e.sc.Scheduler
+	timeout := int64(sch.TimeoutS * 1000)
+	switch {
+	case t.st.plan.hungTask == t.index && t.attempt == 0:
+		// The attempt stops making progress after its start until it times out.
+		cut := e.now + min(w.finish-e.now, 500)
+		p.cut(cut)
+		w.finish, w.failed, w.hungTask = cut+timeout, true, true
+	case nd.hangIn(e.now, w.finish) >= 0:
+		h := nd.hangIn(e.now, w.finish)
+		p.cut(h)
+		w.finish, w.failed, w.nodeHung = h+timeout, true, true
+	case t.attempt < 3 && e.rng.Float64() < sch.TaskFailureRate:
+		cut := e.now + int64(float64(w.finish-e.now)*(0.1+0.8*e.rng.Float64()))
+		p.cut(cut)
+		w.finish, w.failed = max(cut, e.now+1), true
+	}
+	if w.failed {
+		w.shuffleOut = 0
+	}
+	for _, iv := range p.ivs {
+		e.sink.add(iv.n, iv.ch, iv.start, iv.end, iv.rate)
+	}
+	if e.sc.Scheduler.Speculation {
+		t.ivs = p.ivs
+	}
+	return w
+}
+
+// sparkAttempt lays out a Spark task: scheduler delay, deserialization,
+// input read or shuffle fetch, compute, shuffle write, output write and
+// result serialization, with the metrics Spark 3.5 reports for them.
+func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r resources, noise, ionoise float64) {
+	sp, nd := t.st.plan, t.exec.node
+	m := &w.m
+	p.add(float64(2 + e.rng.IntN(12)))
+	deser := float64(5 + e.rng.IntN(30))
+	if t.exec.idleSince == 0 || len(t.st.durations) == 0 && t.attempt == 0 && e.rng.IntN(4) == 0 {
+		deser += float64(200 + e.rng.IntN(400))
+	}
+	start := p.cur
+	p.add(deser, use{nd, chUser, 1})
+	m[model.ExecutorDeserializeTime] = int64(deser)
+	m[model.ExecutorDeserializeCPUNanos] = int64(deser * 0.8e6)
+	read := e.readInput(p, t, loc, r, ionoise)
+	if sp.input == inNone {
+		read = sp.inBytes[t.index]
+	} else if sp.input != inShuffle {
+		m[model.InputBytes] = read
+		m[model.InputRecords] = int64(float64(read) / t.st.app.plan.class.recordBytes)
+	}
+	processed := read
+	if sp.input == inShuffle {
+		total, remote, ms := e.fetchShuffle(p, t, r, ionoise)
+		processed = total
+		recs := int64(float64(total) / t.st.app.plan.class.recordBytes)
+		m[model.ShuffleRemoteBytesRead] = remote
+		m[model.ShuffleLocalBytesRead] = total - remote
+		nsrc := int64(max(1, len(t.st.sources)))
+		m[model.ShuffleRemoteBlocksFetched] = nsrc - 1
+		m[model.ShuffleLocalBlocksFetched] = 1
+		m[model.ShuffleFetchWaitTime] = int64(ms * 0.8)
+		m[model.ShuffleRecordsRead] = recs
+		m[model.ShuffleRemoteReqsDuration] = int64(ms)
+	}
+	nsPerByte := sp.nsPerByte
+	cpuMs := e.compute(p, nd, r, processed, nsPerByte, noise)
+	gc := gcShare
+	if r.cpu < nd.class.CPUSpeed && nd.cpuFactor(e.now) < 1 && nd.diskFactor(e.now) < 1 {
+		gc = gcShareMemory
+	}
+	m[model.JVMGCTime] = int64(cpuMs * gc)
+	m[model.PeakExecutionMemory] = min(processed/4, 512*mb)
+	if sp.outRatio > 0 {
+		out := int64(float64(processed) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
+		ms := float64(out) / r.disk * 1000 * 0.5 * ionoise
+		p.add(ms, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.3})
+		w.shuffleOut = max(out, 1)
+		m[model.ShuffleWriteBytes] = out
+		m[model.ShuffleWriteRecords] = int64(float64(out) / t.st.app.plan.class.recordBytes)
+		m[model.ShuffleWriteNanos] = int64(ms * 1e6)
+		if out > 256*mb {
+			m[model.MemoryBytesSpilled] = out * 2
+			m[model.DiskBytesSpilled] = out / 2
+		}
+	}
+	if sp.writeRatio > 0 {
+		o := int64(float64(processed) * sp.writeRatio)
+		e.writeHDFS(p, t, r, o, ionoise)
+		m[model.OutputBytes] = o
+		m[model.OutputRecords] = int64(float64(o) / t.st.app.plan.class.recordBytes)
+	}
+	runMs := p.cur - start - int64(deser)
+	m[model.ExecutorRunTime] = max(runMs, 0)
+	m[model.ExecutorCPUNanos] = int64(cpuMs*1e6) + int64(float64(runMs-int64(cpuMs))*0.15e6)
+	ser := float64(e.rng.IntN(4))
+	p.add(ser, use{nd, chUser, 1})
+	m[model.ResultSerializationTime] = int64(ser)
+	m[model.ResultSize] = int64(1500 + e.rng.IntN(2000))
+}
+
+// mrAttempt lays out a MapReduce task through the generic phases of Zhang,
+// Cherkasova and Loo, "Benchmarking Approach for Designing a MapReduce
+// Performance Model" (ICPE'13, §3): a map runs read, map, collect, spill and
+// merge (or write, for map-only jobs); a reduce runs shuffle, merge (sort),
+// reduce and write. Each phase's time is the data it handles over the speed
+// of the resource it uses, times noise. Counters are the ones Hadoop 3 logs,
+// in the model's mapping (see package mapreduce).
+func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r resources, noise, ionoise float64) {
+	sp, nd := t.st.plan, t.exec.node
+	cls := t.st.app.plan.class
+	m := &w.m
+	p.add(float64(700+e.rng.IntN(800)), use{nd, chUser, 1}) // container JVM start
+	var cpuMs float64
+	if sp.kind == model.StageMap {
+		in := e.readInput(p, t, loc, r, ionoise) // read
+		if sp.input == inNone {
+			in = sp.inBytes[t.index]
+		} else {
+			m[model.HDFSBytesRead] = in + 120
+			m[model.InputBytes] = in + 120
+		}
+		recs := int64(float64(in) / cls.recordBytes)
+		m[model.MapInputRecords], m[model.InputRecords] = recs, recs
+		cpuMs += e.compute(p, nd, r, in, sp.nsPerByte, noise) // map
+		if sp.writeRatio > 0 {                                // map-only: write
+			w.mapEnd = p.cur
+			o := int64(float64(in) * sp.writeRatio)
+			e.writeHDFS(p, t, r, o, ionoise)
+			m[model.HDFSBytesWritten], m[model.OutputBytes] = o, o
+			orecs := int64(float64(o) / cls.recordBytes)
+			m[model.MapOutputRecords], m[model.OutputRecords] = orecs, orecs
+		} else {
+			out := int64(float64(in) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
+			orecs := int64(float64(out) / cls.recordBytes)
+			cpuMs += e.compute(p, nd, r, out, 2, 1) // collect: serialize and partition into the buffer
+			w.mapEnd = p.cur
+			spill := float64(out) / r.disk * 1000 * ionoise // spill: sort and write
+			cpuMs += e.compute(p, nd, r, out, 3, 1)
+			p.add(spill, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.2})
+			fileW, fileR, spilled := out, int64(0), orecs
+			if out > mapSortBuffer { // merge: read the spills, write one sorted file
+				p.add(2*float64(out)/r.disk*1000*ionoise, use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
+					use{nd, chBusy, 2 * float64(out) / r.disk}, use{nd, chUser, 0.4})
+				fileW, fileR, spilled = 2*out, out, 2*orecs
+			}
+			w.shuffleOut = max(out, 1)
+			m[model.MapOutputRecords], m[model.ShuffleWriteRecords] = orecs, orecs
+			m[model.MapOutputBytes], m[model.ShuffleWriteBytes] = out, out
+			m[model.FileBytesWritten], m[model.FileBytesRead], m[model.SpilledRecords] = fileW, fileR, spilled
+		}
+		m[model.MapPhaseFinish] = w.mapEnd
+	} else {
+		total, remote, _ := e.fetchShuffle(p, t, r, ionoise) // shuffle
+		w.shuffleEnd = p.cur
+		recs := int64(float64(total) / cls.recordBytes)
+		fileW, fileR := int64(0), int64(0)
+		if total > reduceMergeHold { // merge (sort) on disk
+			p.add(2*float64(total)/r.disk*1000*ionoise, use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
+				use{nd, chBusy, 2 * float64(total) / r.disk}, use{nd, chUser, 0.4})
+			fileW, fileR = total, total
+		}
+		w.sortEnd = p.cur
+		cpuMs += e.compute(p, nd, r, total, sp.nsPerByte, noise) // reduce
+		o := int64(float64(total) * sp.writeRatio)
+		e.writeHDFS(p, t, r, o, ionoise) // write
+		orecs := int64(float64(o) / cls.recordBytes)
+		m[model.ReduceShuffleBytes], m[model.ShuffleRemoteBytesRead] = remote, remote
+		m[model.ReduceInputRecords], m[model.ShuffleRecordsRead] = recs, recs
+		m[model.ReduceOutputRecords], m[model.OutputRecords] = orecs, orecs
+		m[model.HDFSBytesWritten], m[model.OutputBytes] = o, o
+		m[model.FileBytesWritten], m[model.FileBytesRead] = fileW, fileR
+		m[model.SpilledRecords] = recs
+		m[model.ShufflePhaseFinish], m[model.SortPhaseFinish] = w.shuffleEnd, w.sortEnd
+	}
+	gc := gcShare
+	if nd.cpuFactor(e.now) < 1 && nd.diskFactor(e.now) < 1 {
+		gc = gcShareMemory
+	}
+	cpu := int64(cpuMs) + 600
+	m[model.CPUMillis] = cpu
+	m[model.ExecutorCPUNanos] = cpu * 1_000_000
+	m[model.JVMGCTime] = int64(cpuMs * gc)
+	m[model.PhysicalMemoryBytes] = int64(300+e.rng.IntN(300)) * mb
+	m[model.VirtualMemoryBytes] = int64(2600+e.rng.IntN(200)) * mb
+	m[model.CommittedHeapBytes] = int64(400+e.rng.IntN(200)) * mb
+}

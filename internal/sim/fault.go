@@ -1,0 +1,101 @@
+package sim
+
+// faultRun is a fault on one node over [start, end) simulated epoch ms.
+type faultRun struct {
+	spec       FaultSpec
+	start, end int64
+}
+
+func (f *faultRun) active(t int64) bool { return t >= f.start && t < f.end }
+
+// Effects of faults on the work of a node. A CPU hog runs as many busy
+// threads as the node has cores, so tasks get half the CPU (Ganesha's
+// oversubscription); a disk hog takes about two thirds of the disk
+// bandwidth; a slow disk delivers a fifth of it; memory pressure makes the
+// JVMs collect garbage and the kernel page, slowing CPU and disk work; packet
+// loss p cuts TCP throughput, to about 1/(1+60p) (a quarter at 5%, a thirty-
+// second at 50%), for every transfer to or from the node.
+const (
+	cpuHogFactor    = 0.5
+	diskHogFactor   = 0.35
+	slowDiskFactor  = 0.2
+	memoryCPUFactor = 0.7
+	memoryIOFactor  = 0.8
+	hogDiskShare    = 0.65 // of the node's disk bandwidth, written by the disk hog
+)
+
+// lossFactor is the throughput left at packet-loss rate p.
+func lossFactor(p float64) float64 { return 1 / (1 + 60*p) }
+
+// cpuFactor is the share of normal CPU speed a task gets on n at t.
+func (n *node) cpuFactor(t int64) float64 {
+	f := 1.0
+	for _, fr := range n.faults {
+		if !fr.active(t) {
+			continue
+		}
+		switch fr.spec.Kind {
+		case FaultCPUHog:
+			f *= cpuHogFactor
+		case FaultMemory:
+			f *= memoryCPUFactor
+		}
+	}
+	return f
+}
+
+// diskFactor is the share of normal disk bandwidth a task gets on n at t.
+func (n *node) diskFactor(t int64) float64 {
+	f := 1.0
+	for _, fr := range n.faults {
+		if !fr.active(t) {
+			continue
+		}
+		switch fr.spec.Kind {
+		case FaultDiskHog:
+			f *= diskHogFactor
+		case FaultSlowDisk:
+			f *= slowDiskFactor
+		case FaultMemory:
+			f *= memoryIOFactor
+		}
+	}
+	return f
+}
+
+// netFactor is the share of normal network throughput of transfers to or from n at t.
+func (n *node) netFactor(t int64) float64 {
+	f := 1.0
+	for _, fr := range n.faults {
+		if fr.spec.Kind == FaultPacketLoss && fr.active(t) {
+			f *= lossFactor(fr.spec.Loss)
+		}
+	}
+	return f
+}
+
+// hangIn returns the start of a hang of n that begins before until while
+// covering or following from, or -1.
+func (n *node) hangIn(from, until int64) int64 {
+	best := int64(-1)
+	for _, fr := range n.faults {
+		if fr.spec.Kind != FaultHang || fr.end <= from || fr.start >= until {
+			continue
+		}
+		s := max(fr.start, from)
+		if best < 0 || s < best {
+			best = s
+		}
+	}
+	return best
+}
+
+// hungAt reports whether n is hung at t, and until when.
+func (n *node) hungAt(t int64) (bool, int64) {
+	for _, fr := range n.faults {
+		if fr.spec.Kind == FaultHang && fr.active(t) {
+			return true, fr.end
+		}
+	}
+	return false, 0
+}

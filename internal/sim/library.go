@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+)
+
+// library holds the named scenarios. Each constructor returns a fresh,
+// unresolved scenario, so callers may change it (for example the node
+// count) before simulating.
+var library = map[string]func() *Scenario{
+	"clean":           func() *Scenario { return base("clean", "a healthy heterogeneous 12-node cluster running four applications") },
+	"heterogeneous":   heterogeneous,
+	"cpu-hog":         func() *Scenario { return withFault("cpu-hog", FaultSpec{Kind: FaultCPUHog, Node: 3, StartS: 30, EndS: 200}) },
+	"disk-hog":        func() *Scenario { return withFault("disk-hog", FaultSpec{Kind: FaultDiskHog, Node: 5, StartS: 30, EndS: 200}) },
+	"packet-loss-5":   func() *Scenario { return withFault("packet-loss-5", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 30, EndS: 200, Loss: 0.05}) },
+	"packet-loss-50":  func() *Scenario { return withFault("packet-loss-50", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 30, EndS: 200, Loss: 0.5}) },
+	"hang":            func() *Scenario { return withFault("hang", FaultSpec{Kind: FaultHang, Node: 2, StartS: 40, EndS: 160}) },
+	"memory-pressure": func() *Scenario { return withFault("memory-pressure", FaultSpec{Kind: FaultMemory, Node: 4, StartS: 30, EndS: 200}) },
+	"slow-disk":       func() *Scenario { return withFault("slow-disk", FaultSpec{Kind: FaultSlowDisk, Node: 6, StartS: 0, EndS: 300}) },
+	"skew": func() *Scenario {
+		return withProblem("skew", ProblemSpec{Kind: ProblemSkew, App: 0, Stage: 1, Zipf: 1.2},
+			ProblemSpec{Kind: ProblemSkew, App: 1, Stage: 1, Zipf: 1.0})
+	},
+	"imbalance": func() *Scenario {
+		return withProblem("imbalance", ProblemSpec{Kind: ProblemImbalance, App: 0, Stage: 0, Nodes: []int{0, 1, 2}})
+	},
+	"placement": func() *Scenario {
+		return withProblem("placement", ProblemSpec{Kind: ProblemPlacement, App: 0, Stage: 0, Nodes: []int{4, 5, 6, 7, 8, 9}})
+	},
+	"hung-task": func() *Scenario {
+		return withProblem("hung-task", ProblemSpec{Kind: ProblemHungTask, App: 0, Stage: 0})
+	},
+	"speculation": func() *Scenario {
+		sc := withFault("speculation", FaultSpec{Kind: FaultCPUHog, Node: 3, StartS: 0, EndS: 300})
+		sc.Scheduler.Speculation = true
+		sc.Description = "a CPU hog all run long, with speculative execution on"
+		return sc
+	},
+	"dynamic": func() *Scenario {
+		sc := base("dynamic", "dynamic allocation of Spark executors, failures and retries")
+		sc.Scheduler.DynamicAllocation = true
+		sc.Scheduler.IdleTimeoutS = 10
+		sc.Scheduler.TaskFailureRate = 0.01
+		return sc
+	},
+	"demo":  demo,
+	"large": large,
+}
+
+// Names lists the named scenarios.
+func Names() []string {
+	var out []string
+	for n := range library {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Named returns a fresh copy of the named scenario, unresolved.
+func Named(name string) (*Scenario, error) {
+	f, ok := library[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: no scenario named %q (known: %v)", ErrScenario, name, Names())
+	}
+	return f(), nil
+}
+
+// classesHetero are three generations of machines, as clusters grow.
+func classesHetero() []HardwareClass {
+	return []HardwareClass{
+		{Name: "gen3-16c", Share: 0.34, Cores: 16, CPUSpeed: 1.3, DiskMBps: 400, NetMBps: 1100, MemoryGB: 128},
+		{Name: "gen2-8c", Share: 0.33, Cores: 8, CPUSpeed: 1.0, DiskMBps: 160, NetMBps: 115, MemoryGB: 64},
+		{Name: "gen1-8c", Share: 0.33, Cores: 8, CPUSpeed: 0.7, DiskMBps: 100, NetMBps: 110, MemoryGB: 32},
+	}
+}
+
+// base is the 12-node heterogeneous cluster and the four applications most
+// scenarios share: a CPU-bound Spark WordCount, a shuffle-heavy MapReduce
+// TeraSort, an iterative Spark KMeans and an IO-bound MapReduce Sort.
+func base(name, desc string) *Scenario {
+	return &Scenario{
+		Name: name, Description: desc, HorizonS: 240,
+		Cluster: ClusterSpec{Nodes: 12, Racks: 2, Classes: classesHetero()},
+		Apps: []AppSpec{
+			{Engine: "spark", Class: "wordcount", Name: "WordCount", SubmitS: 0, InputGB: 12, Executors: 6, Cores: 4, Partitions: 48},
+			{Engine: "mapreduce", Class: "terasort", Name: "TeraSort", SubmitS: 5, InputGB: 6, Executors: 24, Partitions: 24},
+			{Engine: "spark", Class: "kmeans", Name: "KMeans", SubmitS: 60, InputGB: 4, Executors: 4, Cores: 4, Partitions: 16, Iterations: 4},
+			{Engine: "mapreduce", Class: "sort", Name: "Sort", SubmitS: 90, InputGB: 4, Executors: 16, Partitions: 16},
+		},
+	}
+}
+
+func withFault(name string, f FaultSpec) *Scenario {
+	sc := base(name, "the clean workload with a "+f.Kind+" fault on one node")
+	sc.Faults = []FaultSpec{f}
+	return sc
+}
+
+func withProblem(name string, ps ...ProblemSpec) *Scenario {
+	sc := base(name, "the clean workload with a "+ps[0].Kind+" data problem")
+	sc.Problems = ps
+	return sc
+}
+
+// heterogeneous mixes four hardware generations with very different speeds.
+func heterogeneous() *Scenario {
+	sc := base("heterogeneous", "four hardware generations, from 0.5x to 1.6x CPU speed, on 16 nodes")
+	sc.Cluster.Nodes = 16
+	sc.Cluster.Racks = 4
+	sc.Cluster.Classes = append(classesHetero(), HardwareClass{Name: "gen0-4c", Share: 0.25, Cores: 4, CPUSpeed: 0.5, DiskMBps: 70, NetMBps: 100, MemoryGB: 16})
+	sc.Cluster.Classes[0].CPUSpeed = 1.6
+	return sc
+}
+
+// demo is `clusterlens demo`'s scenario: 12 heterogeneous nodes, a Spark
+// application and a MapReduce job, a CPU hog on one node, a disk hog on
+// another, and a skewed stage.
+func demo() *Scenario {
+	sc := base("demo", "12 heterogeneous nodes; a CPU hog on node 4, a disk hog on node 6, a skewed Spark stage")
+	sc.Apps = sc.Apps[:2]
+	sc.HorizonS = 150
+	sc.Faults = []FaultSpec{{Kind: FaultCPUHog, Node: 3, StartS: 20, EndS: 120}, {Kind: FaultDiskHog, Node: 5, StartS: 20, EndS: 120}}
+	sc.Problems = []ProblemSpec{{Kind: ProblemSkew, App: 0, Stage: 1, Zipf: 1.2}}
+	return sc
+}
+
+// large is the scale benchmark: 10,000 nodes in 250 racks for an hour of
+// applications arriving at random, node metrics for every 100th node.
+func large() *Scenario {
+	return &Scenario{
+		Name: "large", Description: "10,000 nodes, one hour of a random Spark and MapReduce job mix", HorizonS: 3600,
+		Cluster:  ClusterSpec{Nodes: 10000, Racks: 250, Classes: classesHetero()},
+		Arrivals: &ArrivalSpec{PerMinute: 6, SparkShare: 0.5, InputGB: 100, Executors: 50, Cores: 4},
+		Faults: []FaultSpec{{Kind: FaultCPUHog, Node: 17, StartS: 600, EndS: 1800}, {Kind: FaultDiskHog, Node: 4242, StartS: 900, EndS: 2400},
+			{Kind: FaultPacketLoss, Node: 777, StartS: 1200, EndS: 2000, Loss: 0.05}},
+		Metrics: MetricsSpec{EveryNth: 100},
+	}
+}

@@ -1,0 +1,241 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Result is one simulation: the applications as the logs describe them,
+// the ground truth and the resolved scenario.
+type Result struct {
+	Scenario *Scenario
+	Seed     uint64
+	Apps     []*model.App
+	Truth    *Truth
+}
+
+// Simulate runs sc with seed, streaming node metrics as CSV to metrics
+// (nil: none). The same scenario and seed always give the same result.
+func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
+	if err := sc.Resolve(); err != nil {
+		return nil, err
+	}
+	cl := newCluster(&sc.Cluster, newRNG(seed, 1))
+	for _, f := range sc.Faults {
+		n := cl.nodes[f.Node]
+		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000)})
+	}
+	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs}
+	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
+	specs := append([]AppSpec(nil), sc.Apps...)
+	specs = append(specs, arrivals(sc, newRNG(seed, 5))...)
+	prng := newRNG(seed, 2)
+	truth := &Truth{Scenario: sc.Name, Seed: seed, StartMs: sc.StartMs}
+	clusterTS := strconv.FormatInt(sc.StartMs-86_400_000, 10)
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case specs[a].SubmitS < specs[b].SubmitS:
+			return -1
+		case specs[a].SubmitS > specs[b].SubmitS:
+			return 1
+		}
+		return 0
+	})
+	runs := make([]*appRun, len(specs))
+	for seq, i := range order {
+		spec := specs[i]
+		plan := newPlan(i, spec, sc, cl, prng)
+		a := &appRun{plan: plan, hosts: model.NewInterner(), reasons: map[model.Reason]uint32{},
+			stages: make([]*stageRun, len(plan.stages)), clusterTS: clusterTS, seq: seq + 1,
+			timeoutS: sc.Scheduler.TimeoutS, portBase: 30000 + prng.IntN(20000),
+			dynamic:     sc.Scheduler.DynamicAllocation && plan.engine == model.Spark,
+			speculation: sc.Scheduler.Speculation, driverHost: cl.nodes[prng.IntN(len(cl.nodes))].name}
+		for _, r := range cl.rackNames {
+			a.racks = append(a.racks, r)
+		}
+		app := &model.App{Name: spec.Name, User: "sim", Engine: plan.engine, Reasons: []model.Reason{{}},
+			Quality: model.Quality{Events: map[string]int64{}}}
+		if plan.engine == model.Spark {
+			app.ID = fmt.Sprintf("application_%s_%04d", clusterTS, seq+1)
+		} else {
+			app.ID = fmt.Sprintf("job_%s_%04d", clusterTS, seq+1)
+		}
+		plan.id = app.ID
+		a.app = app
+		a.truth = AppTruth{ID: app.ID, Engine: spec.Engine, Class: spec.Class, Name: spec.Name, Dominant: plan.class.dominant}
+		runs[i] = a
+		e.pending++
+		e.at(sc.StartMs+int64(spec.SubmitS*1000), event{kind: evAppArrive, app: a})
+	}
+	for _, i := range order {
+		e.apps = append(e.apps, runs[i])
+	}
+	if !e.sink.off {
+		e.at(sc.StartMs+e.sink.width, event{kind: evTick})
+	}
+	if err := e.run(); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	if err := e.sink.flush(); err != nil {
+		return nil, fmt.Errorf("write metrics: %w", err)
+	}
+	res := &Result{Scenario: sc, Seed: seed, Truth: truth}
+	for _, a := range e.apps {
+		if !a.done {
+			return nil, fmt.Errorf("simulate: application %s did not finish (cluster too small for it?)", a.app.ID)
+		}
+		res.Apps = append(res.Apps, a.app)
+	}
+	e.fillTruth(truth, runs)
+	return res, nil
+}
+
+// tick writes the metric samples of every bucket that has ended and plans
+// the next tick while anything may still happen.
+func (e *engine) tick() error {
+	s := e.sink
+	for s.base+(s.next+1)*s.width <= e.now {
+		if err := s.emit(); err != nil {
+			return fmt.Errorf("write metrics: %w", err)
+		}
+	}
+	end := e.sc.StartMs + int64(e.sc.HorizonS*1000)
+	for _, f := range e.sc.Faults {
+		end = max(end, e.sc.StartMs+int64(f.EndS*1000))
+	}
+	if e.pending > 0 || e.live > 0 || e.now < end || e.now < e.lastEnd+s.width {
+		e.at(e.now+s.width, event{kind: evTick})
+	}
+	return nil
+}
+
+// arrivals draws the random applications of sc.Arrivals: a Poisson process
+// over the horizon with a mix of classes and log-normal input sizes.
+func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
+	ar := sc.Arrivals
+	if ar == nil {
+		return nil
+	}
+	var out []AppSpec
+	t := 0.0
+	for {
+		t += rng.ExpFloat64() * 60 / ar.PerMinute
+		if t >= sc.HorizonS {
+			return out
+		}
+		spec := AppSpec{Engine: "mapreduce", SubmitS: math.Round(t*1000) / 1000, Executors: ar.Executors, Cores: ar.Cores}
+		if rng.Float64() < ar.SparkShare {
+			spec.Engine = "spark"
+			spec.Class = [...]string{"wordcount", "sort", "terasort", "kmeans"}[rng.IntN(4)]
+		} else {
+			spec.Class = [...]string{"wordcount", "sort", "terasort", "randomwriter"}[rng.IntN(4)]
+			spec.Cores = 1
+			spec.Executors = ar.Executors * max(1, ar.Cores)
+		}
+		spec.InputGB = math.Round(ar.InputGB*lognormal(rng, 0.8)*10) / 10
+		spec.InputGB = max(spec.InputGB, 0.5)
+		spec.Iterations = 3
+		spec.Partitions = max(1, int(spec.InputGB*4))
+		_ = spec.resolve()
+		out = append(out, spec)
+	}
+}
+
+// fillTruth writes the ground truth of a finished run.
+func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
+	sc := e.sc
+	tr.EndMs = max(e.lastEnd, e.sc.StartMs+int64(sc.HorizonS*1000))
+	for _, n := range e.cl.nodes {
+		tr.Nodes = append(tr.Nodes, NodeTruth{Host: n.name, Rack: e.cl.rackNames[n.rack], Class: n.class.Name,
+			Cores: n.class.Cores, Sampled: n.sampled})
+	}
+	tr.Faults = []FaultTruth{}
+	for _, f := range sc.Faults {
+		tr.Faults = append(tr.Faults, FaultTruth{Kind: f.Kind, Host: e.cl.nodes[f.Node].name,
+			StartMs: sc.StartMs + int64(f.StartS*1000), EndMs: sc.StartMs + int64(f.EndS*1000), Loss: f.Loss,
+			Resource: faultResource(f.Kind)})
+	}
+	tr.Problems = []ProblemTruth{}
+	for _, p := range sc.Problems {
+		a := runs[p.App]
+		si := a.plan.problemStage(p.Stage)
+		sp := a.plan.stages[si]
+		pt := ProblemTruth{Kind: p.Kind, App: a.app.ID, Stage: int32(si)}
+		if a.plan.engine == model.MapReduce {
+			pt.Stage = int32(min(si, 1))
+		}
+		if st := a.stages[si]; st != nil && st.m != nil {
+			pt.StartMs, pt.EndMs = st.m.Submitted, st.m.Completed
+		}
+		switch p.Kind {
+		case ProblemSkew:
+			pt.Tasks = skewedTasks(sp)
+		case ProblemHungTask:
+			pt.Tasks = []int32{sp.hungTask}
+		case ProblemImbalance, ProblemPlacement:
+			for _, n := range p.Nodes {
+				pt.Hosts = append(pt.Hosts, e.cl.nodes[n].name)
+			}
+		}
+		tr.Problems = append(tr.Problems, pt)
+	}
+	for _, a := range e.apps {
+		t := a.truth
+		t.StartMs, t.EndMs = a.app.Start, a.app.End
+		t.Jobs = len(a.app.Jobs)
+		t.Stages = len(a.app.Stages)
+		hosts := map[uint32]bool{}
+		for _, st := range a.app.Stages {
+			for i := range st.Tasks {
+				hosts[st.Tasks[i].Host] = true
+			}
+		}
+		t.Hosts = len(hosts)
+		t.Executors = len(a.execs)
+		tr.Apps = append(tr.Apps, t)
+	}
+	s := e.sink
+	tr.Metrics = MetricsTruth{IntervalS: sc.Metrics.IntervalS, Samples: s.samples, Rows: s.rows,
+		Metrics: len(MetricNames), TotalNodes: len(e.cl.nodes)}
+	for _, n := range e.cl.nodes {
+		if n.sampled {
+			tr.Metrics.SampledOf++
+		}
+	}
+}
+
+// skewedTasks lists the tasks whose input is over 1.5x the stage's median.
+func skewedTasks(sp *stagePlan) []int32 {
+	size := make([]float64, sp.tasks)
+	for i := range size {
+		switch {
+		case sp.input == inShuffle:
+			size[i] = sp.weights[i]
+		default:
+			size[i] = float64(sp.inBytes[i])
+		}
+	}
+	sorted := append([]float64(nil), size...)
+	slices.Sort(sorted)
+	med := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		med = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	var out []int32
+	for i, v := range size {
+		if v > 1.5*med {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}

@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Scenario describes one simulation: the cluster, the work, the scheduler's
+// options, the injected faults and data problems, and how node metrics are
+// sampled. docs/SIMULATOR.md documents its JSON form. Zero fields take the
+// defaults that Resolve fills in.
+type Scenario struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// StartMs is the simulated wall-clock start (epoch ms).
+	StartMs int64 `json:"startMs,omitempty"`
+	// HorizonS is how long apps may arrive (random arrivals) and the least
+	// time metrics cover, in seconds; the run lasts until the last app ends.
+	HorizonS  float64       `json:"horizonS,omitempty"`
+	Cluster   ClusterSpec   `json:"cluster"`
+	Apps      []AppSpec     `json:"apps,omitempty"`
+	Arrivals  *ArrivalSpec  `json:"arrivals,omitempty"`
+	Scheduler SchedulerSpec `json:"scheduler"`
+	Faults    []FaultSpec   `json:"faults,omitempty"`
+	Problems  []ProblemSpec `json:"problems,omitempty"`
+	Metrics   MetricsSpec   `json:"metrics"`
+}
+
+// ClusterSpec is the hardware: nodes spread over racks, each node of a
+// hardware class chosen by the classes' shares.
+type ClusterSpec struct {
+	Nodes   int             `json:"nodes"`
+	Racks   int             `json:"racks,omitempty"`
+	Classes []HardwareClass `json:"classes,omitempty"`
+	// BlockMB is the HDFS block size; Replicas the replication factor.
+	BlockMB  int `json:"blockMB,omitempty"`
+	Replicas int `json:"replicas,omitempty"`
+}
+
+// HardwareClass is one kind of node. CPUSpeed is relative to the reference
+// machine the job classes' costs are given for (1.0).
+type HardwareClass struct {
+	Name     string  `json:"name"`
+	Share    float64 `json:"share"`
+	Cores    int     `json:"cores"`
+	CPUSpeed float64 `json:"cpuSpeed"`
+	DiskMBps float64 `json:"diskMBps"`
+	NetMBps  float64 `json:"netMBps"`
+	MemoryGB float64 `json:"memoryGB"`
+}
+
+// AppSpec is one Spark application or MapReduce job.
+type AppSpec struct {
+	// Engine is "spark" or "mapreduce".
+	Engine string `json:"engine"`
+	// Class is the job class: wordcount (CPU-bound), sort and randomwriter
+	// (IO-bound), terasort (shuffle-heavy), kmeans (iterative, Spark).
+	Class   string  `json:"class"`
+	Name    string  `json:"name,omitempty"`
+	SubmitS float64 `json:"submitS"`
+	InputGB float64 `json:"inputGB"`
+	// Executors and Cores per executor (Spark); for MapReduce, Executors is
+	// the number of containers (task slots) the job may hold at once.
+	Executors int `json:"executors,omitempty"`
+	Cores     int `json:"cores,omitempty"`
+	// Partitions is the number of shuffle partitions (Spark) or reduces (MapReduce).
+	Partitions int `json:"partitions,omitempty"`
+	// Iterations of an iterative class (kmeans).
+	Iterations int `json:"iterations,omitempty"`
+}
+
+// ArrivalSpec adds random applications arriving as a Poisson process over
+// the horizon, for large scenarios.
+type ArrivalSpec struct {
+	PerMinute float64 `json:"perMinute"`
+	// SparkShare is the fraction of Spark applications (the rest are MapReduce).
+	SparkShare float64 `json:"sparkShare"`
+	// InputGB is the median input; sizes are log-normal around it.
+	InputGB   float64 `json:"inputGB"`
+	Executors int     `json:"executors"`
+	Cores     int     `json:"cores"`
+}
+
+// SchedulerSpec holds the scheduler's options.
+type SchedulerSpec struct {
+	// LocalityWaitMs is the delay-scheduling wait per locality level (Spark's spark.locality.wait, 3 s).
+	LocalityWaitMs int64 `json:"localityWaitMs,omitempty"`
+	Speculation    bool  `json:"speculation,omitempty"`
+	// DynamicAllocation lets Spark applications add executors while tasks wait and
+	// drop executors idle for IdleTimeoutS.
+	DynamicAllocation bool    `json:"dynamicAllocation,omitempty"`
+	IdleTimeoutS      float64 `json:"idleTimeoutS,omitempty"`
+	// TaskFailureRate is the chance that an attempt fails on its own (then retried).
+	TaskFailureRate float64 `json:"taskFailureRate,omitempty"`
+	// TimeoutS is how long a hung attempt runs before it is declared lost.
+	TimeoutS float64 `json:"timeoutS,omitempty"`
+	// NoiseSigma is the log-normal sigma of task-time noise; StragglerRate and
+	// StragglerFactor add a heavy tail (calibrated against real logs).
+	NoiseSigma      float64 `json:"noiseSigma,omitempty"`
+	StragglerRate   float64 `json:"stragglerRate,omitempty"`
+	StragglerFactor float64 `json:"stragglerFactor,omitempty"`
+}
+
+// FaultSpec is a node fault: kind, node index, window (seconds from start)
+// and, for packet loss, the loss rate.
+type FaultSpec struct {
+	Kind   string  `json:"kind"`
+	Node   int     `json:"node"`
+	StartS float64 `json:"startS"`
+	EndS   float64 `json:"endS"`
+	// Loss is the packet-loss rate (packet-loss faults).
+	Loss float64 `json:"loss,omitempty"`
+}
+
+// ProblemSpec is a data problem injected into one stage of one application
+// (index into the resolved application list; stage index in its plan).
+type ProblemSpec struct {
+	Kind  string `json:"kind"`
+	App   int    `json:"app"`
+	Stage int    `json:"stage"`
+	// Zipf exponent for skew (default 1.2).
+	Zipf float64 `json:"zipf,omitempty"`
+	// Nodes concerned: for imbalance the nodes that hold the stage's data
+	// (overloaded), for placement the nodes that hold none of its blocks.
+	Nodes []int `json:"nodes,omitempty"`
+}
+
+// MetricsSpec controls node metric samples.
+type MetricsSpec struct {
+	Off bool `json:"off,omitempty"`
+	// IntervalS between samples (default 1).
+	IntervalS int `json:"intervalS,omitempty"`
+	// EveryNth node is sampled (default 1: all). Faulty nodes are always sampled.
+	EveryNth int `json:"everyNth,omitempty"`
+}
+
+// Fault and problem kinds.
+const (
+	FaultCPUHog     = "cpu-hog"
+	FaultDiskHog    = "disk-hog"
+	FaultPacketLoss = "packet-loss"
+	FaultHang       = "hang"
+	FaultMemory     = "memory-pressure"
+	FaultSlowDisk   = "slow-disk"
+
+	ProblemSkew      = "skew"
+	ProblemImbalance = "imbalance"
+	ProblemPlacement = "placement"
+	ProblemHungTask  = "hung-task"
+)
+
+// ReadScenario reads a scenario from a JSON file.
+func ReadScenario(path string) (*Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	return ParseScenario(b)
+}
+
+// ParseScenario decodes a JSON scenario, rejecting unknown fields, and resolves it.
+func ParseScenario(b []byte) (*Scenario, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var sc Scenario
+	if err := dec.Decode(&sc); err != nil {
+		return nil, fmt.Errorf("parse scenario: %w", err)
+	}
+	if err := sc.Resolve(); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// ErrScenario marks an invalid scenario.
+var ErrScenario = errors.New("invalid scenario")
+
+// Resolve fills defaults and checks the scenario.
+func (sc *Scenario) Resolve() error {
+	if sc.StartMs == 0 {
+		sc.StartMs = 1767225600000 // 2026-01-01T00:00:00Z
+	}
+	c := &sc.Cluster
+	if c.Nodes <= 0 {
+		return fmt.Errorf("%w: cluster.nodes must be positive", ErrScenario)
+	}
+	if c.Racks <= 0 {
+		c.Racks = max(1, (c.Nodes+19)/20)
+	}
+	if c.Racks > c.Nodes {
+		c.Racks = c.Nodes
+	}
+	if len(c.Classes) == 0 {
+		c.Classes = []HardwareClass{{Name: "standard", Share: 1, Cores: 8, CPUSpeed: 1, DiskMBps: 150, NetMBps: 120, MemoryGB: 64}}
+	}
+	for i := range c.Classes {
+		h := &c.Classes[i]
+		if h.Share <= 0 || h.Cores <= 0 || h.CPUSpeed <= 0 || h.DiskMBps <= 0 || h.NetMBps <= 0 || h.MemoryGB <= 0 {
+			return fmt.Errorf("%w: class %q needs positive share, cores, cpuSpeed, diskMBps, netMBps, memoryGB", ErrScenario, h.Name)
+		}
+	}
+	if c.BlockMB <= 0 {
+		c.BlockMB = 128
+	}
+	if c.Replicas <= 0 {
+		c.Replicas = 3
+	}
+	s := &sc.Scheduler
+	if s.LocalityWaitMs == 0 {
+		s.LocalityWaitMs = 3000
+	}
+	if s.IdleTimeoutS == 0 {
+		s.IdleTimeoutS = 60
+	}
+	if s.TimeoutS == 0 {
+		s.TimeoutS = 120
+	}
+	if s.NoiseSigma == 0 {
+		s.NoiseSigma = 0.25
+	}
+	if s.StragglerRate == 0 {
+		s.StragglerRate = 0.02
+	}
+	if s.StragglerFactor == 0 {
+		s.StragglerFactor = 2.5
+	}
+	if s.TaskFailureRate < 0 || s.TaskFailureRate > 0.2 {
+		return fmt.Errorf("%w: scheduler.taskFailureRate must be in [0, 0.2]", ErrScenario)
+	}
+	if sc.Metrics.IntervalS <= 0 {
+		sc.Metrics.IntervalS = 1
+	}
+	if sc.Metrics.EveryNth <= 0 {
+		sc.Metrics.EveryNth = 1
+	}
+	for i := range sc.Apps {
+		if err := sc.Apps[i].resolve(); err != nil {
+			return fmt.Errorf("app %d: %w", i, err)
+		}
+	}
+	if a := sc.Arrivals; a != nil {
+		if a.PerMinute <= 0 || a.InputGB <= 0 {
+			return fmt.Errorf("%w: arrivals need perMinute and inputGB", ErrScenario)
+		}
+		if sc.HorizonS <= 0 {
+			return fmt.Errorf("%w: arrivals need horizonS", ErrScenario)
+		}
+	}
+	if len(sc.Apps) == 0 && sc.Arrivals == nil {
+		return fmt.Errorf("%w: no apps and no arrivals", ErrScenario)
+	}
+	for i, f := range sc.Faults {
+		if f.Node < 0 || f.Node >= c.Nodes || f.EndS <= f.StartS || f.StartS < 0 {
+			return fmt.Errorf("%w: fault %d: node in range and 0 <= startS < endS needed", ErrScenario, i)
+		}
+		switch f.Kind {
+		case FaultCPUHog, FaultDiskHog, FaultHang, FaultMemory, FaultSlowDisk:
+		case FaultPacketLoss:
+			if f.Loss <= 0 || f.Loss >= 1 {
+				return fmt.Errorf("%w: fault %d: loss must be in (0, 1)", ErrScenario, i)
+			}
+		default:
+			return fmt.Errorf("%w: fault %d: unknown kind %q", ErrScenario, i, f.Kind)
+		}
+	}
+	for i, p := range sc.Problems {
+		if p.App < 0 || p.App >= len(sc.Apps) {
+			return fmt.Errorf("%w: problem %d: app %d not among the listed apps", ErrScenario, i, p.App)
+		}
+		switch p.Kind {
+		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask:
+		default:
+			return fmt.Errorf("%w: problem %d: unknown kind %q", ErrScenario, i, p.Kind)
+		}
+		for _, n := range p.Nodes {
+			if n < 0 || n >= c.Nodes {
+				return fmt.Errorf("%w: problem %d: node %d out of range", ErrScenario, i, n)
+			}
+		}
+		if p.Kind == ProblemSkew && sc.Problems[i].Zipf == 0 {
+			sc.Problems[i].Zipf = 1.2
+		}
+	}
+	return nil
+}
+
+func (a *AppSpec) resolve() error {
+	switch a.Engine {
+	case "spark", "mapreduce":
+	default:
+		return fmt.Errorf("%w: engine %q: want spark or mapreduce", ErrScenario, a.Engine)
+	}
+	if _, ok := classes[a.Class]; !ok {
+		return fmt.Errorf("%w: unknown class %q", ErrScenario, a.Class)
+	}
+	if a.Class == "kmeans" && a.Engine != "spark" {
+		return fmt.Errorf("%w: kmeans is a Spark class", ErrScenario)
+	}
+	if a.InputGB <= 0 {
+		return fmt.Errorf("%w: inputGB must be positive", ErrScenario)
+	}
+	if a.Executors <= 0 {
+		a.Executors = 4
+	}
+	if a.Cores <= 0 {
+		a.Cores = 4
+		if a.Engine == "mapreduce" {
+			a.Cores = 1
+		}
+	}
+	if a.Partitions <= 0 {
+		a.Partitions = max(1, a.Executors*a.Cores)
+	}
+	if a.Iterations <= 0 {
+		a.Iterations = 5
+	}
+	if a.Name == "" {
+		a.Name = a.Class
+	}
+	return nil
+}

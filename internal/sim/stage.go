@@ -1,0 +1,365 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// stageRun is a submitted stage: its pending tasks indexed for delay
+// scheduling, its running attempts and its shuffle output.
+type stageRun struct {
+	app  *appRun
+	pi   int
+	plan *stagePlan
+	m    *model.Stage
+
+	pending  []bool // task index waits for an attempt
+	attempts []int32
+	done     []bool
+	nDone    int
+	running  map[*taskRun]struct{}
+	avoid    []int32 // node a retry should avoid, -1 for none
+	byExec   map[*execRun][]int32
+	byNode   map[int32][]int32
+	byRack   map[int][]int32
+	noPref   []int32
+	all      []int32
+	retries  []int32
+	specs    []*taskRun // attempts to copy (speculation)
+	nPending int
+	// nPendingPref counts pending tasks with a locality preference.
+	nPendingPref int
+	cl           *cluster
+
+	level     int   // Spark's current locality index: 0 process, 1 node, 2 rack, 3 any
+	waitSince int64 // last launch at the current level (or submission)
+	levels    [4]bool
+
+	outByNode map[int32]int64 // shuffle bytes written per node
+	outTotal  int64
+	shuffleIn int64 // total shuffle bytes the stage reads
+	sources   []source
+	lossySrc  []source // sources on nodes with a packet-loss fault
+	durations []int64 // successful attempt durations (speculation)
+}
+
+// source is a node holding shuffle output for a stage, with its share.
+type source struct {
+	node  *node
+	share float64
+}
+
+// newStage creates the run state of plan stage si of a (not yet submitted).
+func (e *engine) newStage(a *appRun, si int) *stageRun {
+	sp := a.plan.stages[si]
+	st := &stageRun{app: a, pi: si, plan: sp, running: map[*taskRun]struct{}{}}
+	a.stages[si] = st
+	return st
+}
+
+// submitStage makes a stage's tasks schedulable.
+func (e *engine) submitStage(st *stageRun) {
+	a, sp := st.app, st.plan
+	n := sp.tasks
+	st.pending = make([]bool, n)
+	st.attempts = make([]int32, n)
+	st.done = make([]bool, n)
+	st.avoid = make([]int32, n)
+	st.byExec = map[*execRun][]int32{}
+	st.byNode = map[int32][]int32{}
+	st.byRack = map[int][]int32{}
+	st.outByNode = map[int32]int64{}
+	for i := n - 1; i >= 0; i-- { // Spark pops from the end: push in reverse so task 0 goes first
+		idx := int32(i)
+		st.pending[i] = true
+		st.avoid[i] = -1
+		st.all = append(st.all, idx)
+		switch {
+		case sp.input == inHDFS:
+			racks := map[int]bool{}
+			for _, nd := range sp.prefs[i] {
+				st.byNode[nd] = append(st.byNode[nd], idx)
+				r := e.cl.nodes[nd].rack
+				if !racks[r] {
+					racks[r] = true
+					st.byRack[r] = append(st.byRack[r], idx)
+				}
+			}
+			st.levels[1], st.levels[2] = true, true
+		case sp.input == inCached && i < len(a.cachedAt) && a.cachedAt[i] != nil && !a.cachedAt[i].lost:
+			x := a.cachedAt[i]
+			st.byExec[x] = append(st.byExec[x], idx)
+			st.byNode[int32(x.node.idx)] = append(st.byNode[int32(x.node.idx)], idx)
+			st.levels[0], st.levels[1] = true, true
+		default:
+			st.noPref = append(st.noPref, idx)
+		}
+	}
+	st.levels[3] = true
+	st.level = 0
+	for !st.levels[st.level] {
+		st.level++
+	}
+	st.nPending = n
+	st.cl = e.cl
+	if sp.input == inHDFS || sp.input == inCached {
+		st.nPendingPref = n
+	}
+	st.waitSince = e.now
+	if sp.input == inShuffle {
+		st.gatherSources(e)
+	}
+	st.m = newModelStage(a, st, e.now)
+	a.active = append(a.active, st)
+	e.offerAll(a)
+}
+
+// gatherSources collects where the parents' shuffle output lives.
+func (st *stageRun) gatherSources(e *engine) {
+	byNode := map[int32]int64{}
+	var order []int32
+	for _, p := range st.plan.parents {
+		ps := st.app.stages[p]
+		if ps == nil {
+			continue
+		}
+		for nd, b := range ps.outByNode {
+			if _, ok := byNode[nd]; !ok {
+				order = append(order, nd)
+			}
+			byNode[nd] += b
+		}
+		st.shuffleIn += ps.outTotal
+	}
+	slices.Sort(order)
+	for _, nd := range order {
+		if st.shuffleIn > 0 {
+			src := source{node: e.cl.nodes[nd], share: float64(byNode[nd]) / float64(st.shuffleIn)}
+			st.sources = append(st.sources, src)
+			for _, f := range src.node.faults {
+				if f.spec.Kind == FaultPacketLoss {
+					st.lossySrc = append(st.lossySrc, src)
+					break
+				}
+			}
+		}
+	}
+}
+
+// allowedLevel advances the stage's locality level by the time waited (delay scheduling).
+func (st *stageRun) allowedLevel(now, wait int64) int {
+	for st.level < 3 {
+		if !st.levels[st.level] || (st.level < 3 && st.nPendingPref == 0) {
+			st.level++
+			continue
+		}
+		if now-st.waitSince < wait {
+			break
+		}
+		st.waitSince += wait
+		st.level++
+	}
+	return st.level
+}
+
+func (st *stageRun) hasPending(l []int32) bool {
+	for _, i := range l {
+		if st.pending[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// popFrom takes the last pending index of *l, dropping launched ones.
+func (st *stageRun) popFrom(l *[]int32, nodeIdx int32) int32 {
+	s := *l
+	for len(s) > 0 {
+		i := s[len(s)-1]
+		if !st.pending[i] {
+			s = s[:len(s)-1]
+			continue
+		}
+		if st.avoid[i] == nodeIdx {
+			break // leave it for another node
+		}
+		*l = s[:len(s)-1]
+		return i
+	}
+	*l = s
+	return -1
+}
+
+// pick chooses a task for executor x under delay scheduling and says at which locality.
+func (st *stageRun) pick(x *execRun, now, wait int64) (int32, model.Locality, bool) {
+	if st.nPending == 0 {
+		return -1, 0, false
+	}
+	nd := int32(x.node.idx)
+	// Retries and speculative copies first, anywhere but where they failed.
+	for k, i := range st.retries {
+		if st.pending[i] && st.avoid[i] != nd {
+			st.retries = append(st.retries[:k], st.retries[k+1:]...)
+			return i, st.localityOf(i, x), true
+		}
+	}
+	level := st.allowedLevel(now, wait)
+	if l, ok := st.byExec[x]; ok {
+		if i := st.popFrom(&l, nd); i >= 0 {
+			st.byExec[x] = l
+			return i, model.ProcessLocal, true
+		}
+		st.byExec[x] = l
+	}
+	if l, ok := st.byNode[nd]; ok {
+		if i := st.popFrom(&l, nd); i >= 0 {
+			st.byNode[nd] = l
+			return i, model.NodeLocal, true
+		}
+		st.byNode[nd] = l
+	}
+	if i := st.popFrom(&st.noPref, nd); i >= 0 {
+		return i, model.NoPref, true
+	}
+	if level >= 2 {
+		r := x.node.rack
+		if l, ok := st.byRack[r]; ok {
+			if i := st.popFrom(&l, nd); i >= 0 {
+				st.byRack[r] = l
+				return i, model.RackLocal, true
+			}
+			st.byRack[r] = l
+		}
+	}
+	if level >= 3 {
+		if i := st.popFrom(&st.all, nd); i >= 0 {
+			return i, st.localityOf(i, x), true
+		}
+	}
+	return -1, 0, false
+}
+
+// localityOf is where x stands relative to task i's data.
+func (st *stageRun) localityOf(i int32, x *execRun) model.Locality {
+	sp := st.plan
+	switch sp.input {
+	case inHDFS:
+		for _, nd := range sp.prefs[i] {
+			if int(nd) == x.node.idx {
+				return model.NodeLocal
+			}
+		}
+		for _, nd := range sp.prefs[i] {
+			if st.cl.nodes[nd].rack == x.node.rack {
+				return model.RackLocal
+			}
+		}
+		return model.AnyLocality
+	case inCached:
+		if int(i) < len(st.app.cachedAt) && st.app.cachedAt[i] == x {
+			return model.ProcessLocal
+		}
+		return model.AnyLocality
+	}
+	return model.NoPref
+}
+
+// offerAll offers every free core of a to its active stages.
+func (e *engine) offerAll(a *appRun) {
+	for _, x := range a.execs {
+		e.offer(x)
+	}
+	e.scheduleReoffer(a)
+}
+
+// offer fills executor x's free cores with tasks of its application's active stages.
+func (e *engine) offer(x *execRun) {
+	a := x.app
+	if x.lost || a.done {
+		return
+	}
+	if hung, until := x.node.hungAt(e.now); hung {
+		e.reofferAt(a, until)
+		return
+	}
+	for x.free > 0 {
+		launched := false
+		for _, st := range a.active {
+			i, loc, ok := st.pick(x, e.now, e.localityWait(st))
+			if !ok {
+				continue
+			}
+			e.launch(st, i, x, loc, nil)
+			launched = true
+			break
+		}
+		if !launched {
+			return
+		}
+	}
+}
+
+func (e *engine) localityWait(st *stageRun) int64 {
+	if st.plan.localityWait > 0 {
+		return st.plan.localityWait
+	}
+	return e.sc.Scheduler.LocalityWaitMs
+}
+
+// scheduleReoffer plans another offer round when a stage holds tasks back for locality.
+func (e *engine) scheduleReoffer(a *appRun) {
+	for _, st := range a.active {
+		if st.nPending > 0 && st.level < 3 {
+			e.reofferAt(a, st.waitSince+e.localityWait(st))
+		}
+	}
+}
+
+func (e *engine) reofferAt(a *appRun, t int64) {
+	t = max(t, e.now+1)
+	if a.offerAt != 0 && a.offerAt <= t {
+		return
+	}
+	a.offerAt = t
+	e.at(t, event{kind: evOffer, app: a})
+}
+
+// stageDone completes a stage and submits what it unblocks.
+func (e *engine) stageDone(st *stageRun) {
+	a := st.app
+	completeModelStage(st, e.now)
+	for k, s := range a.active {
+		if s == st {
+			a.active = append(a.active[:k], a.active[k+1:]...)
+			break
+		}
+	}
+	jp := &a.plan.jobs[a.job]
+	allDone := true
+	for _, si := range jp.stages {
+		s := a.stages[si]
+		if s == nil {
+			allDone = false
+			ready := true
+			for _, p := range a.plan.stages[si].parents {
+				if ps := a.stages[p]; ps == nil || ps.m == nil || ps.m.Status != model.StageComplete {
+					ready = false
+				}
+			}
+			if ready {
+				e.at(e.now+10+e.rng.Int64N(40), event{kind: evStageSubmit, app: a, st: e.newStage(a, si)})
+			}
+			continue
+		}
+		if s.m == nil || s.m.Status != model.StageComplete {
+			allDone = false
+		}
+	}
+	if allDone {
+		job := a.app.Jobs[a.job]
+		job.Completed, job.Status = e.now+2, model.JobSucceeded
+		e.at(e.now+driverGap(e.rng, a), event{kind: evJobStart, app: a})
+	}
+}
+

@@ -1,0 +1,98 @@
+package sim
+
+// Truth is what the simulator knows and analyses must find: the cluster,
+// the injected faults and data problems, and per application the counts
+// that reading its logs back must give. docs/SIMULATOR.md documents truth.json.
+type Truth struct {
+	Scenario string         `json:"scenario"`
+	Seed     uint64         `json:"seed"`
+	StartMs  int64          `json:"startMs"`
+	EndMs    int64          `json:"endMs"`
+	Nodes    []NodeTruth    `json:"nodes"`
+	Faults   []FaultTruth   `json:"faults"`
+	Problems []ProblemTruth `json:"problems"`
+	Apps     []AppTruth     `json:"apps"`
+	Metrics  MetricsTruth   `json:"metrics"`
+}
+
+// NodeTruth describes a node.
+type NodeTruth struct {
+	Host    string `json:"host"`
+	Rack    string `json:"rack"`
+	Class   string `json:"class"`
+	Cores   int    `json:"cores"`
+	Sampled bool   `json:"sampled"` // node metrics were written for it
+}
+
+// FaultTruth is an injected node fault.
+type FaultTruth struct {
+	Kind    string  `json:"kind"`
+	Host    string  `json:"host"`
+	StartMs int64   `json:"startMs"`
+	EndMs   int64   `json:"endMs"`
+	Loss    float64 `json:"loss,omitempty"`
+	// Resource is what the fault affects: cpu, disk, network or memory ("none" for a hang).
+	Resource string `json:"resource"`
+}
+
+// ProblemTruth is an injected data problem in one stage of one application.
+type ProblemTruth struct {
+	Kind  string `json:"kind"`
+	App   string `json:"app"`
+	Stage int32  `json:"stage"`
+	// Hosts: for imbalance the overloaded hosts holding all the stage's data;
+	// for placement the hosts holding none of its blocks.
+	Hosts []string `json:"hosts,omitempty"`
+	// Tasks: for skew the task indexes whose data is over 1.5x the stage's
+	// median (HybridTune's threshold); for a hung task its index.
+	Tasks   []int32 `json:"tasks,omitempty"`
+	StartMs int64   `json:"startMs,omitempty"`
+	EndMs   int64   `json:"endMs,omitempty"`
+}
+
+// AppTruth is what one application did, as its logs must show.
+type AppTruth struct {
+	ID     string `json:"id"`
+	Engine string `json:"engine"`
+	Class  string `json:"class"`
+	Name   string `json:"name"`
+	// Dominant is the class's dominant resource: cpu, disk or network.
+	Dominant string `json:"dominant"`
+	// Path is where its log was written, relative to the output folder.
+	Path     string `json:"path"`
+	StartMs  int64  `json:"startMs"`
+	EndMs    int64  `json:"endMs"`
+	Jobs     int    `json:"jobs"`
+	Stages   int    `json:"stages"`
+	Attempts int    `json:"taskAttempts"` // finished attempts, any outcome
+	Failed   int    `json:"failedAttempts"`
+	Killed   int    `json:"killedAttempts"`
+	Hosts    int    `json:"hosts"` // hosts that ran attempts
+	// Executors is the number of executors (Spark) or containers (MapReduce) used.
+	Executors int `json:"executors"`
+}
+
+// MetricsTruth says what metrics were written.
+type MetricsTruth struct {
+	Path       string `json:"path,omitempty"`
+	IntervalS  int    `json:"intervalS"`
+	Samples    int64  `json:"nodeSamples"`
+	Rows       int64  `json:"rows"`
+	Metrics    int    `json:"metricsPerSample"`
+	SampledOf  int    `json:"sampledNodes"`
+	TotalNodes int    `json:"totalNodes"`
+}
+
+func faultResource(kind string) string {
+	switch kind {
+	case FaultCPUHog:
+		return "cpu"
+	case FaultDiskHog, FaultSlowDisk:
+		return "disk"
+	case FaultPacketLoss:
+		return "network"
+	case FaultMemory:
+		return "memory"
+	}
+	return "none"
+}
