@@ -1,0 +1,168 @@
+package perfmodel
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+)
+
+// ErrStalled is returned when the replay cannot finish every stage (a
+// dependency that never completes, which only malformed input produces).
+var ErrStalled = errors.New("replay stalled")
+
+// Plan is a workload prepared for replay: the recorded driver and scheduler
+// delays the replay keeps fixed, and the job order. Build it once with
+// NewPlan and Replay it for any number of slots.
+type Plan struct {
+	w *Workload
+	// Per stage: delay from readiness (job released and parents done) to its
+	// first task launch, and from its last task finish to its completion.
+	startDelay, endDelay []int64
+	children             [][]int
+	// Per job: delay from its predecessors' end to its submission, and from
+	// its last stage to its completion (for a job without stages, its span).
+	jobGap, jobTail []int64
+	ord             order
+	byPrereq        []int // job indexes by prerequisite count
+	// appTail is the time from the last job's completion to the application end.
+	appTail int64
+}
+
+// NewPlan prepares w for replay. The delays are measured on the recorded run
+// and never negative:
+//
+//   - a job is submitted when every job that completed before its recorded
+//     submission has completed, plus the recorded gap after the last of them
+//     (the driver's time between actions);
+//   - a stage becomes ready when its job is submitted and its parents are
+//     complete, and launches its first task after the recorded delay from that
+//     point (stage submission, scheduler delay);
+//   - a stage completes its recorded lag after its last task, and a job its
+//     recorded lag after its last stage;
+//   - the application ends its recorded lag after its last job.
+func NewPlan(w *Workload) *Plan {
+	p := &Plan{w: w, ord: jobOrder(w)}
+	n := len(w.Stages)
+	p.startDelay, p.endDelay = make([]int64, n), make([]int64, n)
+	p.children = make([][]int, n)
+	for i := range w.Stages {
+		s := &w.Stages[i]
+		base := w.Jobs[s.Job].Submitted
+		for _, par := range s.Parents {
+			base = max(base, w.Stages[par].Completed)
+			p.children[par] = append(p.children[par], i)
+		}
+		p.startDelay[i] = max(0, s.FirstLaunch-base)
+		p.endDelay[i] = max(0, s.Completed-s.LastFinish)
+	}
+	p.jobGap, p.jobTail = make([]int64, len(w.Jobs)), make([]int64, len(w.Jobs))
+	var lastJob int64
+	for k := range w.Jobs {
+		j := &w.Jobs[k]
+		base := w.Start
+		if pre := p.ord.prereq[k]; pre > 0 {
+			base = max(base, w.Jobs[p.ord.jobs[pre-1]].Completed)
+		}
+		p.jobGap[k] = max(0, j.Submitted-base)
+		if len(j.Stages) == 0 {
+			p.jobTail[k] = max(0, j.Completed-j.Submitted)
+		} else {
+			var last int64
+			for _, si := range j.Stages {
+				last = max(last, w.Stages[si].Completed)
+			}
+			p.jobTail[k] = max(0, j.Completed-last)
+		}
+		lastJob = max(lastJob, j.Completed)
+	}
+	p.appTail = max(0, w.End-lastJob)
+	p.byPrereq = make([]int, len(w.Jobs))
+	for k := range p.byPrereq {
+		p.byPrereq[k] = k
+	}
+	sortByKey(p.byPrereq, func(k int) int { return p.ord.prereq[k] })
+	return p
+}
+
+// Replay runs the plan on slots task slots (cores / spark.task.cpus) and
+// returns the application's completion time in milliseconds.
+//
+// The scheduler follows Sparklens's CompletionEstimator and
+// PQParallelStageScheduler: stages start when their parents end, each task
+// takes its recorded duration and occupies a free slot as soon as one is
+// available, tasks are offered in the order they launched, and runnable
+// stages are served in Spark's FIFO order (job, then stage id). Unlike
+// Sparklens, which replays each job group separately and adds the driver
+// time back as one sum, jobs run on one shared cluster and the recorded
+// driver gaps stay where they happened, so concurrent jobs compete for slots.
+func (p *Plan) Replay(slots int) (int64, error) {
+	if slots <= 0 {
+		return 0, fmt.Errorf("replay with %d slots: need at least one", slots)
+	}
+	w := p.w
+	r := newRun(p, slots)
+	for _, k := range p.byPrereq {
+		if p.ord.prereq[k] > 0 {
+			break
+		}
+		r.at(p.jobGap[k], evJobRelease, k)
+		r.released++
+	}
+	var now, lastJob int64
+	for {
+		r.launch(now)
+		next, ok := r.next()
+		if !ok {
+			break
+		}
+		now = next
+		for r.tasks.Len() > 0 && r.tasks.items[0].t == now || r.events.Len() > 0 && r.events.items[0].t == now {
+			if r.tasks.Len() > 0 && r.tasks.items[0].t == now {
+				it := heap.Pop(&r.tasks).(item)
+				r.free++
+				r.finished[it.i]++
+				if r.finished[it.i] == len(w.Stages[it.i].Durations) {
+					r.at(now+p.endDelay[it.i], evStageDone, it.i)
+				}
+				continue
+			}
+			it := heap.Pop(&r.events).(item)
+			switch it.kind {
+			case evJobRelease:
+				r.jobReleased[it.i] = true
+				j := &w.Jobs[it.i]
+				if len(j.Stages) == 0 {
+					r.at(now+p.jobTail[it.i], evJobDone, it.i)
+				}
+				for _, si := range j.Stages {
+					if r.waiting[si] == 0 {
+						r.at(now+p.startDelay[si], evStageReady, si)
+					}
+				}
+			case evStageReady:
+				heap.Push(&r.runnable, it.i)
+			case evStageDone:
+				for _, c := range p.children[it.i] {
+					r.waiting[c]--
+					if r.waiting[c] == 0 && r.jobReleased[w.Stages[c].Job] {
+						r.at(now+p.startDelay[c], evStageReady, c)
+					}
+				}
+				k := w.Stages[it.i].Job
+				r.jobLeft[k]--
+				if r.jobLeft[k] == 0 {
+					r.at(now+p.jobTail[k], evJobDone, k)
+				}
+			case evJobDone:
+				r.jobDone[it.i] = true
+				r.done++
+				lastJob = max(lastJob, now)
+				r.releaseFollowers(now)
+			}
+		}
+	}
+	if r.done != len(w.Jobs) {
+		return 0, fmt.Errorf("%w: %d of %d jobs finished", ErrStalled, r.done, len(w.Jobs))
+	}
+	return lastJob + p.appTail, nil
+}

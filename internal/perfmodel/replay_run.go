@@ -1,0 +1,163 @@
+package perfmodel
+
+import (
+	"container/heap"
+	"slices"
+)
+
+// Event kinds of the replay, in the order they are handled at one instant.
+const (
+	evStageDone = iota
+	evJobDone
+	evJobRelease
+	evStageReady
+)
+
+// item is a timed task finish or event.
+type item struct {
+	t    int64
+	kind int
+	i    int // stage or job index
+	seq  int
+}
+
+// itemHeap orders items by time, then kind, then insertion.
+type itemHeap struct{ items []item }
+
+func (h *itemHeap) Len() int { return len(h.items) }
+func (h *itemHeap) Less(a, b int) bool {
+	x, y := &h.items[a], &h.items[b]
+	if x.t != y.t {
+		return x.t < y.t
+	}
+	if x.kind != y.kind {
+		return x.kind < y.kind
+	}
+	return x.seq < y.seq
+}
+func (h *itemHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
+func (h *itemHeap) Push(x any)    { h.items = append(h.items, x.(item)) }
+func (h *itemHeap) Pop() any {
+	n := len(h.items) - 1
+	x := h.items[n]
+	h.items = h.items[:n]
+	return x
+}
+
+// stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
+type stageHeap struct {
+	w  *Workload
+	st []int
+}
+
+func (h *stageHeap) Len() int { return len(h.st) }
+func (h *stageHeap) Less(a, b int) bool {
+	x, y := &h.w.Stages[h.st[a]], &h.w.Stages[h.st[b]]
+	jx, jy := h.w.Jobs[x.Job].ID, h.w.Jobs[y.Job].ID
+	if jx != jy {
+		return jx < jy
+	}
+	return x.ID < y.ID
+}
+func (h *stageHeap) Swap(a, b int) { h.st[a], h.st[b] = h.st[b], h.st[a] }
+func (h *stageHeap) Push(x any)    { h.st = append(h.st, x.(int)) }
+func (h *stageHeap) Pop() any {
+	n := len(h.st) - 1
+	x := h.st[n]
+	h.st = h.st[:n]
+	return x
+}
+
+// run is the state of one replay.
+type run struct {
+	p                 *Plan
+	free              int
+	tasks, events     itemHeap
+	runnable          stageHeap
+	seq               int
+	nextTask          []int // per stage: next task to launch
+	finished, waiting []int // per stage: tasks finished, parents not done
+	jobLeft           []int // per job: stages not done
+	jobReleased       []bool
+	jobDone           []bool
+	done              int // jobs done
+	prefix            int // jobs done in completion order, a prefix length
+	released          int // jobs released, in p.byPrereq order
+}
+
+func newRun(p *Plan, slots int) *run {
+	w := p.w
+	n := len(w.Stages)
+	r := &run{
+		p: p, free: slots, runnable: stageHeap{w: w},
+		nextTask: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
+		jobLeft: make([]int, len(w.Jobs)), jobReleased: make([]bool, len(w.Jobs)), jobDone: make([]bool, len(w.Jobs)),
+	}
+	r.tasks.items = make([]item, 0, min(slots, w.NumTasks()))
+	for i := range w.Stages {
+		r.waiting[i] = len(w.Stages[i].Parents)
+	}
+	for k := range w.Jobs {
+		r.jobLeft[k] = len(w.Jobs[k].Stages)
+	}
+	return r
+}
+
+// at schedules an event.
+func (r *run) at(t int64, kind, i int) {
+	r.seq++
+	heap.Push(&r.events, item{t: t, kind: kind, i: i, seq: r.seq})
+}
+
+// launch fills free slots with the tasks of the highest-priority runnable stages.
+func (r *run) launch(now int64) {
+	w := r.p.w
+	for r.free > 0 && r.runnable.Len() > 0 {
+		si := r.runnable.st[0]
+		d := w.Stages[si].Durations
+		for r.free > 0 && r.nextTask[si] < len(d) {
+			heap.Push(&r.tasks, item{t: now + d[r.nextTask[si]], i: si})
+			r.nextTask[si]++
+			r.free--
+		}
+		if r.nextTask[si] == len(d) {
+			heap.Pop(&r.runnable)
+		}
+	}
+}
+
+// next is the time of the next task finish or event.
+func (r *run) next() (int64, bool) {
+	switch {
+	case r.tasks.Len() > 0 && r.events.Len() > 0:
+		return min(r.tasks.items[0].t, r.events.items[0].t), true
+	case r.tasks.Len() > 0:
+		return r.tasks.items[0].t, true
+	case r.events.Len() > 0:
+		return r.events.items[0].t, true
+	}
+	return 0, false
+}
+
+// releaseFollowers advances the completed prefix of jobs in completion order
+// and releases the jobs whose predecessors now all completed, each after its
+// recorded gap.
+func (r *run) releaseFollowers(now int64) {
+	o := r.p.ord
+	for r.prefix < len(o.jobs) && r.jobDone[o.jobs[r.prefix]] {
+		r.prefix++
+	}
+	for r.released < len(r.p.byPrereq) {
+		k := r.p.byPrereq[r.released]
+		if o.prereq[k] > r.prefix {
+			return
+		}
+		r.at(now+r.p.jobGap[k], evJobRelease, k)
+		r.released++
+	}
+}
+
+// sortByKey sorts xs stably by key.
+func sortByKey(xs []int, key func(int) int) {
+	slices.SortStableFunc(xs, func(a, b int) int { return key(a) - key(b) })
+}

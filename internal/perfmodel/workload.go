@@ -1,0 +1,259 @@
+package perfmodel
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// ErrNoTasks is returned when an application has no finished task to model.
+var ErrNoTasks = errors.New("no finished tasks")
+
+// Workload is what the performance models need from an application: its
+// window, its stages as a DAG with the recorded duration of every finished
+// task attempt, its jobs and the cores its executors offered. Times are epoch
+// milliseconds, durations milliseconds.
+type Workload struct {
+	AppID    string
+	Start    int64 // application start
+	End      int64 // application end, or the last recorded time when the log is incomplete
+	Complete bool  // the log recorded the application's end
+
+	// Stages are merged over attempts (one entry per stage id), in stage id
+	// order; only stages with at least one finished task attempt are kept,
+	// as Sparklens drops stages without tasks (CompletionEstimator.scheduleStage).
+	Stages []Stage
+	// Jobs in submission order; a stage belongs to exactly one job.
+	Jobs []Job
+	// Executors are the executors that offered cores, with their lifetimes.
+	Executors []ExecutorSpan
+	// TaskCPUs is spark.task.cpus (cores one task occupies), at least 1.
+	TaskCPUs int
+	// ObservedConcurrency is the most task attempts recorded running at once.
+	ObservedConcurrency int
+}
+
+// Stage is one stage id of the workload with its task attempts.
+type Stage struct {
+	ID   int32
+	Name string
+	Job  int // index into Workload.Jobs
+	// Parents are indexes into Workload.Stages of the parent stages in the
+	// same or an earlier job (Spark's "Parent IDs"; parents without tasks,
+	// such as skipped stages, are left out as in Sparklens).
+	Parents []int
+	// Recorded times: submission, first task launch, last task finish and
+	// completion (never before LastFinish).
+	Submitted, FirstLaunch, LastFinish, Completed int64
+	// Durations are finish-launch of every finished task attempt (including
+	// failed, killed and speculative attempts: they all held a core), in
+	// launch order.
+	Durations []int64
+	// Attempts is the number of stage attempts merged.
+	Attempts int
+}
+
+// Job is one job (a Spark action) of the workload.
+type Job struct {
+	ID        int32
+	Submitted int64
+	Completed int64
+	Stages    []int // indexes into Workload.Stages
+	// Synthetic is set for a job made up for stages the log attributes to no job.
+	Synthetic bool
+}
+
+// ExecutorSpan is an executor's cores and lifetime clipped to the application.
+type ExecutorSpan struct {
+	ID           string
+	Cores        int
+	Added, Ended int64
+}
+
+// Used is the sum of the stage's task durations (core-milliseconds when one
+// task occupies one core).
+func (s *Stage) Used() int64 {
+	var n int64
+	for _, d := range s.Durations {
+		n += d
+	}
+	return n
+}
+
+// MaxTask is the stage's longest task attempt.
+func (s *Stage) MaxTask() int64 {
+	var m int64
+	for _, d := range s.Durations {
+		m = max(m, d)
+	}
+	return m
+}
+
+// NumTasks counts the workload's task attempts.
+func (w *Workload) NumTasks() int {
+	n := 0
+	for i := range w.Stages {
+		n += len(w.Stages[i].Durations)
+	}
+	return n
+}
+
+// Duration is End-Start.
+func (w *Workload) Duration() int64 { return max(0, w.End-w.Start) }
+
+// FromApp extracts the workload of a Spark application (or a MapReduce job,
+// whose map and reduce phases are its stages). It fails with ErrNoTasks when
+// no task attempt finished.
+func FromApp(app *model.App) (*Workload, error) {
+	w := &Workload{AppID: app.ID, Start: app.Start, End: app.End, Complete: app.Complete && app.End > 0, TaskCPUs: 1}
+	if v, ok := app.Env.SparkProp("spark.task.cpus"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			w.TaskCPUs = n
+		}
+	}
+	byID := map[int32]int{}
+	type taskRef struct{ launch, id, dur int64 }
+	var tasks [][]taskRef
+	var parents [][]int32
+	var jobIDs [][]int32
+	for _, st := range app.Stages {
+		i, ok := byID[st.ID]
+		if !ok {
+			i = len(w.Stages)
+			byID[st.ID] = i
+			w.Stages = append(w.Stages, Stage{ID: st.ID, Name: st.Name})
+			tasks = append(tasks, nil)
+			parents = append(parents, nil)
+			jobIDs = append(jobIDs, nil)
+		}
+		s := &w.Stages[i]
+		s.Attempts++
+		if st.Submitted > 0 && (s.Submitted == 0 || st.Submitted < s.Submitted) {
+			s.Submitted = st.Submitted
+		}
+		s.Completed = max(s.Completed, st.Completed)
+		parents[i] = append(parents[i], st.ParentIDs...)
+		jobIDs[i] = append(jobIDs[i], st.JobIDs...)
+		for k := range st.Tasks {
+			t := &st.Tasks[k]
+			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch {
+				continue
+			}
+			tasks[i] = append(tasks[i], taskRef{t.Launch, t.ID, t.Finish - t.Launch})
+		}
+	}
+	// Keep stages with tasks, in id order.
+	keep := make([]int, 0, len(w.Stages))
+	for i := range w.Stages {
+		if len(tasks[i]) > 0 {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, ErrNoTasks
+	}
+	slices.SortFunc(keep, func(a, b int) int { return int(w.Stages[a].ID - w.Stages[b].ID) })
+	stages := make([]Stage, len(keep))
+	newIndex := map[int32]int{}
+	var lastSeen int64
+	for j, i := range keep {
+		s := w.Stages[i]
+		ts := tasks[i]
+		slices.SortFunc(ts, func(a, b taskRef) int {
+			if a.launch != b.launch {
+				return cmp64(a.launch, b.launch)
+			}
+			return cmp64(a.id, b.id)
+		})
+		s.Durations = make([]int64, len(ts))
+		s.FirstLaunch = ts[0].launch
+		for k, t := range ts {
+			s.Durations[k] = t.dur
+			s.LastFinish = max(s.LastFinish, t.launch+t.dur)
+		}
+		if s.Submitted == 0 || s.Submitted > s.FirstLaunch {
+			s.Submitted = s.FirstLaunch
+		}
+		s.Completed = max(s.Completed, s.LastFinish)
+		lastSeen = max(lastSeen, s.Completed)
+		stages[j] = s
+		newIndex[s.ID] = j
+	}
+	for j, i := range keep {
+		for _, p := range parents[i] {
+			// Spark creates parents before children, so a parent's id is
+			// smaller; the check also keeps the graph acyclic on bad input.
+			if pi, ok := newIndex[p]; ok && p < stages[j].ID && !slices.Contains(stages[j].Parents, pi) {
+				stages[j].Parents = append(stages[j].Parents, pi)
+			}
+		}
+	}
+	w.Stages = stages
+	w.buildJobs(app, keep, jobIDs)
+	for _, j := range w.Jobs {
+		lastSeen = max(lastSeen, j.Completed)
+	}
+	if w.Start <= 0 || w.Start > w.Stages[0].Submitted {
+		w.Start = minSubmitted(w)
+	}
+	if w.End < lastSeen {
+		w.End = lastSeen
+		w.Complete = false
+	}
+	w.Executors = executorSpans(app, w)
+	w.ObservedConcurrency = concurrency(tasks, func(t taskRef) (int64, int64) { return t.launch, t.launch + t.dur })
+	return w, nil
+}
+
+func minSubmitted(w *Workload) int64 {
+	m := w.Stages[0].Submitted
+	for i := range w.Stages {
+		m = min(m, w.Stages[i].Submitted)
+	}
+	for _, j := range w.Jobs {
+		if j.Submitted > 0 {
+			m = min(m, j.Submitted)
+		}
+	}
+	return m
+}
+
+func cmp64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// concurrency is the most intervals open at once; an interval ending at the
+// instant another starts does not overlap it.
+func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
+	type ev struct {
+		t int64
+		d int
+	}
+	var evs []ev
+	for _, g := range groups {
+		for _, x := range g {
+			a, b := span(x)
+			evs = append(evs, ev{a, 1}, ev{b, -1})
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			return cmp64(a.t, b.t)
+		}
+		return a.d - b.d
+	})
+	cur, m := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		m = max(m, cur)
+	}
+	return m
+}
