@@ -48,8 +48,11 @@ func executorSpans(app *model.App, w *Workload) []ExecutorSpan {
 
 // Cores describes the cores an application had.
 type Cores struct {
-	// MaxConcurrent is the most cores alive at once (Sparklens:
-	// AppContext.getMaxConcurrent executors times getExecutorCores).
+	// MaxConcurrent is the most cores alive at once while tasks ran, from the
+	// first task launch to the last task finish (Sparklens:
+	// AppContext.getMaxConcurrent executors times getExecutorCores, over the
+	// whole application; an executor that only arrives after the last task,
+	// as in Sparklint's example log, offered nothing the tasks could use).
 	MaxConcurrent int
 	// MaxExecutors is the most executors alive at once.
 	MaxExecutors int
@@ -71,10 +74,15 @@ func CoresOf(w *Workload) Cores {
 		cores int
 		execs int
 	}
+	first, last := w.TaskWindow()
 	evs := make([]ev, 0, 2*len(w.Executors))
 	counts := map[int]int{}
 	for _, e := range w.Executors {
-		evs = append(evs, ev{e.Added, e.Cores, 1}, ev{e.Ended, -e.Cores, -1})
+		a, b := max(e.Added, first), min(e.Ended, last)
+		if b <= a && !(a == b && e.Added <= first && e.Ended >= last) {
+			continue // alive only before the first or after the last task
+		}
+		evs = append(evs, ev{a, e.Cores, 1}, ev{b, -e.Cores, -1})
 		counts[e.Cores]++
 	}
 	// Removals before additions at the same instant.
@@ -119,4 +127,16 @@ func CoreMsIn(w *Workload, from, to int64) int64 {
 		}
 	}
 	return n
+}
+
+// TaskWindow is the first task launch and the last task finish.
+func (w *Workload) TaskWindow() (first, last int64) {
+	for i := range w.Stages {
+		s := &w.Stages[i]
+		if i == 0 || s.FirstLaunch < first {
+			first = s.FirstLaunch
+		}
+		last = max(last, s.LastFinish)
+	}
+	return first, last
 }
