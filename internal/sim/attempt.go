@@ -106,7 +106,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 	m[model.PeakExecutionMemory] = min(processed/4, 512*mb)
 	if sp.outRatio > 0 {
 		out := int64(float64(processed) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
-		ms := float64(out) / r.disk * 1000 * 0.5 * ionoise
+		ms := e.diskMs(p, nd, float64(out), 0.5*ionoise)
 		p.add(ms, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.3})
 		w.shuffleOut = max(out, 1)
 		m[model.ShuffleWriteBytes] = out
@@ -168,12 +168,12 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 			orecs := int64(float64(out) / cls.recordBytes)
 			cpuMs += e.compute(p, nd, r, out, 2, 1) // collect: serialize and partition into the buffer
 			w.mapEnd = p.cur
-			spill := float64(out) / r.disk * 1000 * ionoise // spill: sort and write
-			cpuMs += e.compute(p, nd, r, out, 3, 1)
+			cpuMs += e.compute(p, nd, r, out, 3, 1) // spill: sort, then write
+			spill := e.diskMs(p, nd, float64(out), ionoise)
 			p.add(spill, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.2})
 			fileW, fileR, spilled := out, int64(0), orecs
 			if out > mapSortBuffer { // merge: read the spills, write one sorted file
-				p.add(2*float64(out)/r.disk*1000*ionoise, use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
+				p.add(e.diskMs(p, nd, 2*float64(out), ionoise), use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
 					use{nd, chBusy, 2 * float64(out) / r.disk}, use{nd, chUser, 0.4})
 				fileW, fileR, spilled = 2*out, out, 2*orecs
 			}
@@ -189,7 +189,7 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		recs := int64(float64(total) / cls.recordBytes)
 		fileW, fileR := int64(0), int64(0)
 		if total > reduceMergeHold { // merge (sort) on disk
-			p.add(2*float64(total)/r.disk*1000*ionoise, use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
+			p.add(e.diskMs(p, nd, 2*float64(total), ionoise), use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
 				use{nd, chBusy, 2 * float64(total) / r.disk}, use{nd, chUser, 0.4})
 			fileW, fileR = total, total
 		}

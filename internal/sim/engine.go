@@ -52,6 +52,7 @@ type appRun struct {
 	seq         int    // application number in the cluster
 	timeoutS    float64
 	racks       []string
+	hostSet     map[int]bool // nodes that ran attempts
 }
 
 // execRun is a Spark executor or a MapReduce container on a node.

@@ -67,25 +67,78 @@ func (p *phases) cut(t int64) {
 	p.ivs = out
 }
 
-// resources are a node's speeds for one attempt, at its launch.
+// resources are a node's speeds for one attempt at its launch: the
+// concurrency it shares the node with is fixed then, faults may start or
+// end during the attempt (see span).
 type resources struct {
-	cpu  float64 // relative CPU speed
-	disk float64 // bytes/s of disk this attempt gets
+	cpu  float64 // relative CPU speed at launch
+	disk float64 // bytes/s of disk this attempt gets at launch
 }
 
 func (e *engine) resourcesOf(n *node) resources {
-	conc := math.Max(1, float64(n.running)/2)
-	return resources{
-		cpu:  n.class.CPUSpeed * n.cpuFactor(e.now),
-		disk: n.class.DiskMBps * mb * n.diskFactor(e.now) / conc,
-	}
+	return resources{cpu: e.cpuAt(n, e.now), disk: e.diskAt(n, e.now)}
 }
 
-// netRate is the throughput of one transfer between a and b now (bytes/s).
-func (e *engine) netRate(a, b *node) float64 {
-	ra := a.class.NetMBps * mb * a.netFactor(e.now) / math.Max(1, float64(a.running)/4)
-	rb := b.class.NetMBps * mb * b.netFactor(e.now) / math.Max(1, float64(b.running)/4)
+func (e *engine) cpuAt(n *node, t int64) float64 { return n.class.CPUSpeed * n.cpuFactor(t) }
+
+func (e *engine) diskAt(n *node, t int64) float64 {
+	return n.class.DiskMBps * mb * n.diskFactor(t) / math.Max(1, float64(n.running)/2)
+}
+
+// netRateAt is the throughput of one transfer between a and b at t (bytes/s).
+func (e *engine) netRateAt(a, b *node, t int64) float64 {
+	ra := a.netMBps(t) * mb / math.Max(1, float64(a.running)/4)
+	rb := b.netMBps(t) * mb / math.Max(1, float64(b.running)/4)
 	return math.Min(ra, rb)
+}
+
+func (e *engine) netRate(a, b *node) float64 { return e.netRateAt(a, b, e.now) }
+
+// span is how long (ms) a phase starting at start lasts when, under the
+// conditions at time t, it would take msAt(t): progress follows the faults of
+// the nodes involved as they start and end during the phase.
+func span(start int64, msAt func(t int64) float64, nodes ...*node) float64 {
+	t := float64(start)
+	left := 1.0
+	for range 64 {
+		ms := msAt(int64(t))
+		if ms <= 0 {
+			return t - float64(start)
+		}
+		next := math.Inf(1)
+		for _, n := range nodes {
+			for _, f := range n.faults {
+				for _, b := range [2]int64{f.start, f.end} {
+					if fb := float64(b); fb > t && fb < next {
+						next = fb
+					}
+				}
+			}
+		}
+		if t+left*ms <= next {
+			return t + left*ms - float64(start)
+		}
+		left -= (next - t) / ms
+		t = next
+	}
+	return t - float64(start)
+}
+
+// diskMs is the time to move bytes through n's disk from p's current time.
+func (e *engine) diskMs(p *phases, n *node, bytes float64, noise float64) float64 {
+	return span(p.cur, func(t int64) float64 { return bytes / e.diskAt(n, t) * 1000 * noise }, n)
+}
+
+// netMs is the time to move bytes from a to b from p's current time,
+// bounded by a's disk when fromDisk.
+func (e *engine) netMs(p *phases, a, b *node, bytes float64, fromDisk bool, noise float64) float64 {
+	return span(p.cur, func(t int64) float64 {
+		r := e.netRateAt(a, b, t)
+		if fromDisk {
+			r = math.Min(r, e.diskAt(a, t))
+		}
+		return bytes / r * 1000 * noise
+	}, a, b)
 }
 
 // readInput adds the phase reading a task's input: from the local disk, a
@@ -99,7 +152,7 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 	switch sp.input {
 	case inHDFS:
 		if loc == model.NodeLocal || containsNode(sp.prefs[t.index], nd.idx) {
-			p.add(float64(b)/r.disk*1000*noise, use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk},
+			p.add(e.diskMs(p, nd, float64(b), noise), use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk},
 				use{nd, chUser, 0.15}, use{nd, chSys, 0.1})
 			return b
 		}
@@ -111,8 +164,7 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 			}
 		}
 		rs := e.resourcesOf(src)
-		rate := math.Min(rs.disk, e.netRate(src, nd))
-		p.add(float64(b)/rate*1000*noise, use{src, chDiskR, float64(b)}, use{src, chBusy, float64(b) / rs.disk},
+		p.add(e.netMs(p, src, nd, float64(b), true, noise), use{src, chDiskR, float64(b)}, use{src, chBusy, float64(b) / rs.disk},
 			use{src, chTx, float64(b)}, use{nd, chRx, float64(b)}, use{nd, chUser, 0.15}, use{nd, chSys, 0.15})
 		return b
 	case inCached:
@@ -125,10 +177,10 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 			src = st.app.cachedAt[t.index].node
 		}
 		if src == nil || src == nd {
-			p.add(float64(b)/r.disk*1000*noise, use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk})
+			p.add(e.diskMs(p, nd, float64(b), noise), use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk})
 			return b
 		}
-		p.add(float64(b)/e.netRate(src, nd)*1000*noise, use{src, chTx, float64(b)}, use{nd, chRx, float64(b)},
+		p.add(e.netMs(p, src, nd, float64(b), false, noise), use{src, chTx, float64(b)}, use{nd, chRx, float64(b)},
 			use{nd, chUser, 0.2})
 		return b
 	}
@@ -145,7 +197,6 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 		return 0, 0, 0
 	}
 	total = int64(float64(st.shuffleIn) / float64(st.plan.tasks) * st.plan.weights[t.index])
-	var secs float64
 	srcs := st.sources
 	stride := 1
 	if len(srcs) > 64 {
@@ -153,29 +204,47 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 	}
 	var seen float64
 	for k := 0; k < len(srcs); k += stride {
-		s := srcs[k]
-		seen += s.share
-		bytes := s.share * float64(total)
-		if s.node == nd {
-			secs += bytes / r.disk
-			continue
+		seen += srcs[k].share
+		if srcs[k].node != nd {
+			remote += int64(srcs[k].share * float64(total))
 		}
-		secs += bytes / e.netRate(s.node, nd)
-		remote += int64(bytes)
 	}
-	for _, s := range st.lossy(e) {
-		if (indexOf(srcs, s) % stride) == 0 {
-			continue
+	lossy := st.lossy(e)
+	var extra []source
+	for _, s := range lossy {
+		if indexOf(srcs, s)%stride != 0 {
+			extra = append(extra, s)
 		}
-		bytes := s.share * float64(total)
-		secs += bytes / e.netRate(s.node, nd)
-		seen += s.share
+	}
+	// secsAt sums each source's bytes over the rate between it and this node at t.
+	secsAt := func(at int64) float64 {
+		var secs float64
+		for k := 0; k < len(srcs); k += stride {
+			s := srcs[k]
+			bytes := s.share * float64(total)
+			if s.node == nd {
+				secs += bytes / e.diskAt(nd, at)
+				continue
+			}
+			secs += bytes / e.netRateAt(s.node, nd, at)
+		}
+		for _, s := range extra {
+			secs += s.share * float64(total) / e.netRateAt(s.node, nd, at)
+		}
+		if all := seen + sumShares(extra); all > 0 && all < 1 {
+			secs /= all
+		}
+		return secs
 	}
 	if seen > 0 && seen < 1 {
-		secs /= seen
 		remote = int64(float64(remote) / seen)
 	}
-	ms = secs * 1000 * noise
+	involved := []*node{nd}
+	for _, s := range lossy {
+		involved = append(involved, s.node)
+	}
+	ms = span(p.cur, func(at int64) float64 { return secsAt(at) * 1000 * noise }, involved...)
+	_ = r
 	us := []use{{nd, chRx, float64(remote)}, {nd, chUser, 0.3}, {nd, chSys, 0.15}}
 	// Attribute the sent bytes to up to 8 sources (scaled), and always to lossy ones.
 	step := max(1, len(srcs)/8)
@@ -190,6 +259,14 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 	}
 	p.add(ms, us...)
 	return total, remote, ms
+}
+
+func sumShares(s []source) float64 {
+	var v float64
+	for _, x := range s {
+		v += x.share
+	}
+	return v
 }
 
 func indexOf(srcs []source, s source) int {
@@ -213,8 +290,8 @@ func (e *engine) writeHDFS(p *phases, t *taskRun, r resources, bytes int64, nois
 	nd := t.exec.node
 	peers := e.cl.nodes
 	a, b := peers[e.rng.IntN(len(peers))], peers[e.rng.IntN(len(peers))]
-	rate := math.Min(r.disk, math.Min(e.netRate(nd, a), e.netRate(nd, b)))
 	f := float64(bytes)
+	ms := math.Max(e.diskMs(p, nd, f, noise), math.Max(e.netMs(p, nd, a, f, false, noise), e.netMs(p, nd, b, f, false, noise)))
 	us := []use{{nd, chDiskW, f}, {nd, chBusy, f / r.disk}, {nd, chUser, 0.2}, {nd, chSys, 0.15}}
 	if a != nd {
 		us = append(us, use{nd, chTx, f}, use{a, chRx, f}, use{a, chDiskW, f})
@@ -222,12 +299,12 @@ func (e *engine) writeHDFS(p *phases, t *taskRun, r resources, bytes int64, nois
 	if b != nd && b != a {
 		us = append(us, use{nd, chTx, f}, use{b, chRx, f}, use{b, chDiskW, f})
 	}
-	p.add(f/rate*1000*noise, us...)
+	p.add(ms, us...)
 }
 
 // compute adds a CPU phase of bytes at nsPerByte on the node's CPU.
 func (e *engine) compute(p *phases, nd *node, r resources, bytes int64, nsPerByte, noise float64) float64 {
-	ms := float64(bytes) * nsPerByte / 1e6 / r.cpu * noise
+	ms := span(p.cur, func(t int64) float64 { return float64(bytes) * nsPerByte / 1e6 / e.cpuAt(nd, t) * noise }, nd)
 	p.add(ms, use{nd, chUser, 0.95}, use{nd, chSys, 0.05})
 	return ms
 }

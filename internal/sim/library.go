@@ -9,15 +9,29 @@ import (
 // unresolved scenario, so callers may change it (for example the node
 // count) before simulating.
 var library = map[string]func() *Scenario{
-	"clean":           func() *Scenario { return base("clean", "a healthy heterogeneous 12-node cluster running four applications") },
-	"heterogeneous":   heterogeneous,
-	"cpu-hog":         func() *Scenario { return withFault("cpu-hog", FaultSpec{Kind: FaultCPUHog, Node: 3, StartS: 30, EndS: 200}) },
-	"disk-hog":        func() *Scenario { return withFault("disk-hog", FaultSpec{Kind: FaultDiskHog, Node: 5, StartS: 30, EndS: 200}) },
-	"packet-loss-5":   func() *Scenario { return withFault("packet-loss-5", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 30, EndS: 200, Loss: 0.05}) },
-	"packet-loss-50":  func() *Scenario { return withFault("packet-loss-50", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 30, EndS: 200, Loss: 0.5}) },
-	"hang":            func() *Scenario { return withFault("hang", FaultSpec{Kind: FaultHang, Node: 2, StartS: 40, EndS: 160}) },
-	"memory-pressure": func() *Scenario { return withFault("memory-pressure", FaultSpec{Kind: FaultMemory, Node: 4, StartS: 30, EndS: 200}) },
-	"slow-disk":       func() *Scenario { return withFault("slow-disk", FaultSpec{Kind: FaultSlowDisk, Node: 6, StartS: 0, EndS: 300}) },
+	"clean": func() *Scenario {
+		return base("clean", "a healthy heterogeneous 12-node cluster running four applications")
+	},
+	"heterogeneous": heterogeneous,
+	"cpu-hog": func() *Scenario {
+		return withFault("cpu-hog", FaultSpec{Kind: FaultCPUHog, Node: 3, StartS: 30, EndS: 200})
+	},
+	"disk-hog": func() *Scenario {
+		return withFault("disk-hog", FaultSpec{Kind: FaultDiskHog, Node: 5, StartS: 30, EndS: 200})
+	},
+	"packet-loss-5": func() *Scenario {
+		return withFault("packet-loss-5", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 10, EndS: 200, Loss: 0.05})
+	},
+	"packet-loss-50": func() *Scenario {
+		return withFault("packet-loss-50", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 10, EndS: 200, Loss: 0.5})
+	},
+	"hang": func() *Scenario { return withFault("hang", FaultSpec{Kind: FaultHang, Node: 2, StartS: 40, EndS: 160}) },
+	"memory-pressure": func() *Scenario {
+		return withFault("memory-pressure", FaultSpec{Kind: FaultMemory, Node: 4, StartS: 30, EndS: 200})
+	},
+	"slow-disk": func() *Scenario {
+		return withFault("slow-disk", FaultSpec{Kind: FaultSlowDisk, Node: 6, StartS: 0, EndS: 300})
+	},
 	"skew": func() *Scenario {
 		return withProblem("skew", ProblemSpec{Kind: ProblemSkew, App: 0, Stage: 1, Zipf: 1.2},
 			ProblemSpec{Kind: ProblemSkew, App: 1, Stage: 1, Zipf: 1.0})

@@ -237,6 +237,7 @@ func mrExecutors(a *appRun) {
 		}
 	}
 }
+
 // mrConf is the job configuration written beside the history.
 func mrConf(a *appRun) [][2]string {
 	spec := a.plan.spec

@@ -192,15 +192,7 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 	for _, a := range e.apps {
 		t := a.truth
 		t.StartMs, t.EndMs = a.app.Start, a.app.End
-		t.Jobs = len(a.app.Jobs)
-		t.Stages = len(a.app.Stages)
-		hosts := map[uint32]bool{}
-		for _, st := range a.app.Stages {
-			for i := range st.Tasks {
-				hosts[st.Tasks[i].Host] = true
-			}
-		}
-		t.Hosts = len(hosts)
+		t.Hosts = len(a.hostSet)
 		t.Executors = len(a.execs)
 		tr.Apps = append(tr.Apps, t)
 	}

@@ -41,7 +41,7 @@ type stageRun struct {
 	shuffleIn int64 // total shuffle bytes the stage reads
 	sources   []source
 	lossySrc  []source // sources on nodes with a packet-loss fault
-	durations []int64 // successful attempt durations (speculation)
+	durations []int64  // successful attempt durations (speculation)
 }
 
 // source is a node holding shuffle output for a stage, with its share.
@@ -96,16 +96,42 @@ func (e *engine) submitStage(st *stageRun) {
 			st.noPref = append(st.noPref, idx)
 		}
 	}
+	if sp.input == inHDFS || sp.input == inCached {
+		st.nPendingPref = n
+	}
 	st.levels[3] = true
+	// Like Spark's computeValidLocalityLevels, a level counts only when a
+	// live executor could run a task at it.
+	liveNode, liveRack := map[int32]bool{}, map[int]bool{}
+	for _, x := range a.execs {
+		if !x.lost {
+			liveNode[int32(x.node.idx)] = true
+			liveRack[x.node.rack] = true
+		}
+	}
+	if st.levels[1] {
+		ok := false
+		for nd := range st.byNode {
+			ok = ok || liveNode[nd]
+		}
+		st.levels[1] = ok
+	}
+	if st.levels[2] {
+		ok := false
+		for r := range st.byRack {
+			ok = ok || liveRack[r]
+		}
+		st.levels[2] = ok
+	}
+	if !st.levels[1] && !st.levels[2] && !st.levels[0] {
+		st.nPendingPref = 0
+	}
 	st.level = 0
 	for !st.levels[st.level] {
 		st.level++
 	}
 	st.nPending = n
 	st.cl = e.cl
-	if sp.input == inHDFS || sp.input == inCached {
-		st.nPendingPref = n
-	}
 	st.waitSince = e.now
 	if sp.input == inShuffle {
 		st.gatherSources(e)
@@ -329,6 +355,7 @@ func (e *engine) reofferAt(a *appRun, t int64) {
 func (e *engine) stageDone(st *stageRun) {
 	a := st.app
 	completeModelStage(st, e.now)
+	a.truth.Stages++
 	for k, s := range a.active {
 		if s == st {
 			a.active = append(a.active[:k], a.active[k+1:]...)
@@ -362,4 +389,3 @@ func (e *engine) stageDone(st *stageRun) {
 		e.at(e.now+driverGap(e.rng, a), event{kind: evJobStart, app: a})
 	}
 }
-

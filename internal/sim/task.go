@@ -1,7 +1,6 @@
 package sim
 
 import (
-
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -57,6 +56,10 @@ func (e *engine) launch(st *stageRun, i int32, x *execRun, loc model.Locality, o
 	}
 	x.free--
 	x.node.running++
+	if st.app.hostSet == nil {
+		st.app.hostSet = map[int]bool{}
+	}
+	st.app.hostSet[x.node.idx] = true
 	st.running[t] = struct{}{}
 	w := e.execute(t, loc)
 	t.finish = w.finish

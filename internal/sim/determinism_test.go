@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDeterministic runs scenarios twice with the same seed into two folders
+// and requires identical bytes in every file, and different bytes for
+// another seed.
+func TestDeterministic(t *testing.T) {
+	for _, name := range []string{"demo", "speculation", "dynamic", "hang"} {
+		t.Run(name, func(t *testing.T) {
+			a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+			for _, run := range []struct {
+				dir  string
+				seed uint64
+			}{{a, 7}, {b, 7}, {c, 8}} {
+				if _, err := Run(mustNamed(t, name), run.seed, run.dir, testEncoders); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fa, fb, fc := readTree(t, a), readTree(t, b), readTree(t, c)
+			if len(fa) < 3 || len(fa) != len(fb) {
+				t.Fatalf("files: %d and %d", len(fa), len(fb))
+			}
+			for p, x := range fa {
+				if !bytes.Equal(x, fb[p]) {
+					t.Errorf("%s differs between two runs with the same seed", p)
+				}
+			}
+			if bytes.Equal(fa[MetricsFile], fc[MetricsFile]) || bytes.Equal(fa[TruthFile], fc[TruthFile]) {
+				t.Error("seeds 7 and 8 gave the same output")
+			}
+		})
+	}
+}
+
+// readTree reads every file under dir by relative path.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

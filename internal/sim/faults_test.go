@@ -1,0 +1,158 @@
+package sim
+
+import (
+	"math"
+	"testing"
+)
+
+// window returns a fault's window in truth.
+func window(t *testing.T, res *Result, kind string) FaultTruth {
+	t.Helper()
+	for _, f := range res.Truth.Faults {
+		if f.Kind == kind {
+			return f
+		}
+	}
+	t.Fatalf("no %s fault in truth", kind)
+	return FaultTruth{}
+}
+
+// TestFaultsShowInMetrics checks that each injected fault is visible in the
+// faulty node's metrics during its window, and not outside it.
+func TestFaultsShowInMetrics(t *testing.T) {
+	for _, seed := range seeds {
+		res, m := simulateMetrics(t, mustNamed(t, "cpu-hog"), seed)
+		f := window(t, res, FaultCPUHog)
+		in := meanOf(m["cpu_usage"], f.Host, false, f.StartMs+5000, f.EndMs)
+		out := meanOf(m["cpu_usage"], f.Host, false, f.EndMs+5000, f.EndMs+60000)
+		peers := meanOf(m["cpu_usage"], f.Host, true, f.StartMs+5000, f.EndMs)
+		if in < 90 || out > 60 || peers > 60 {
+			t.Errorf("cpu-hog seed %d: cpu_usage %.1f in the window, %.1f after, peers %.1f", seed, in, out, peers)
+		}
+		if l := meanOf(m["load1"], f.Host, false, f.StartMs+60000, f.EndMs); l < 8 {
+			t.Errorf("cpu-hog seed %d: load1 %.1f", seed, l)
+		}
+
+		res, m = simulateMetrics(t, mustNamed(t, "disk-hog"), seed)
+		f = window(t, res, FaultDiskHog)
+		in = meanOf(m["disk_write_bytes_per_s"], f.Host, false, f.StartMs+2000, f.EndMs)
+		peers = meanOf(m["disk_write_bytes_per_s"], f.Host, true, f.StartMs+2000, f.EndMs)
+		iow := meanOf(m["ioWaitRatio"], f.Host, false, f.StartMs+2000, f.EndMs)
+		if in < 50e6 || in < 3*peers || iow < 20 {
+			t.Errorf("disk-hog seed %d: writes %.0f B/s vs peers %.0f, iowait %.1f%%", seed, in, peers, iow)
+		}
+
+		res, m = simulateMetrics(t, mustNamed(t, "hang"), seed)
+		f = window(t, res, FaultHang)
+		in = meanOf(m["cpu_user_pct"], f.Host, false, f.StartMs+2000, f.EndMs)
+		if in > 5 {
+			t.Errorf("hang seed %d: cpu_user %.1f%% on the hung node", seed, in)
+		}
+
+		res, m = simulateMetrics(t, mustNamed(t, "memory-pressure"), seed)
+		f = window(t, res, FaultMemory)
+		if mu := meanOf(m["mem_usage"], f.Host, false, f.StartMs+2000, f.EndMs); mu < 90 {
+			t.Errorf("memory-pressure seed %d: mem_usage %.1f", seed, mu)
+		}
+		if po := meanOf(m["pages_out_kb_per_s"], f.Host, false, f.StartMs+2000, f.EndMs); po < 10000 {
+			t.Errorf("memory-pressure seed %d: pages out %.0f KB/s", seed, po)
+		}
+	}
+}
+
+// TestPacketLossSlowsPeers checks that 50% packet loss on one node slows
+// the applications that exchange data with it (its peers' transfers too),
+// and 5% less so.
+func TestPacketLossSlowsPeers(t *testing.T) {
+	for _, seed := range seeds {
+		clean, _ := Simulate(mustNamed(t, "clean"), seed, nil)
+		p5, _ := Simulate(mustNamed(t, "packet-loss-5"), seed, nil)
+		p50, _ := Simulate(mustNamed(t, "packet-loss-50"), seed, nil)
+		total := func(r *Result) (s int64) {
+			for _, a := range r.Truth.Apps {
+				s += a.EndMs - a.StartMs
+			}
+			return s
+		}
+		c, l5, l50 := total(clean), total(p5), total(p50)
+		if !(l50 > c*12/10 && l50 > l5) {
+			t.Errorf("seed %d: total app time clean %d ms, 5%% loss %d, 50%% loss %d", seed, c, l5, l50)
+		}
+		// Peers slowed: reduce tasks on other hosts of the TeraSort fetch from the lossy node.
+		host := p50.Truth.Faults[0].Host
+		slow := func(r *Result) float64 {
+			app := r.Apps[1]
+			var sum, n float64
+			for _, st := range app.Stages {
+				if st.ID != 1 {
+					continue
+				}
+				for i := range st.Tasks {
+					if tk := &st.Tasks[i]; app.Hosts[tk.Host] != host {
+						sum += float64(tk.Duration())
+						n++
+					}
+				}
+			}
+			return sum / n
+		}
+		if slow(p50) < 1.5*slow(clean) {
+			t.Errorf("seed %d: reduce tasks on other hosts took %.0f ms with 50%% loss, %.0f clean", seed, slow(p50), slow(clean))
+		}
+	}
+}
+
+// TestCPUFollowsTasks checks that a node's CPU use follows the tasks running on it.
+func TestCPUFollowsTasks(t *testing.T) {
+	res, m := simulateMetrics(t, mustNamed(t, "clean"), 1)
+	busy := map[string]map[int64]float64{} // host -> second -> task-seconds
+	for _, app := range res.Apps {
+		for _, st := range app.Stages {
+			for i := range st.Tasks {
+				tk := &st.Tasks[i]
+				h := app.Hosts[tk.Host]
+				if busy[h] == nil {
+					busy[h] = map[int64]float64{}
+				}
+				for s := tk.Launch / 1000; s <= tk.Finish/1000; s++ {
+					lo, hi := max(tk.Launch, s*1000), min(tk.Finish, s*1000+1000)
+					if hi > lo {
+						busy[h][s+1] += float64(hi-lo) / 1000
+					}
+				}
+			}
+		}
+	}
+	var xs, ys []float64
+	cores := map[string]float64{}
+	for _, n := range res.Truth.Nodes {
+		cores[n.Host] = float64(n.Cores)
+	}
+	for _, s := range m["cpu_usage"] {
+		xs = append(xs, busy[s.host][s.ts/1000]/cores[s.host])
+		ys = append(ys, s.value)
+	}
+	if r := pearson(xs, ys); r < 0.8 {
+		t.Errorf("correlation of running tasks per core with cpu_usage = %.2f", r)
+	}
+}
+
+func pearson(x, y []float64) float64 {
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
