@@ -118,7 +118,7 @@ func (p *Plan) Replay(slots int) (int64, error) {
 		now = next
 		for r.tasks.Len() > 0 && r.tasks.items[0].t == now || r.events.Len() > 0 && r.events.items[0].t == now {
 			if r.tasks.Len() > 0 && r.tasks.items[0].t == now {
-				it := heap.Pop(&r.tasks).(item)
+				it := r.tasks.pop()
 				r.free++
 				r.finished[it.i]++
 				if r.finished[it.i] == len(w.Stages[it.i].Durations) {
@@ -126,7 +126,7 @@ func (p *Plan) Replay(slots int) (int64, error) {
 				}
 				continue
 			}
-			it := heap.Pop(&r.events).(item)
+			it := r.events.pop()
 			switch it.kind {
 			case evJobRelease:
 				r.jobReleased[it.i] = true

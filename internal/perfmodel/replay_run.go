@@ -21,11 +21,13 @@ type item struct {
 	seq  int
 }
 
-// itemHeap orders items by time, then kind, then insertion.
+// itemHeap is a binary min-heap of items by time, then kind, then
+// insertion; typed rather than container/heap so pushes do not allocate.
 type itemHeap struct{ items []item }
 
 func (h *itemHeap) Len() int { return len(h.items) }
-func (h *itemHeap) Less(a, b int) bool {
+
+func (h *itemHeap) less(a, b int) bool {
 	x, y := &h.items[a], &h.items[b]
 	if x.t != y.t {
 		return x.t < y.t
@@ -35,13 +37,40 @@ func (h *itemHeap) Less(a, b int) bool {
 	}
 	return x.seq < y.seq
 }
-func (h *itemHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *itemHeap) Push(x any)    { h.items = append(h.items, x.(item)) }
-func (h *itemHeap) Pop() any {
+
+func (h *itemHeap) push(x item) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *itemHeap) pop() item {
+	top := h.items[0]
 	n := len(h.items) - 1
-	x := h.items[n]
+	h.items[0] = h.items[n]
 	h.items = h.items[:n]
-	return x
+	i := 0
+	for {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
 }
 
 // stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
@@ -60,7 +89,7 @@ func (h *stageHeap) Less(a, b int) bool {
 	return x.ID < y.ID
 }
 func (h *stageHeap) Swap(a, b int) { h.st[a], h.st[b] = h.st[b], h.st[a] }
-func (h *stageHeap) Push(x any)    { h.st = append(h.st, x.(int)) }
+func (h *stageHeap) Push(x any)   { h.st = append(h.st, x.(int)) }
 func (h *stageHeap) Pop() any {
 	n := len(h.st) - 1
 	x := h.st[n]
@@ -106,7 +135,7 @@ func newRun(p *Plan, slots int) *run {
 // at schedules an event.
 func (r *run) at(t int64, kind, i int) {
 	r.seq++
-	heap.Push(&r.events, item{t: t, kind: kind, i: i, seq: r.seq})
+	r.events.push(item{t: t, kind: kind, i: i, seq: r.seq})
 }
 
 // launch fills free slots with the tasks of the highest-priority runnable stages.
@@ -116,7 +145,7 @@ func (r *run) launch(now int64) {
 		si := r.runnable.st[0]
 		d := w.Stages[si].Durations
 		for r.free > 0 && r.nextTask[si] < len(d) {
-			heap.Push(&r.tasks, item{t: now + d[r.nextTask[si]], i: si})
+			r.tasks.push(item{t: now + d[r.nextTask[si]], i: si})
 			r.nextTask[si]++
 			r.free--
 		}
