@@ -1,0 +1,161 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+func problem(t *testing.T, res *Result, kind string) (ProblemTruth, *model.App, *model.Stage) {
+	t.Helper()
+	for _, p := range res.Truth.Problems {
+		if p.Kind != kind {
+			continue
+		}
+		for _, app := range res.Apps {
+			if app.ID != p.App {
+				continue
+			}
+			for _, st := range app.Stages {
+				if st.ID == p.Stage {
+					return p, app, st
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s problem with its stage", kind)
+	return ProblemTruth{}, nil, nil
+}
+
+// TestSkewTruth checks that the tasks truth calls skewed read over 1.5x the
+// stage's median bytes and include the longest task.
+func TestSkewTruth(t *testing.T) {
+	for _, seed := range seeds {
+		res, err := Simulate(mustNamed(t, "skew"), seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, st := problem(t, res, ProblemSkew)
+		if len(p.Tasks) == 0 || len(p.Tasks) > len(st.Tasks)/2 {
+			t.Fatalf("seed %d: %d skewed tasks of %d", seed, len(p.Tasks), len(st.Tasks))
+		}
+		var m model.TaskMetrics
+		bytes := map[int32]float64{}
+		var all []float64
+		longest, idx := int64(0), int32(-1)
+		for i := range st.Tasks {
+			tk := &st.Tasks[i]
+			if tk.Status != model.TaskSuccess {
+				continue
+			}
+			st.TaskMetrics(i, &m)
+			b := float64(m.ShuffleReadBytes() + m[model.InputBytes])
+			bytes[tk.Index] = b
+			all = append(all, b)
+			if tk.Duration() > longest {
+				longest, idx = tk.Duration(), tk.Index
+			}
+		}
+		slices.Sort(all)
+		med := all[len(all)/2]
+		for _, i := range p.Tasks {
+			if bytes[i] < 1.4*med {
+				t.Errorf("seed %d: skewed task %d read %.0f bytes, median %.0f", seed, i, bytes[i], med)
+			}
+		}
+		if !slices.Contains(p.Tasks, idx) {
+			t.Errorf("seed %d: the longest task %d is not among the skewed %v", seed, idx, p.Tasks)
+		}
+	}
+}
+
+// TestImbalanceTruth checks that the overloaded hosts ran most of the stage.
+func TestImbalanceTruth(t *testing.T) {
+	for _, seed := range seeds {
+		res, _ := Simulate(mustNamed(t, "imbalance"), seed, nil)
+		p, app, st := problem(t, res, ProblemImbalance)
+		on := 0
+		for i := range st.Tasks {
+			if slices.Contains(p.Hosts, app.Hosts[st.Tasks[i].Host]) {
+				on++
+			}
+		}
+		if on < len(st.Tasks)*8/10 {
+			t.Errorf("seed %d: %d of %d tasks on the overloaded hosts %v", seed, on, len(st.Tasks), p.Hosts)
+		}
+	}
+}
+
+// TestPlacementTruth checks that tasks on hosts without blocks never run node-local,
+// and that hosts with blocks mostly do.
+func TestPlacementTruth(t *testing.T) {
+	for _, seed := range seeds {
+		res, _ := Simulate(mustNamed(t, "placement"), seed, nil)
+		p, app, st := problem(t, res, ProblemPlacement)
+		var without, local, with int
+		for i := range st.Tasks {
+			tk := &st.Tasks[i]
+			if slices.Contains(p.Hosts, app.Hosts[tk.Host]) {
+				without++
+				if tk.Locality == model.NodeLocal {
+					t.Errorf("seed %d: task %d node-local on %s, which holds no block", seed, tk.Index, app.Hosts[tk.Host])
+				}
+				continue
+			}
+			with++
+			if tk.Locality == model.NodeLocal {
+				local++
+			}
+		}
+		if without == 0 || local < with/2 {
+			t.Errorf("seed %d: %d tasks on hosts without blocks, %d of %d node-local elsewhere", seed, without, local, with)
+		}
+	}
+}
+
+// TestHungTaskTruth checks that the hung task's first attempt failed after the timeout.
+func TestHungTaskTruth(t *testing.T) {
+	res, _ := Simulate(mustNamed(t, "hung-task"), 1, nil)
+	p, _, st := problem(t, res, ProblemHungTask)
+	found := false
+	for i := range st.Tasks {
+		tk := &st.Tasks[i]
+		if tk.Index == p.Tasks[0] && tk.Attempt == 0 {
+			found = true
+			if tk.Status != model.TaskFailed || tk.Duration() < 120_000 {
+				t.Errorf("hung attempt: %v after %d ms", tk.Status, tk.Duration())
+			}
+		}
+	}
+	if !found {
+		t.Error("hung attempt not in the stage")
+	}
+}
+
+// TestHangLosesExecutor checks that a Spark executor on a hung node is lost
+// and its attempts fail with ExecutorLostFailure.
+func TestHangLosesExecutor(t *testing.T) {
+	res, _ := Simulate(mustNamed(t, "hang"), 1, nil)
+	host := res.Truth.Faults[0].Host
+	lost := 0
+	for _, app := range res.Apps {
+		for _, st := range app.Stages {
+			for i := range st.Tasks {
+				tk := &st.Tasks[i]
+				if tk.Status == model.TaskFailed && app.Hosts[tk.Host] != host {
+					t.Errorf("%s: attempt failed on %s, not the hung host", app.ID, app.Hosts[tk.Host])
+				}
+				if tk.Status == model.TaskFailed && app.Engine == model.Spark {
+					if r := app.Reasons[tk.Reason]; r.Kind != "ExecutorLostFailure" {
+						t.Errorf("reason %+v", r)
+					}
+					lost++
+				}
+			}
+		}
+	}
+	if lost == 0 {
+		t.Error("no Spark attempt was lost on the hung node")
+	}
+}
