@@ -60,22 +60,22 @@ type Phase uint8
 // Recorded phases. Spark's follow the History Server's task timeline;
 // MapReduce's follow the job history's phase ends.
 const (
-	PhaseNone           Phase = iota
-	SchedulerDelay            // Spark: launch overhead not accounted for by the executor
-	Deserialize               // Spark: executor deserialization of the task
-	FetchWait                 // Spark: blocked on shuffle fetches
-	Compute                   // Spark: the rest of the run time
-	ShuffleWrite              // Spark: writing shuffle output
-	ResultSerialize           // Spark: serializing the task result
-	GettingResult             // Spark: the driver fetching the result
-	Map                       // MapReduce map attempt: start to the map phase's end
-	Spill                     // MapReduce map attempt: sorting and spilling the output
-	MapMerge                  // MapReduce map attempt: merging spill files
-	Shuffle                   // MapReduce reduce attempt: copying map outputs
-	Sort                      // MapReduce reduce attempt: the final merge (merge/sort)
-	Reduce                    // MapReduce reduce attempt: the reduce function and output
-	Setup                     // MapReduce job-setup attempt
-	Cleanup                   // MapReduce job-cleanup attempt
+	PhaseNone       Phase = iota
+	SchedulerDelay        // Spark: launch overhead not accounted for by the executor
+	Deserialize           // Spark: executor deserialization of the task
+	FetchWait             // Spark: blocked on shuffle fetches
+	Compute               // Spark: the rest of the run time
+	ShuffleWrite          // Spark: writing shuffle output
+	ResultSerialize       // Spark: serializing the task result
+	GettingResult         // Spark: the driver fetching the result
+	Map                   // MapReduce map attempt: start to the map phase's end
+	Spill                 // MapReduce map attempt: sorting and spilling the output
+	MapMerge              // MapReduce map attempt: merging spill files
+	Shuffle               // MapReduce reduce attempt: copying map outputs
+	Sort                  // MapReduce reduce attempt: the final merge (merge/sort)
+	Reduce                // MapReduce reduce attempt: the reduce function and output
+	Setup                 // MapReduce job-setup attempt
+	Cleanup               // MapReduce job-cleanup attempt
 	numPhases
 )
 
