@@ -9,8 +9,8 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
-	"github.com/clusterlens/clusterlens/internal/source"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
+	"github.com/clusterlens/clusterlens/internal/source"
 )
 
 // TestReplayReproducesRealLogs replays every real Spark log at 100% of its

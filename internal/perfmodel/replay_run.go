@@ -89,7 +89,7 @@ func (h *stageHeap) Less(a, b int) bool {
 	return x.ID < y.ID
 }
 func (h *stageHeap) Swap(a, b int) { h.st[a], h.st[b] = h.st[b], h.st[a] }
-func (h *stageHeap) Push(x any)   { h.st = append(h.st, x.(int)) }
+func (h *stageHeap) Push(x any)    { h.st = append(h.st, x.(int)) }
 func (h *stageHeap) Pop() any {
 	n := len(h.st) - 1
 	x := h.st[n]

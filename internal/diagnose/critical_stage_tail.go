@@ -1,0 +1,73 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// CriticalStageTailParams tune the critical-stage-tail detector.
+type CriticalStageTailParams struct {
+	// MinSkew is the smallest longest-to-median task time ratio (Sparklens's
+	// TaskSkew) that counts as a tail.
+	MinSkew float64
+	// TailShare grades the tail (longest minus median task time) as a share
+	// of the application's wall clock: the time the stage's skew adds to the
+	// critical path. Sparklens prints TaskSkew and TaskStageSkew without
+	// grading them; these limits are clusterlens's.
+	TailShare Limits
+}
+
+// DefaultCriticalStageTailParams are the defaults.
+var DefaultCriticalStageTailParams = CriticalStageTailParams{MinSkew: 2, TailShare: Limits{0.05, 0.1, 0.2, 0.4}}
+
+func init() {
+	mustRegister(Func[CriticalStageTailParams]{
+		ID:       "critical-stage-tail",
+		Heading:  "Stage on the critical path with a long tail",
+		Cite:     "Sparklens, timespan/JobTimeSpan.scala (computeCriticalTimeForJob) and analyzer/StageSkewAnalyzer.scala (TaskSkew, TaskStageSkew)",
+		Defaults: DefaultCriticalStageTailParams,
+		Fn:       criticalStageTail,
+	})
+}
+
+// criticalStageTail reports stages on the critical path whose longest task
+// runs far beyond the median: the application waits for that one task, and
+// no executor count helps.
+func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
+	e, err := in.Efficiency()
+	if err != nil || e.AppMs <= 0 {
+		return nil
+	}
+	var out []Finding
+	for _, s := range e.Stages {
+		skew := s.TaskSkew()
+		if !s.OnCriticalPath || skew < p.MinSkew {
+			continue
+		}
+		tail := s.MaxTaskMs - s.MedianTaskMs
+		share := float64(tail) / float64(e.AppMs)
+		sev := p.TailShare.Ascending(share)
+		if sev == None {
+			continue
+		}
+		out = append(out, Finding{
+			Severity: sev,
+			Scope:    Scope{Kind: ScopeStage, IDs: []string{strconv.Itoa(int(s.ID))}},
+			Summary: fmt.Sprintf("Stage %d is on the critical path and its longest task ran %s, %.1fx the median %s: the application waited %s (%s of its time) for the tail.",
+				s.ID, dur(s.MaxTaskMs), skew, dur(s.MedianTaskMs), dur(tail), pct(share)),
+			Evidence: []Evidence{
+				graded("tailShare", share, "share", p.TailShare),
+				gate("taskSkew", skew, "ratio", ">=", p.MinSkew),
+				fact("tailMs", float64(tail), "ms"),
+				fact("maxTaskMs", float64(s.MaxTaskMs), "ms"),
+				fact("medianTaskMs", float64(s.MedianTaskMs), "ms"),
+				fact("taskStageSkew", s.TaskStageSkew(), "ratio"),
+				fact("stageWallMs", float64(s.WallMs), "ms"),
+				fact("tasks", float64(s.Tasks), "count"),
+			},
+			Recommendation: fmt.Sprintf("Even out stage %d's partitions: repartition or salt a skewed key, raise spark.sql.shuffle.partitions, or let adaptive execution split skewed partitions "+
+				"(spark.sql.adaptive.enabled, spark.sql.adaptive.skewJoin.enabled); if the slow task's host is slow for other stages too, enable spark.speculation or drain the host.", s.ID),
+		})
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package diagnose
+
+import "fmt"
+
+// TooFewExecutorsParams tune the too-few-executors detector.
+type TooFewExecutorsParams struct {
+	// Percent is the executor count, as a percentage of the recorded one,
+	// whose gain is graded.
+	Percent int
+	// Gain grades the share of the wall clock saved at Percent. Sparklens
+	// prints the what-if table without grading it; these limits are
+	// clusterlens's.
+	Gain Limits
+	// Tolerance picks the suggested count: the fewest executors within this
+	// share of the best time of any setting.
+	Tolerance float64
+}
+
+// DefaultTooFewExecutorsParams are the defaults.
+var DefaultTooFewExecutorsParams = TooFewExecutorsParams{Percent: 200, Gain: Limits{0.1, 0.25, 0.4, 0.6}, Tolerance: 0.05}
+
+func init() {
+	mustRegister(Func[TooFewExecutorsParams]{
+		ID:       "too-few-executors",
+		Heading:  "Too few executors",
+		Cite:     "Sparklens, analyzer/ExecutorWallclockAnalyzer.scala and scheduler/CompletionEstimator.scala (what-if on executor count)",
+		Defaults: DefaultTooFewExecutorsParams,
+		Fn:       tooFewExecutors,
+	})
+}
+
+// tooFewExecutors replays the application with more executors and reports
+// when that shortens it markedly.
+func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
+	wi, err := in.WhatIf()
+	if err != nil {
+		return nil
+	}
+	base, ok1 := wi.At(100)
+	more, ok2 := wi.At(p.Percent)
+	if !ok1 || !ok2 || base.AppMs <= 0 {
+		return nil
+	}
+	gain := 1 - float64(more.AppMs)/float64(base.AppMs)
+	sev := p.Gain.Ascending(gain)
+	if sev == None {
+		return nil
+	}
+	fastest := base
+	for _, e := range wi.Estimates {
+		if e.AppMs < fastest.AppMs {
+			fastest = e
+		}
+	}
+	pick := fastest
+	for _, e := range wi.Estimates {
+		if e.Percent >= 100 && e.Percent < pick.Percent && float64(e.AppMs) <= float64(fastest.AppMs)*(1+p.Tolerance) {
+			pick = e
+		}
+	}
+	return []Finding{{
+		Severity: sev,
+		Scope:    in.appScope(),
+		Summary: fmt.Sprintf("Replayed with %d%% of its executors (%d slots instead of %d) the application finishes in %s instead of %s, %s sooner; tasks waited for free slots.",
+			more.Percent, more.Slots, base.Slots, dur(more.AppMs), dur(base.AppMs), pct(gain)),
+		Evidence: []Evidence{
+			graded("gainShare", gain, "share", p.Gain),
+			fact("slotsRecorded", float64(base.Slots), "slots"),
+			fact("appMsRecordedSlots", float64(base.AppMs), "ms"),
+			fact("appMsMoreExecutors", float64(more.AppMs), "ms"),
+			fact("percentSuggested", float64(pick.Percent), "percent"),
+			fact("executorsSuggested", pick.Executors, "executors"),
+			fact("appMsSuggested", float64(pick.AppMs), "ms"),
+			fact("utilizationSuggested", pick.Utilization, "share"),
+		},
+		Recommendation: fmt.Sprintf("Run with about %s executors of the same size (%d slots, %d%% of today's): the replay finishes in %s; beyond that the critical path and the driver bound the time. "+
+			"Set spark.executor.instances, or raise spark.dynamicAllocation.maxExecutors.", executorsText(pick), pick.Slots, pick.Percent, dur(pick.AppMs)),
+	}}
+}

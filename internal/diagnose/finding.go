@@ -1,0 +1,64 @@
+package diagnose
+
+// ScopeKind is what a finding is about.
+type ScopeKind string
+
+// Scope kinds.
+const (
+	ScopeApplication ScopeKind = "application"
+	ScopeJob         ScopeKind = "job"
+	ScopeStage       ScopeKind = "stage"
+	ScopeNode        ScopeKind = "node"
+	ScopeTask        ScopeKind = "task"
+)
+
+// Scope names the parts of the application a finding refers to: the
+// application id, job ids, stage ids, host names or task ids.
+type Scope struct {
+	Kind ScopeKind `json:"kind"`
+	IDs  []string  `json:"ids"`
+}
+
+// Evidence is one number behind a finding. With four Limits (low, moderate,
+// severe, critical) the number was graded against them and decided the
+// severity; with one it is a gate the number had to pass; without limits it
+// is context. Compare says how the number was compared: ">=" when larger is
+// worse, "<=" when smaller is worse.
+type Evidence struct {
+	Name    string    `json:"name"`
+	Value   float64   `json:"value"`
+	Unit    string    `json:"unit"` // ms, core-ms, ratio, share, count, executors, slots
+	Compare string    `json:"compare,omitempty"`
+	Limits  []float64 `json:"limits,omitempty"`
+}
+
+// Finding is one diagnosed problem.
+type Finding struct {
+	// ID is the detector's stable name, for example "driver-bound".
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Severity Severity `json:"severity"`
+	Scope    Scope    `json:"scope"`
+	// Summary says what was found, with its numbers, in one sentence.
+	Summary  string     `json:"summary"`
+	Evidence []Evidence `json:"evidence"`
+	// Recommendation is what to change, when there is something concrete.
+	Recommendation string `json:"recommendation,omitempty"`
+	// Source cites the paper or tool the detector follows.
+	Source string `json:"source"`
+}
+
+// graded is evidence graded against limits when larger is worse.
+func graded(name string, v float64, unit string, l Limits) Evidence {
+	return Evidence{Name: name, Value: v, Unit: unit, Compare: ">=", Limits: l[:]}
+}
+
+// gate is evidence compared against a single threshold that must be met.
+func gate(name string, v float64, unit, compare string, threshold float64) Evidence {
+	return Evidence{Name: name, Value: v, Unit: unit, Compare: compare, Limits: []float64{threshold}}
+}
+
+// fact is context evidence.
+func fact(name string, v float64, unit string) Evidence {
+	return Evidence{Name: name, Value: v, Unit: unit}
+}

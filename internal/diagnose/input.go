@@ -1,0 +1,68 @@
+package diagnose
+
+import (
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/perfmodel"
+)
+
+// Input is one application with the analyses detectors share, each computed
+// on first use and kept. It is not safe for concurrent use.
+type Input struct {
+	App *model.App
+
+	wl     *perfmodel.Workload
+	wlErr  error
+	wlDone bool
+	eff    *perfmodel.Efficiency
+	wi     *perfmodel.WhatIf
+	wiErr  error
+	wiDone bool
+}
+
+// NewInput wraps app.
+func NewInput(app *model.App) *Input { return &Input{App: app} }
+
+// Workload is the application's performance-model workload
+// (perfmodel.FromApp); perfmodel.ErrNoTasks when no task finished.
+func (in *Input) Workload() (*perfmodel.Workload, error) {
+	if !in.wlDone {
+		in.wl, in.wlErr = perfmodel.FromApp(in.App)
+		in.wlDone = true
+	}
+	return in.wl, in.wlErr
+}
+
+// Efficiency is Sparklens's efficiency statistics (perfmodel.Analyze).
+func (in *Input) Efficiency() (*perfmodel.Efficiency, error) {
+	if in.eff == nil {
+		w, err := in.Workload()
+		if err != nil {
+			return nil, err
+		}
+		in.eff = perfmodel.Analyze(w)
+	}
+	return in.eff, nil
+}
+
+// WhatIf is the completion-time curve at Sparklens's executor percentages
+// (perfmodel.EstimateWhatIf with perfmodel.DefaultPercents).
+func (in *Input) WhatIf() (*perfmodel.WhatIf, error) {
+	if !in.wiDone {
+		w, err := in.Workload()
+		if err == nil {
+			in.wi, err = perfmodel.EstimateWhatIf(w, nil)
+		}
+		in.wiErr = err
+		in.wiDone = true
+	}
+	return in.wi, in.wiErr
+}
+
+// appScope is the application scope.
+func (in *Input) appScope() Scope {
+	id := in.App.ID
+	if in.App.AttemptID != "" {
+		id += "/" + in.App.AttemptID
+	}
+	return Scope{Kind: ScopeApplication, IDs: []string{id}}
+}

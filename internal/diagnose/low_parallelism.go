@@ -1,0 +1,71 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// LowParallelismParams tune the low-parallelism detector.
+type LowParallelismParams struct {
+	// MaxRatio is the largest tasks-per-slot ratio (Sparklens's PRatio) that
+	// counts as too few tasks.
+	MaxRatio float64
+	// IdleShare grades the core time the stage left idle as a share of the
+	// application's available core time. Sparklens prints PRatio and the
+	// per-stage wasted core-hours without grading them; these limits are
+	// clusterlens's.
+	IdleShare Limits
+	// PartitionsPerSlot is the suggested tasks per slot.
+	PartitionsPerSlot int
+}
+
+// DefaultLowParallelismParams are the defaults.
+var DefaultLowParallelismParams = LowParallelismParams{MaxRatio: 1, IdleShare: Limits{0.05, 0.1, 0.2, 0.4}, PartitionsPerSlot: 3}
+
+func init() {
+	mustRegister(Func[LowParallelismParams]{
+		ID:       "low-parallelism",
+		Heading:  "Stage with fewer tasks than slots",
+		Cite:     "Sparklens, analyzer/StageSkewAnalyzer.scala (PRatio; per-stage OneCoreComputeHours available, used, wasted)",
+		Defaults: DefaultLowParallelismParams,
+		Fn:       lowParallelism,
+	})
+}
+
+// lowParallelism reports stages that had fewer tasks than the executors had
+// slots, so cores sat idle for the whole stage.
+func lowParallelism(in *Input, p LowParallelismParams) []Finding {
+	e, err := in.Efficiency()
+	if err != nil || e.CoreMsAvailable <= 0 {
+		return nil
+	}
+	var out []Finding
+	for _, s := range e.Stages {
+		if s.ParallelismRatio > p.MaxRatio {
+			continue
+		}
+		share := float64(s.CoreMsWasted) / float64(e.CoreMsAvailable)
+		sev := p.IdleShare.Ascending(share)
+		if sev == None {
+			continue
+		}
+		want := p.PartitionsPerSlot * e.Cores.Slots
+		out = append(out, Finding{
+			Severity: sev,
+			Scope:    Scope{Kind: ScopeStage, IDs: []string{strconv.Itoa(int(s.ID))}},
+			Summary: fmt.Sprintf("Stage %d ran %d tasks on %d slots (%.2f per slot) and left %s idle, %s of the application's core time.",
+				s.ID, s.Tasks, e.Cores.Slots, s.ParallelismRatio, coreHours(s.CoreMsWasted), pct(share)),
+			Evidence: []Evidence{
+				graded("idleShare", share, "share", p.IdleShare),
+				gate("parallelismRatio", s.ParallelismRatio, "ratio", "<=", p.MaxRatio),
+				fact("tasks", float64(s.Tasks), "count"),
+				fact("slots", float64(e.Cores.Slots), "slots"),
+				fact("coreMsWasted", float64(s.CoreMsWasted), "core-ms"),
+				fact("stageWallMs", float64(s.WallMs), "ms"),
+			},
+			Recommendation: fmt.Sprintf("Give stage %d about %d partitions (%d per slot): repartition its input, lower spark.sql.files.maxPartitionBytes for file scans, "+
+				"or raise spark.sql.shuffle.partitions / spark.default.parallelism for shuffles.", s.ID, want, p.PartitionsPerSlot),
+		})
+	}
+	return out
+}
