@@ -21,9 +21,11 @@ const (
 func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	var w work
 	p := &phases{cur: e.now}
+	e.cur = t.st.app
+	defer func() { e.cur = nil }()
 	nd := t.exec.node
 	r := e.resourcesOf(nd)
-	noise := e.noise()
+	noise := e.noise(t.st.app.plan.engine)
 	ionoise := math.Sqrt(noise)
 	if t.st.app.plan.engine == model.MapReduce {
 		e.mrAttempt(&w, p, t, loc, r, noise, ionoise)
@@ -143,7 +145,7 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 	sp, nd := t.st.plan, t.exec.node
 	cls := t.st.app.plan.class
 	m := &w.m
-	p.add(float64(700+e.rng.IntN(800)), use{nd, chUser, 1}) // container JVM start
+	p.add(float64(900+e.rng.IntN(300)), use{nd, chUser, 1}) // container JVM start
 	var cpuMs float64
 	if sp.kind == model.StageMap {
 		in := e.readInput(p, t, loc, r, ionoise) // read

@@ -21,6 +21,7 @@ type engine struct {
 	cursor  int       // next node to try when placing executors
 	sink    *metricSink
 	lastEnd int64
+	cur     *appRun // the application whose attempt is being laid out
 }
 
 // appRun is an application while it runs.
@@ -53,6 +54,7 @@ type appRun struct {
 	timeoutS    float64
 	racks       []string
 	hostSet     map[int]bool // nodes that ran attempts
+	coresOn     map[int]int  // cores held per node
 }
 
 // execRun is a Spark executor or a MapReduce container on a node.
@@ -168,6 +170,10 @@ func (e *engine) newExecutor(a *appRun, nd *node) *execRun {
 	cores := a.plan.spec.Cores
 	nd.free -= cores
 	x := &execRun{app: a, node: nd, cores: cores, free: cores, idleSince: e.now}
+	if a.coresOn == nil {
+		a.coresOn = map[int]int{}
+	}
+	a.coresOn[nd.idx] += cores
 	a.execSeq++
 	if a.plan.engine == model.Spark {
 		x.idx = uint32(len(a.app.Executors))
@@ -185,6 +191,7 @@ func (e *engine) removeExecutor(x *execRun, reason string) {
 	}
 	x.lost = true
 	x.node.free += x.cores
+	x.app.coresOn[x.node.idx] -= x.cores
 	e.sink.memAdd(x.node, -memPerCore*float64(x.cores))
 	if x.app.plan.engine == model.Spark {
 		ex := x.app.app.Executors[x.idx]
@@ -226,6 +233,7 @@ func (e *engine) startJob(a *appRun) {
 		job.ResultStage = int32(jp.stages[len(jp.stages)-1])
 		job.Properties = [][2]string{{"queue", "default"}, {"priority", "NORMAL"}}
 	} else {
+		job.Description = jp.name
 		job.Properties = [][2]string{{"spark.scheduler.pool", "default"}, {"spark.job.description", jp.name}}
 	}
 	a.app.Jobs = append(a.app.Jobs, job)

@@ -82,13 +82,23 @@ func (e *engine) resourcesOf(n *node) resources {
 func (e *engine) cpuAt(n *node, t int64) float64 { return n.class.CPUSpeed * n.cpuFactor(t) }
 
 func (e *engine) diskAt(n *node, t int64) float64 {
-	return n.class.DiskMBps * mb * n.diskFactor(t) / math.Max(1, float64(n.running)/2)
+	return n.class.DiskMBps * mb * n.diskFactor(t) / math.Max(1, e.load(n)/2)
+}
+
+// load is how many attempts share n's disk and network with the attempt
+// being laid out: the cores its application holds there. (Other
+// applications' attempts are left out: they mostly compute or wait.)
+func (e *engine) load(n *node) float64 {
+	if e.cur == nil {
+		return 1
+	}
+	return float64(e.cur.coresOn[n.idx])
 }
 
 // netRateAt is the throughput of one transfer between a and b at t (bytes/s).
 func (e *engine) netRateAt(a, b *node, t int64) float64 {
-	ra := a.netMBps(t) * mb / math.Max(1, float64(a.running)/4)
-	rb := b.netMBps(t) * mb / math.Max(1, float64(b.running)/4)
+	ra := a.netMBps(t) * mb / math.Max(1, e.load(a)/4)
+	rb := b.netMBps(t) * mb / math.Max(1, e.load(b)/4)
 	return math.Min(ra, rb)
 }
 
@@ -210,7 +220,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 		}
 	}
 	lossy := st.lossy(e)
-	var extra []source
+	var extra []shuffleSource
 	for _, s := range lossy {
 		if indexOf(srcs, s)%stride != 0 {
 			extra = append(extra, s)
@@ -261,7 +271,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 	return total, remote, ms
 }
 
-func sumShares(s []source) float64 {
+func sumShares(s []shuffleSource) float64 {
 	var v float64
 	for _, x := range s {
 		v += x.share
@@ -269,7 +279,7 @@ func sumShares(s []source) float64 {
 	return v
 }
 
-func indexOf(srcs []source, s source) int {
+func indexOf(srcs []shuffleSource, s shuffleSource) int {
 	for i := range srcs {
 		if srcs[i].node == s.node {
 			return i
@@ -279,7 +289,7 @@ func indexOf(srcs []source, s source) int {
 }
 
 // lossy returns the stage's sources on nodes that ever lose packets.
-func (st *stageRun) lossy(_ *engine) []source { return st.lossySrc }
+func (st *stageRun) lossy(_ *engine) []shuffleSource { return st.lossySrc }
 
 // writeHDFS adds the phase writing output to HDFS: the local disk and two
 // replicas on other nodes through the network.
@@ -309,13 +319,16 @@ func (e *engine) compute(p *phases, nd *node, r resources, bytes int64, nsPerByt
 	return ms
 }
 
-// noise is an attempt's multiplicative time noise: log-normal with a rare
-// straggler tail (the calibration is in docs/SIMULATOR.md).
-func (e *engine) noise() float64 {
-	s := &e.sc.Scheduler
-	n := lognormal(e.rng, s.NoiseSigma)
+// noise is an attempt's multiplicative time noise (NoiseSpec of its engine).
+func (e *engine) noise(engine model.Engine) float64 {
+	s := &e.sc.Scheduler.SparkNoise
+	if engine == model.MapReduce {
+		s = &e.sc.Scheduler.MapReduceNoise
+	}
+	n := lognormal(e.rng, s.Sigma)
 	if e.rng.Float64() < s.StragglerRate {
-		n *= s.StragglerFactor * (0.7 + 0.6*e.rng.Float64())
+		u := 1 - e.rng.Float64() // (0, 1]
+		n *= math.Min(40, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
 	}
 	return n
 }

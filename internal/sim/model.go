@@ -20,7 +20,6 @@ func startSparkOrMR(a *appRun, now int64) {
 	if app.Start == 0 {
 		app.Start = now
 	}
-	app.LastUpdated = now
 	if a.plan.engine == model.MapReduce {
 		app.Version = "Avro-Json"
 		app.Conf = mrConf(a)
@@ -35,13 +34,17 @@ func startSparkOrMR(a *appRun, now int64) {
 			{"spark.app.id", app.ID}, {"spark.app.name", app.Name},
 			{"spark.driver.host", a.execsDriverHost()}, {"spark.dynamicAllocation.enabled", strconv.FormatBool(a.dynamic)},
 			{"spark.eventLog.enabled", "true"}, {"spark.executor.cores", strconv.Itoa(spec.Cores)},
-			{"spark.executor.instances", strconv.Itoa(spec.Executors)}, {"spark.executor.memory", strconv.Itoa(int(memPerCore/mb)*spec.Cores/1024) + "g"},
+			{"spark.executor.instances", strconv.Itoa(spec.Executors)}, {"spark.executor.memory", strconv.Itoa(int(memPerCore/mb)*spec.Cores) + "m"},
 			{"spark.master", "yarn"}, {"spark.speculation", strconv.FormatBool(a.speculation)},
 			{"spark.sql.shuffle.partitions", strconv.Itoa(spec.Partitions)}, {"spark.submit.deployMode", "cluster"},
 		},
 		Hadoop: [][2]string{{"dfs.blocksize", "134217728"}, {"dfs.replication", "3"}},
 		System: [][2]string{{"java.vm.name", "OpenJDK 64-Bit Server VM"}, {"os.name", "Linux"}, {"user.timezone", "UTC"}},
 	}
+	app.ResourceProfiles = []model.ResourceProfile{{ID: 0,
+		Executor: []model.ResourceRequest{{Name: "cores", Amount: float64(spec.Cores)},
+			{Name: "memory", Amount: float64(int(memPerCore/mb) * spec.Cores)}, {Name: "offHeap", Amount: 0}},
+		Task: []model.ResourceRequest{{Name: "cpus", Amount: 1}}}}
 	app.Executors = append(app.Executors, &model.Executor{ID: "driver", Host: a.execsDriverHost(),
 		HostPort: a.execsDriverHost() + ":" + strconv.Itoa(a.portBase), BlockManagerSeen: true, BlockManagerAdded: app.Start + 900,
 		MaxMemory: 2 << 30, MaxOnHeapMemory: 2 << 30})
@@ -60,7 +63,7 @@ func sparkExecutor(a *appRun, nd *node, seq, cores int, now int64) *model.Execut
 			{"stderr", "http://" + nd.name + ":8042/node/containerlogs/" + container + "/sim/stderr?start=-4096"},
 			{"stdout", "http://" + nd.name + ":8042/node/containerlogs/" + container + "/sim/stdout?start=-4096"},
 		},
-		BlockManagerSeen: true, BlockManagerAdded: now + 50, MaxMemory: mem, MaxOnHeapMemory: mem,
+		BlockManagerSeen: true, MaxMemory: mem, MaxOnHeapMemory: mem,
 	}
 }
 
@@ -201,7 +204,7 @@ func (a *appRun) rackName(n *node) string { return a.racks[n.rack] }
 // finishApp closes the application's model.
 func finishApp(a *appRun, end int64) {
 	app := a.app
-	app.End, app.Complete, app.LastUpdated = end, true, end
+	app.End, app.Complete = end, true
 	app.Hosts = a.hosts.All
 	if a.plan.engine == model.MapReduce {
 		mrExecutors(a)

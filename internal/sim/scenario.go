@@ -97,11 +97,36 @@ type SchedulerSpec struct {
 	TaskFailureRate float64 `json:"taskFailureRate,omitempty"`
 	// TimeoutS is how long a hung attempt runs before it is declared lost.
 	TimeoutS float64 `json:"timeoutS,omitempty"`
-	// NoiseSigma is the log-normal sigma of task-time noise; StragglerRate and
-	// StragglerFactor add a heavy tail (calibrated against real logs).
-	NoiseSigma      float64 `json:"noiseSigma,omitempty"`
-	StragglerRate   float64 `json:"stragglerRate,omitempty"`
-	StragglerFactor float64 `json:"stragglerFactor,omitempty"`
+	// SparkNoise and MapReduceNoise shape task-time noise per engine
+	// (calibrated against real logs, see docs/SIMULATOR.md).
+	SparkNoise     NoiseSpec `json:"sparkNoise"`
+	MapReduceNoise NoiseSpec `json:"mapReduceNoise"`
+}
+
+// NoiseSpec is multiplicative task-time noise: log-normal with median 1
+// and log-sigma Sigma; with probability StragglerRate an attempt is slowed
+// further by a Pareto factor of scale StragglerScale and shape StragglerAlpha
+// (capped at 40), the heavy tail of real stages.
+type NoiseSpec struct {
+	Sigma          float64 `json:"sigma,omitempty"`
+	StragglerRate  float64 `json:"stragglerRate,omitempty"`
+	StragglerScale float64 `json:"stragglerScale,omitempty"`
+	StragglerAlpha float64 `json:"stragglerAlpha,omitempty"`
+}
+
+func (n *NoiseSpec) resolve(def NoiseSpec) {
+	if n.Sigma == 0 {
+		n.Sigma = def.Sigma
+	}
+	if n.StragglerRate == 0 {
+		n.StragglerRate = def.StragglerRate
+	}
+	if n.StragglerScale == 0 {
+		n.StragglerScale = def.StragglerScale
+	}
+	if n.StragglerAlpha == 0 {
+		n.StragglerAlpha = def.StragglerAlpha
+	}
 }
 
 // FaultSpec is a node fault: kind, node index, window (seconds from start)
@@ -218,15 +243,8 @@ func (sc *Scenario) Resolve() error {
 	if s.TimeoutS == 0 {
 		s.TimeoutS = 120
 	}
-	if s.NoiseSigma == 0 {
-		s.NoiseSigma = 0.25
-	}
-	if s.StragglerRate == 0 {
-		s.StragglerRate = 0.02
-	}
-	if s.StragglerFactor == 0 {
-		s.StragglerFactor = 2.5
-	}
+	s.SparkNoise.resolve(NoiseSpec{Sigma: 0.4, StragglerRate: 0.06, StragglerScale: 2, StragglerAlpha: 1.1})
+	s.MapReduceNoise.resolve(NoiseSpec{Sigma: 0.15, StragglerRate: 0.04, StragglerScale: 1.5, StragglerAlpha: 1.3})
 	if s.TaskFailureRate < 0 || s.TaskFailureRate > 0.2 {
 		return fmt.Errorf("%w: scheduler.taskFailureRate must be in [0, 0.2]", ErrScenario)
 	}

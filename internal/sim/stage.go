@@ -39,13 +39,13 @@ type stageRun struct {
 	outByNode map[int32]int64 // shuffle bytes written per node
 	outTotal  int64
 	shuffleIn int64 // total shuffle bytes the stage reads
-	sources   []source
-	lossySrc  []source // sources on nodes with a packet-loss fault
+	sources   []shuffleSource
+	lossySrc  []shuffleSource // sources on nodes with a packet-loss fault
 	durations []int64  // successful attempt durations (speculation)
 }
 
-// source is a node holding shuffle output for a stage, with its share.
-type source struct {
+// shuffleSource is a node holding shuffle output for a stage, with its share.
+type shuffleSource struct {
 	node  *node
 	share float64
 }
@@ -161,7 +161,7 @@ func (st *stageRun) gatherSources(e *engine) {
 	slices.Sort(order)
 	for _, nd := range order {
 		if st.shuffleIn > 0 {
-			src := source{node: e.cl.nodes[nd], share: float64(byNode[nd]) / float64(st.shuffleIn)}
+			src := shuffleSource{node: e.cl.nodes[nd], share: float64(byNode[nd]) / float64(st.shuffleIn)}
 			st.sources = append(st.sources, src)
 			for _, f := range src.node.faults {
 				if f.spec.Kind == FaultPacketLoss {
