@@ -34,6 +34,9 @@ func init() {
 // runs far beyond the median: the application waits for that one task, and
 // no executor count helps.
 func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
+	if !in.spark() {
+		return nil
+	}
 	e, err := in.Efficiency()
 	if err != nil || e.AppMs <= 0 {
 		return nil

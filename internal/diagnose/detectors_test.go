@@ -60,11 +60,11 @@ func TestDriverBound(t *testing.T) {
 }
 
 // TestTooManyExecutors: 10 executors x 4 cores (40 slots) for one wave of 8
-// tasks of 60 s. At 20% (8 slots) the replay still takes 60 s; at 10% (4
-// slots) 120 s. So 80% of the slots can go (critical), saving
-// 40x60 - 8x60 = 1920 core-s.
+// tasks of 600 s. At 20% (8 slots) the replay still takes 600 s; at 10% (4
+// slots) 1200 s. So 80% of the slots can go (critical), saving
+// 40x600 - 8x600 = 19200 core-s (5.3 core-hours, above the 1 core-hour gate).
 func TestTooManyExecutors(t *testing.T) {
-	b := newApp(60, 10, 4).job(0, nil, 0, 40, repeat(8, 60)...)
+	b := newApp(600, 10, 4).job(0, nil, 0, 40, repeat(8, 600)...)
 	fs := only(t, b, "too-many-executors", nil)
 	if len(fs) != 1 {
 		t.Fatalf("findings: %+v", fs)
@@ -73,14 +73,21 @@ func TestTooManyExecutors(t *testing.T) {
 	if f.Severity != Critical {
 		t.Errorf("severity %v, want critical", f.Severity)
 	}
-	for name, want := range map[string]float64{"removableShare": 0.8, "slotsRecorded": 40, "slotsSuggested": 8, "executorsSuggested": 2, "appMsSuggested": 60_000, "coreMsSaved": 1_920_000, "slowdown": 0} {
+	for name, want := range map[string]float64{"removableShare": 0.8, "slotsRecorded": 40, "slotsSuggested": 8, "executorsSuggested": 2, "appMsSuggested": 600_000, "coreMsSaved": 19_200_000, "slowdown": 0} {
 		if got := evidence(t, f, name); !near(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
+	if !contains(f.Recommendation, "about 2 executors") {
+		t.Errorf("recommendation %q", f.Recommendation)
+	}
 	// A full cluster: 40 tasks on 40 slots; 90% would already be slower.
-	if fs := only(t, newApp(60, 10, 4).job(0, nil, 0, 40, repeat(40, 60)...), "too-many-executors", nil); len(fs) != 0 {
+	if fs := only(t, newApp(600, 10, 4).job(0, nil, 0, 40, repeat(40, 600)...), "too-many-executors", nil); len(fs) != 0 {
 		t.Errorf("busy cluster reported: %+v", fs)
+	}
+	// The same shape at a tenth of the length saves 0.53 core-hours: below the gate.
+	if fs := only(t, newApp(60, 10, 4).job(0, nil, 0, 40, repeat(8, 60)...), "too-many-executors", nil); len(fs) != 0 {
+		t.Errorf("trivial saving reported: %+v", fs)
 	}
 }
 

@@ -28,6 +28,9 @@ func init() {
 // driverBound reports an application whose executors spend much of the wall
 // clock waiting for the driver: no executor count can make that time shorter.
 func driverBound(in *Input, p DriverBoundParams) []Finding {
+	if !in.spark() {
+		return nil
+	}
 	e, err := in.Efficiency()
 	if err != nil || e.DriverMs < p.MinDriverMs {
 		return nil

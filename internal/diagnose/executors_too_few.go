@@ -32,6 +32,9 @@ func init() {
 // tooFewExecutors replays the application with more executors and reports
 // when that shortens it markedly.
 func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
+	if !in.spark() {
+		return nil
+	}
 	wi, err := in.WhatIf()
 	if err != nil {
 		return nil
@@ -73,7 +76,6 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 			fact("appMsSuggested", float64(pick.AppMs), "ms"),
 			fact("utilizationSuggested", pick.Utilization, "share"),
 		},
-		Recommendation: fmt.Sprintf("Run with about %s executors of the same size (%d slots, %d%% of today's): the replay finishes in %s; beyond that the critical path and the driver bound the time. "+
-			"Set spark.executor.instances, or raise spark.dynamicAllocation.maxExecutors.", executorsText(pick), pick.Slots, pick.Percent, dur(pick.AppMs)),
+		Recommendation: sizing(in, pick) + fmt.Sprintf(" (%d%% of today's): the replay finishes in %s; beyond that the critical path and the driver bound the time.", pick.Percent, dur(pick.AppMs)),
 	}}
 }

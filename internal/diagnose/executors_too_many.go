@@ -17,10 +17,13 @@ type TooManyExecutorsParams struct {
 	Removable Limits
 	// MinSlots is the fewest task slots worth cutting.
 	MinSlots int
+	// MinCoreMsSaved is the least core time per run (core-milliseconds) worth
+	// a finding; clusterlens's gate against reporting trivia.
+	MinCoreMsSaved int64
 }
 
 // DefaultTooManyExecutorsParams are the defaults.
-var DefaultTooManyExecutorsParams = TooManyExecutorsParams{Tolerance: 0.1, Removable: Limits{0.2, 0.4, 0.6, 0.8}, MinSlots: 2}
+var DefaultTooManyExecutorsParams = TooManyExecutorsParams{Tolerance: 0.1, Removable: Limits{0.2, 0.4, 0.6, 0.8}, MinSlots: 2, MinCoreMsSaved: 3_600_000}
 
 func init() {
 	mustRegister(Func[TooManyExecutorsParams]{
@@ -35,6 +38,9 @@ func init() {
 // tooManyExecutors replays the application with fewer executors and reports
 // the smallest count that finishes within the tolerance of the recorded count.
 func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
+	if !in.spark() {
+		return nil
+	}
 	wi, err := in.WhatIf()
 	if err != nil {
 		return nil
@@ -51,10 +57,10 @@ func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
 	}
 	removable := 1 - float64(best.Slots)/float64(base.Slots)
 	sev := p.Removable.Ascending(removable)
-	if sev == None {
+	saved := int64(base.Slots)*base.AppMs - int64(best.Slots)*best.AppMs
+	if sev == None || saved < p.MinCoreMsSaved {
 		return nil
 	}
-	saved := int64(base.Slots)*base.AppMs - int64(best.Slots)*best.AppMs
 	slower := float64(best.AppMs)/float64(base.AppMs) - 1
 	return []Finding{{
 		Severity: sev,
@@ -71,18 +77,17 @@ func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
 			fact("appMsSuggested", float64(best.AppMs), "ms"),
 			fact("utilizationRecordedSlots", base.Utilization, "share"),
 			fact("utilizationSuggested", best.Utilization, "share"),
-			fact("coreMsSaved", float64(saved), "core-ms"),
+			gate("coreMsSaved", float64(saved), "core-ms", ">=", float64(p.MinCoreMsSaved)),
 		},
-		Recommendation: fmt.Sprintf("Run with about %s executors of the same size (%d slots): set spark.executor.instances, or spark.dynamicAllocation.maxExecutors, "+
-			"to that; it saves about %s per run.", executorsText(best), best.Slots, coreHours(saved)),
+		Recommendation: sizing(in, best) + fmt.Sprintf("; it saves about %s per run.", coreHours(saved)),
 	}}
 }
 
-// executorsText rounds an executor count for advice, at least one.
-func executorsText(e perfmodel.Estimate) string {
-	n := int(e.Executors + 0.5)
-	if n < 1 {
-		n = 1
+// sizing advises the executor count (or local threads) of an estimate.
+func sizing(in *Input, e perfmodel.Estimate) string {
+	if in.local() {
+		return fmt.Sprintf("Run with %d local threads (master local[%d])", e.Slots, e.Slots)
 	}
-	return fmt.Sprint(n)
+	n := max(1, int(e.Executors+0.5))
+	return fmt.Sprintf("Run with about %d executors of the recorded size (%d task slots): set spark.executor.instances, or spark.dynamicAllocation.maxExecutors, to %d", n, e.Slots, n)
 }

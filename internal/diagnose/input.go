@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"strings"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
 )
@@ -61,8 +63,25 @@ func (in *Input) WhatIf() (*perfmodel.WhatIf, error) {
 // appScope is the application scope.
 func (in *Input) appScope() Scope {
 	id := in.App.ID
+	if id == "" {
+		id = in.App.Source
+	}
 	if in.App.AttemptID != "" {
 		id += "/" + in.App.AttemptID
 	}
 	return Scope{Kind: ScopeApplication, IDs: []string{id}}
 }
+
+// local reports whether the application ran in Spark's local mode, where
+// the driver's threads are the only slots.
+func (in *Input) local() bool {
+	if m, ok := in.App.Env.SparkProp("spark.master"); ok {
+		return strings.HasPrefix(m, "local")
+	}
+	return strings.HasPrefix(in.App.ID, "local-")
+}
+
+// spark reports whether the application ran on Spark: Sparklens's detectors
+// speak of executors, partitions and Spark settings, so they leave MapReduce
+// jobs to Dr. Elephant's MapReduce heuristics.
+func (in *Input) spark() bool { return in.App.Engine == model.Spark }

@@ -17,10 +17,13 @@ type LowParallelismParams struct {
 	IdleShare Limits
 	// PartitionsPerSlot is the suggested tasks per slot.
 	PartitionsPerSlot int
+	// MinCoreMsIdle is the least idle core time (core-milliseconds) worth a
+	// finding; clusterlens's gate against reporting trivia.
+	MinCoreMsIdle int64
 }
 
 // DefaultLowParallelismParams are the defaults.
-var DefaultLowParallelismParams = LowParallelismParams{MaxRatio: 1, IdleShare: Limits{0.05, 0.1, 0.2, 0.4}, PartitionsPerSlot: 3}
+var DefaultLowParallelismParams = LowParallelismParams{MaxRatio: 1, IdleShare: Limits{0.05, 0.1, 0.2, 0.4}, PartitionsPerSlot: 3, MinCoreMsIdle: 900_000}
 
 func init() {
 	mustRegister(Func[LowParallelismParams]{
@@ -35,6 +38,9 @@ func init() {
 // lowParallelism reports stages that had fewer tasks than the executors had
 // slots, so cores sat idle for the whole stage.
 func lowParallelism(in *Input, p LowParallelismParams) []Finding {
+	if !in.spark() {
+		return nil
+	}
 	e, err := in.Efficiency()
 	if err != nil || e.CoreMsAvailable <= 0 {
 		return nil
@@ -46,7 +52,7 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 		}
 		share := float64(s.CoreMsWasted) / float64(e.CoreMsAvailable)
 		sev := p.IdleShare.Ascending(share)
-		if sev == None {
+		if sev == None || s.CoreMsWasted < p.MinCoreMsIdle {
 			continue
 		}
 		want := p.PartitionsPerSlot * e.Cores.Slots
@@ -60,7 +66,7 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 				gate("parallelismRatio", s.ParallelismRatio, "ratio", "<=", p.MaxRatio),
 				fact("tasks", float64(s.Tasks), "count"),
 				fact("slots", float64(e.Cores.Slots), "slots"),
-				fact("coreMsWasted", float64(s.CoreMsWasted), "core-ms"),
+				gate("coreMsWasted", float64(s.CoreMsWasted), "core-ms", ">=", float64(p.MinCoreMsIdle)),
 				fact("stageWallMs", float64(s.WallMs), "ms"),
 			},
 			Recommendation: fmt.Sprintf("Give stage %d about %d partitions (%d per slot): repartition its input, lower spark.sql.files.maxPartitionBytes for file scans, "+

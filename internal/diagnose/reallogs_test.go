@@ -1,0 +1,61 @@
+package diagnose
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+// TestRunRealLogs runs every detector on every real log (Spark and
+// MapReduce): nothing may fail or panic, every finding must be complete
+// (id, title, severity above none, scope with ids, graded evidence, source),
+// and the Sparklens test log, whose driver worked alone 15522 of 15975 ms,
+// must be driver-bound (critical) once the one-minute gate is lowered.
+func TestRunRealLogs(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	res, err := load.Paths([]string{root}, load.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report strings.Builder
+	counts := map[string]int{}
+	for _, app := range res.Apps {
+		fs := Run(app, Options{})
+		name, _ := filepath.Rel(root, app.Source)
+		for _, f := range fs {
+			counts[f.ID]++
+			graded := false
+			for _, e := range f.Evidence {
+				graded = graded || len(e.Limits) == 4
+			}
+			if f.ID == "" || f.Title == "" || f.Severity == None || f.Scope.Kind == "" || len(f.Scope.IDs) == 0 || !graded || f.Source == "" || f.Summary == "" {
+				t.Errorf("%s: incomplete finding %+v", name, f)
+			}
+			fmt.Fprintf(&report, "%-50s %-20s %-9s %s %v\n", short(name), f.ID, f.Severity, f.Scope.Kind, f.Scope.IDs)
+		}
+	}
+	t.Logf("%d applications, findings by detector %v\n%s", len(res.Apps), counts, report.String())
+
+	path := filepath.Join(root, "sparklens/src/test/event-history-test-files/local-1532512550423")
+	one, err := load.Paths([]string{path}, load.Options{Workers: 1})
+	if err != nil || len(one.Apps) != 1 {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	p := DefaultDriverBoundParams
+	p.MinDriverMs = 0
+	fs := Run(one.Apps[0], Options{Only: []string{"driver-bound"}, Params: map[string]any{"driver-bound": p}})
+	if len(fs) != 1 || fs[0].Severity != Critical || !near(fs[0].Evidence[0].Value, 15522.0/15975) {
+		t.Errorf("sparklens log: %+v", fs)
+	}
+}
+
+func short(s string) string {
+	if len(s) <= 50 {
+		return s
+	}
+	return "…" + s[len(s)-49:]
+}
