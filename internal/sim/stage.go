@@ -41,7 +41,7 @@ type stageRun struct {
 	shuffleIn int64 // total shuffle bytes the stage reads
 	sources   []shuffleSource
 	lossySrc  []shuffleSource // sources on nodes with a packet-loss fault
-	durations []int64  // successful attempt durations (speculation)
+	durations []int64         // successful attempt durations (speculation)
 }
 
 // shuffleSource is a node holding shuffle output for a stage, with its share.
