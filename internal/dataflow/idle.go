@@ -48,13 +48,7 @@ func (r *Reconstruction) stageTails() []stageTail {
 // the allocated slots run tasks, or neither. Adjacent stretches with the
 // same cause are merged. The first stretch starts at math.MinInt64.
 func (r *Reconstruction) idleTimeline(tails []stageTail) []idleSeg {
-	starts := make([]int64, len(r.Attempts))
-	ends := make([]int64, len(r.Attempts))
-	for i := range r.Attempts {
-		starts[i], ends[i] = r.Attempts[i].Start, r.Attempts[i].End
-	}
-	slices.Sort(starts)
-	slices.Sort(ends)
+	starts, ends := r.sortedTimes()
 	type delta struct {
 		t int64
 		v int
@@ -123,6 +117,27 @@ func (r *Reconstruction) idleTimeline(tails []stageTail) []idleSeg {
 		segs = append(segs, seg)
 	}
 	return segs
+}
+
+// sortedTimes returns the attempts' starts and ends, each sorted.
+func (r *Reconstruction) sortedTimes() (starts, ends []int64) {
+	n := len(r.Attempts)
+	keys := make([]keyed, 0, n)
+	buf := make([]keyed, n)
+	sorted := func(at func(i int) int64) []int64 {
+		keys = timeKeys(keys, at, n)
+		var s []keyed
+		s, buf = radixSort(keys, buf)
+		keys = s
+		out := make([]int64, n)
+		for i := range s {
+			out[i] = at(int(s[i].idx))
+		}
+		return out
+	}
+	starts = sorted(func(i int) int64 { return r.Attempts[i].Start })
+	ends = sorted(func(i int) int64 { return r.Attempts[i].End })
+	return starts, ends
 }
 
 // classify splits the idle stretch [x, y) by cause, calling add for each part.

@@ -1,10 +1,5 @@
 package dataflow
 
-import (
-	"cmp"
-	"slices"
-)
-
 // ExecutorSpan is an executor's allocation: from its add event to its
 // remove event (dynamic allocation), widened to cover every attempt it ran,
 // with the slots its attempts used. A missing remove event means the
@@ -30,20 +25,18 @@ func (e *ExecutorSpan) Allocated() int64 { return int64(e.Slots) * (e.End - e.St
 // executors' spans.
 func (r *Reconstruction) assignSlots(cpus int) {
 	app := r.App
-	r.order = make([]int32, len(r.Attempts))
-	for i := range r.order {
-		r.order[i] = int32(i)
+	// Sort by start, then (stably) by executor: radix sorts over the keys.
+	keys := timeKeys(make([]keyed, 0, len(r.Attempts)), func(i int) int64 { return r.Attempts[i].Start }, len(r.Attempts))
+	buf := make([]keyed, len(keys))
+	keys, buf = radixSort(keys, buf)
+	for i := range keys {
+		keys[i].key = uint64(r.Attempts[keys[i].idx].Executor)
 	}
-	slices.SortFunc(r.order, func(x, y int32) int {
-		a, b := &r.Attempts[x], &r.Attempts[y]
-		if c := cmp.Compare(a.Executor, b.Executor); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	keys, _ = radixSort(keys, buf)
+	r.order = make([]int32, len(keys))
+	for i := range keys {
+		r.order[i] = keys[i].idx
+	}
 	var ends []int64
 	next := 0
 	for ei, e := range app.Executors {
