@@ -20,15 +20,16 @@ type Activity struct {
 	// vertex maps onto it (Mapped is then false).
 	Name     string   `json:"name"`
 	Vertices []string `json:"vertices,omitempty"`
-	Pool     Pool     `json:"-"`
-	Phase    Phase    `json:"-"`
+	Pool     Pool     `json:"pool"`
+	Phase    Phase    `json:"phase"`
 	Mapped   bool     `json:"mapped"`
 	// Cause is what the activity's time counts toward.
-	Cause Cause `json:"-"`
-	// WaitsFor is the task pool that feeds this activity over a remote
-	// edge from another pool (HiTune §7.2): the activity's time before that
+	Cause Cause `json:"cause"`
+	// WaitsFor is the task pool that feeds this activity over a
+	// sequential remote edge from another pool (HiTune §7.2): the activity
+	// cannot finish before every source attempt has, so its time before that
 	// pool's last attempt finished is waiting for shuffle data.
-	WaitsFor Pool `json:"-"`
+	WaitsFor Pool `json:"waitsFor,omitempty"`
 }
 
 // activityTable maps (pool, phase position) to an activity index.
@@ -80,12 +81,12 @@ func buildActivities(s *Spec, present [numPools]bool) ([]Activity, activityTable
 	return acts, table, nil
 }
 
-// waitsFor is the pool feeding vertices vs (in pool p) over a remote edge
-// from a vertex mapped only onto other pools, or PoolNone.
+// waitsFor is the pool feeding vertices vs (in pool p) over a sequential
+// remote edge from a vertex mapped onto another pool, or PoolNone.
 func waitsFor(s *Spec, vs []string, p Pool) Pool {
 	for _, v := range vs {
 		for _, m := range s.EdgeMappings {
-			if m.Edge.To != v || m.Location != Remote {
+			if m.Edge.To != v || m.Location != Remote || m.Type != Sequential {
 				continue
 			}
 			for _, src := range s.Mappings(m.Edge.From) {

@@ -44,6 +44,9 @@ func (c Cause) String() string {
 	return ""
 }
 
+// MarshalText writes the cause's name.
+func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
 // phaseCause is the cause a recorded phase's time counts toward (before GC
 // and shuffle waiting are carved out of busy phases).
 func phaseCause(ph Phase) Cause {

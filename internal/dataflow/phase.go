@@ -27,6 +27,9 @@ func (p Pool) String() string {
 	return ""
 }
 
+// MarshalText writes the pool's name.
+func (p Pool) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // ParsePool maps a specification's task pool name to a Pool (PoolNone when unknown).
 func ParsePool(s string) Pool {
 	for i := PoolSpark; i < numPools; i++ {
@@ -90,6 +93,9 @@ func (p Phase) String() string {
 	}
 	return ""
 }
+
+// MarshalText writes the phase's name.
+func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
 // ParsePhase maps a specification's phase name to a Phase (PhaseNone when unknown).
 func ParsePhase(s string) Phase {
