@@ -36,12 +36,15 @@ type Plan struct {
 //     (the driver's time between actions);
 //   - a stage becomes ready when its job is submitted and its parents are
 //     complete, and launches its first task after the recorded delay from that
-//     point (stage submission, scheduler delay);
+//     point (stage submission, scheduler delay), unless other stages' tasks
+//     filled every slot when it was submitted: then the wait was for slots,
+//     which the replay models, and only the submission delay is kept;
 //   - a stage completes its recorded lag after its last task, and a job its
 //     recorded lag after its last stage;
 //   - the application ends its recorded lag after its last job.
 func NewPlan(w *Workload) *Plan {
 	p := &Plan{w: w, ord: jobOrder(w)}
+	slots := CoresOf(w).Slots
 	n := len(w.Stages)
 	p.startDelay, p.endDelay = make([]int64, n), make([]int64, n)
 	p.children = make([][]int, n)
@@ -52,7 +55,13 @@ func NewPlan(w *Workload) *Plan {
 			base = max(base, w.Stages[par].Completed)
 			p.children[par] = append(p.children[par], i)
 		}
-		p.startDelay[i] = max(0, s.FirstLaunch-base)
+		launch := s.FirstLaunch
+		if s.BusyAtSubmit >= slots {
+			// Every slot was taken: the stage waited for slots, which the
+			// replay models itself; keep only the submission delay.
+			launch = s.Submitted
+		}
+		p.startDelay[i] = max(0, launch-base)
 		p.endDelay[i] = max(0, s.Completed-s.LastFinish)
 	}
 	p.jobGap, p.jobTail = make([]int64, len(w.Jobs)), make([]int64, len(w.Jobs))

@@ -53,6 +53,10 @@ type Stage struct {
 	Durations []int64
 	// Attempts is the number of stage attempts merged.
 	Attempts int
+	// BusyAtSubmit counts other stages' task attempts running when the stage
+	// was submitted: when they filled every slot, the wait for its first
+	// launch was contention, not scheduler delay.
+	BusyAtSubmit int
 }
 
 // Job is one job (a Spark action) of the workload.
@@ -203,6 +207,17 @@ func FromApp(app *model.App) (*Workload, error) {
 		w.Complete = false
 	}
 	w.Executors = executorSpans(app, w)
+	busyAt := runningAt(tasks, func(t taskRef) (int64, int64) { return t.launch, t.launch + t.dur })
+	for j, i := range keep {
+		s := &w.Stages[j]
+		own := 0
+		for _, t := range tasks[i] {
+			if t.launch <= s.Submitted && s.Submitted < t.launch+t.dur {
+				own++
+			}
+		}
+		s.BusyAtSubmit = busyAt(s.Submitted) - own
+	}
 	w.ObservedConcurrency = concurrency(tasks, func(t taskRef) (int64, int64) { return t.launch, t.launch + t.dur })
 	return w, nil
 }
@@ -256,4 +271,23 @@ func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
 		m = max(m, cur)
 	}
 	return m
+}
+
+// runningAt returns a function counting the intervals with start <= t < end.
+func runningAt[T any](groups [][]T, span func(T) (int64, int64)) func(t int64) int {
+	var starts, ends []int64
+	for _, g := range groups {
+		for _, x := range g {
+			a, b := span(x)
+			starts = append(starts, a)
+			ends = append(ends, b)
+		}
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	return func(t int64) int {
+		started, _ := slices.BinarySearch(starts, t+1) // starts <= t
+		ended, _ := slices.BinarySearch(ends, t+1)     // ends <= t
+		return started - ended
+	}
 }
