@@ -49,8 +49,15 @@ func decodeTaskEnd(d *Decoder, s *jsonscan.Scanner) {
 	d.pendingTask = taskEndEvent
 }
 
+// decodeTaskGettingResult reads SparkListenerTaskGettingResult, which
+// JsonProtocol writes with the task info only (no "Stage ID"): the running
+// task is found by its id.
 func decodeTaskGettingResult(d *Decoder, s *jsonscan.Scanner) {
 	d.decodeTask(s)
+	if d.missing == "Stage ID" {
+		d.missing = ""
+		d.require(d.te.id >= 0, "Task Info.Task ID")
+	}
 	d.pendingTask = taskGettingResultEvent
 }
 
