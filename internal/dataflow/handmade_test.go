@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -167,5 +168,12 @@ func checkAddsUp(t *testing.T, what string, x *Times) {
 	}
 	if x.TaskTime() > x.Total {
 		t.Errorf("%s: task time %d exceeds total %d", what, x.TaskTime(), x.Total)
+	}
+}
+
+// TestAttemptSize keeps the per-attempt cost in check.
+func TestAttemptSize(t *testing.T) {
+	if n := unsafe.Sizeof(Attempt{}); n > 80 {
+		t.Errorf("Attempt is %d bytes, want at most 80", n)
 	}
 }
