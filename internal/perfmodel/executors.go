@@ -53,18 +53,18 @@ type Cores struct {
 	// AppContext.getMaxConcurrent executors times getExecutorCores, over the
 	// whole application; an executor that only arrives after the last task,
 	// as in Sparklint's example log, offered nothing the tasks could use).
-	MaxConcurrent int
+	MaxConcurrent int `json:"maxConcurrent"`
 	// MaxExecutors is the most executors alive at once.
-	MaxExecutors int
+	MaxExecutors int `json:"maxExecutors"`
 	// PerExecutor is the most common executor core count.
-	PerExecutor int
+	PerExecutor int `json:"perExecutor"`
 	// Slots is MaxConcurrent divided by spark.task.cpus: the tasks that could
 	// run at once. When no executor announced its cores, Slots is the most
 	// task attempts observed running at once and MaxConcurrent is derived
 	// from it.
-	Slots int
+	Slots int `json:"slots"`
 	// FromTasks is set when the core count was inferred from task concurrency.
-	FromTasks bool
+	FromTasks bool `json:"fromTasks,omitempty"`
 }
 
 // CoresOf measures the workload's cores from executor add and remove events.
