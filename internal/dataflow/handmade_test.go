@@ -91,6 +91,15 @@ func TestHandmadeSpark(t *testing.T) {
 		t.Errorf("instances of attempt 3: %+v", inst)
 	}
 
+	var all int64
+	n := 0
+	for _, s := range r.All() {
+		all += s.End - s.Start
+		n++
+	}
+	if all != 5000+3000+7500+6000 || n != 15 {
+		t.Errorf("All: %d instances, %d ms; want 15 and 21500", n, all)
+	}
 	b := BuildBreakdown(r)
 	// Executor 1 (host A): busy 3700+2800+4000, scheduler delay 700+100+500, shuffle wait 1000, GC 300,
 	// serialization 300+100+500; idle: slot 0 driver 1000+6000, tail 1000 (8-9 s); slot 1 driver 1000+6000,

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 
@@ -252,6 +253,21 @@ func (r *Reconstruction) Segments(i int, dst []Segment) []Segment {
 	return dst
 }
 
+// All iterates over every vertex instance of the application: each
+// attempt's non-empty phases, with the attempt's index, in attempt order.
+func (r *Reconstruction) All() iter.Seq2[int, Segment] {
+	return func(yield func(int, Segment) bool) {
+		var buf [maxPhases]Segment
+		for i := range r.Attempts {
+			for _, s := range r.Segments(i, buf[:0]) {
+				if !yield(i, s) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // Instance is a vertex instance described for people: the activity, the
 // task attempt, and the node it ran on.
 type Instance struct {
@@ -280,7 +296,7 @@ func (r *Reconstruction) Instances(i int) []Instance {
 	return out
 }
 
-// String names an attempt for messages.
+// String describes the reconstruction for messages.
 func (r *Reconstruction) String() string {
 	return fmt.Sprintf("reconstruction of %s: %d attempts on %d executors", r.App.ID, len(r.Attempts), len(r.Executors))
 }
