@@ -40,6 +40,7 @@ func TestReplayReproducesRealLogs(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
+		checkBounds(t, name, w)
 		why := cannotReproduce(app, w)
 		if why == "" {
 			if held := heldBackMs(app, CoresOf(w).Slots); float64(held) > 0.05*float64(w.Duration()) {
@@ -139,4 +140,35 @@ func short(s string) string {
 		return s
 	}
 	return "…" + s[len(s)-59:]
+}
+
+// checkBounds checks two laws of any correct replay: on one slot every task
+// runs after another, so the time is at least the sum of task durations; on
+// unlimited slots it is still at least the critical path.
+func checkBounds(t *testing.T, name string, w *Workload) {
+	t.Helper()
+	plan := NewPlan(w)
+	var used int64
+	for i := range w.Stages {
+		used += w.Stages[i].Used()
+	}
+	one, err := plan.Replay(1)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	if one < used {
+		t.Errorf("%s: replay on one slot %d ms < %d ms of tasks", name, one, used)
+	}
+	inf, err := plan.Replay(w.NumTasks() + 1)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	if cp := FindCriticalPath(w); inf < cp.Ms {
+		t.Errorf("%s: replay on unlimited slots %d ms < critical path %d ms", name, inf, cp.Ms)
+	}
+	if inf > one {
+		t.Errorf("%s: unlimited slots %d ms slower than one slot %d ms", name, inf, one)
+	}
 }

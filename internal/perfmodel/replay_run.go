@@ -25,6 +25,7 @@ type item struct {
 // insertion; typed rather than container/heap so pushes do not allocate.
 type itemHeap struct{ items []item }
 
+// Len is the number of items.
 func (h *itemHeap) Len() int { return len(h.items) }
 
 func (h *itemHeap) less(a, b int) bool {
@@ -79,7 +80,9 @@ type stageHeap struct {
 	st []int
 }
 
+// Len, Less, Swap, Push and Pop implement container/heap.Interface.
 func (h *stageHeap) Len() int { return len(h.st) }
+
 func (h *stageHeap) Less(a, b int) bool {
 	x, y := &h.w.Stages[h.st[a]], &h.w.Stages[h.st[b]]
 	jx, jy := h.w.Jobs[x.Job].ID, h.w.Jobs[y.Job].ID
