@@ -1,6 +1,14 @@
 package dataflow
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// smallSort is the length below which a comparison sort beats clearing
+// the radix sort's 65,536 counters.
+const smallSort = 4096
 
 // keyed is a sort key with the index it belongs to.
 type keyed struct {
@@ -13,6 +21,10 @@ type keyed struct {
 // buf must be as long as p; it returns the sorted data and the other slice,
 // free for reuse.
 func radixSort(p, buf []keyed) (sorted, scratch []keyed) {
+	if len(p) < smallSort {
+		slices.SortStableFunc(p, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+		return p, buf
+	}
 	var hi uint64
 	for i := range p {
 		hi |= p[i].key

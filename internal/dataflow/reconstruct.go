@@ -95,6 +95,9 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	last := app.Start
 	first := int64(0)
 	for _, st := range app.Stages {
+		if st == nil {
+			continue
+		}
 		if len(st.Tasks) > 0 {
 			present[PoolOf(st.Kind)] = true
 		}
@@ -111,7 +114,9 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		last = max(last, st.Completed)
 	}
 	for _, e := range app.Executors {
-		last = max(last, e.Added, e.Removed)
+		if e != nil {
+			last = max(last, e.Added, e.Removed)
+		}
 	}
 	var err error
 	if r.Activities, r.table, err = buildActivities(spec, present); err != nil {
@@ -129,10 +134,14 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	r.Attempts = make([]Attempt, 0, n)
 	var m model.TaskMetrics
 	for si, st := range app.Stages {
+		if st == nil {
+			continue
+		}
 		pool := PoolOf(st.Kind)
 		for ti := range st.Tasks {
 			t := &st.Tasks[ti]
-			if t.Launch <= 0 || int(t.Executor) >= len(app.Executors) {
+			if t.Launch <= 0 || t.Launch > math.MaxInt64-maxSpan || int(t.Executor) >= len(app.Executors) ||
+				app.Executors[t.Executor] == nil {
 				r.Skipped++
 				continue
 			}

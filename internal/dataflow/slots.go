@@ -45,7 +45,7 @@ func (r *Reconstruction) assignSlots(cpus int) {
 			next++
 		}
 		idx := r.order[lo:next:next]
-		if len(idx) == 0 && (e.ID == "driver" || (e.Added <= 0 && e.BlockManagerAdded <= 0)) {
+		if e == nil || len(idx) == 0 && (e.ID == "driver" || (e.Added <= 0 && e.BlockManagerAdded <= 0)) {
 			continue // the driver, or an executor that never existed in time, holds no task slots
 		}
 		ends = ends[:0]
