@@ -73,19 +73,12 @@ func (e event) ref() uint32  { return e.kr & refMask }
 // Extra memory is 16 bytes per event plus one line's buffer, so a
 // million-task application encodes in about 32 MB.
 func Write(w io.Writer, app *model.App) error {
-	if app == nil {
-		return fmt.Errorf("write event log: nil application")
-	}
-	if len(app.Stages) > refMask || len(app.Jobs) > refMask || len(app.Executors) > refMask {
-		return fmt.Errorf("write event log: too many stages, jobs or executors")
-	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	e := newEncoder(app)
-	e.flush = func(b []byte) error {
+	err := writeTo(app, func(b []byte) error {
 		_, err := bw.Write(b)
 		return err
-	}
-	if err := e.run(); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("write event log: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -157,3 +157,13 @@ func TestRoundTripRealLogs(t *testing.T) {
 		t.Fatalf("only %d Spark logs listed", n)
 	}
 }
+
+// DiffApps compares two models as the round-trip tests do (for the
+// external tests of this package).
+func DiffApps(a, b *model.App) string {
+	return cmp.Diff(viewOf(a), viewOf(b), roundTripOptions())
+}
+
+// Normalize undoes, in back, what a 3.5 writer adds to a model read from an
+// older log (see normalize).
+func Normalize(orig, back *model.App) { normalize(orig, back) }
