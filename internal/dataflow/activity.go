@@ -14,7 +14,7 @@ var ErrSpecMismatch = errors.New("dataflow specification does not fit the applic
 // vertices of a specification that occupy one recorded phase of one task
 // pool. Vertices that share a phase (Hadoop's merge and sort, Hive's
 // operators inside map) run pipelined in it, so each instance of the
-// activity is an instance of each of its vertices (HiTune §4.3).
+// activity is an instance of each of its vertices (HiTune §4–5).
 type Activity struct {
 	// Name is the vertex names joined by "+", or the phase's name when no
 	// vertex maps onto it (Mapped is then false).

@@ -5,17 +5,17 @@
 //
 // It has four parts, each in its own files:
 //
-//   - Dataflow specifications (§4.2): the Input, Output, Vertices and Edges of
+//   - Dataflow specifications (§4): the Input, Output, Vertices and Edges of
 //     an application's dataflow graph, and how each vertex maps onto the
 //     execution (Task Pool, Phase, Thread, Thread Pool, Thread Group Pool, with
 //     cardinalities) and each edge onto data movement (type, endpoint
 //     location). Parse reads the text syntax documented in docs/DATAFLOW.md;
 //     Builtin returns the embedded specifications for Hadoop MapReduce (the
 //     paper's Figure 8) and Spark.
-//   - Reconstruction (§4.3, §5): every vertex instance, that is every task
+//   - Reconstruction (§4–5): every vertex instance, that is every task
 //     attempt's phase, with its node, start and end, rebuilt from log
 //     timestamps and task metrics (Reconstruct).
-//   - The timeline (§5, the pipeline space-time diagram of Figures 10–13):
+//   - The timeline (§5, the pipeline space-time diagram):
 //     wall time across, one line per task slot or per task, coloured by
 //     activity, with the bootstrap and idle periods (BuildTimeline, and
 //     Timeline.WriteText for terminals).

@@ -34,7 +34,7 @@ type parser struct {
 }
 
 // Parse reads a dataflow specification in the syntax of docs/DATAFLOW.md
-// (HiTune §4.2). name identifies the input in errors, which read
+// (HiTune §4). name identifies the input in errors, which read
 // "name:line: what was expected". The specification is validated: every
 // name must be declared, the graph acyclic, every vertex and edge mapped.
 func Parse(name string, r io.Reader) (*Spec, error) {

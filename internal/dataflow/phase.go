@@ -3,7 +3,7 @@ package dataflow
 import "github.com/clusterlens/clusterlens/internal/model"
 
 // Pool is a task pool: the set of task attempts of one kind that vertex
-// instances live in (HiTune §4.2, "Task Pool").
+// instances live in (HiTune §4, "Task Pool").
 type Pool uint8
 
 // Task pools.
@@ -57,7 +57,7 @@ func PoolOf(k model.StageKind) Pool {
 
 // Phase is a recorded phase of a task attempt: the part of an attempt that
 // logs let us time. A specification's Vertex Mapping names one per vertex
-// (HiTune §4.2, "Phase").
+// (HiTune §4, "Phase").
 type Phase uint8
 
 // Recorded phases. Spark's follow the History Server's task timeline;

@@ -33,7 +33,7 @@ type Options struct {
 }
 
 // Attempt is one reconstructed task attempt: where and when it ran, and how
-// long each of its phases took (HiTune §4.3). Its phases lie end to end in
+// long each of its phases took (HiTune §4–5). Its phases lie end to end in
 // [Start, End] in the order Layout(Pool) gives; Dur[i] is the i-th one's
 // length in milliseconds. It is a flat struct so that a million attempts
 // cost a few tens of megabytes and no allocation each.
@@ -77,7 +77,7 @@ type Reconstruction struct {
 
 // Reconstruct rebuilds every task attempt's phases (vertex instances) from
 // log timestamps and task metrics, assigns attempts to executor slots, and
-// derives executor allocation windows (HiTune §4.3, §5).
+// derives executor allocation windows (HiTune §4–5).
 func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	spec := opts.Spec
 	if spec == nil {
@@ -238,7 +238,7 @@ func taskCPUs(app *model.App, set int) int {
 }
 
 // Segment is one vertex instance: an activity of one attempt, with its
-// start and end (HiTune §4.3).
+// start and end (HiTune §4–5).
 type Segment struct {
 	Activity int16
 	Start    int64

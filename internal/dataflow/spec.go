@@ -2,7 +2,7 @@ package dataflow
 
 import "fmt"
 
-// Spec is a dataflow specification (HiTune §4.2): the dataflow graph of an
+// Spec is a dataflow specification (HiTune §4): the dataflow graph of an
 // application (Input, Output, Vertices, Edges) and how it maps onto the
 // execution (Vertex Mapping, Edge Mapping). docs/DATAFLOW.md gives the
 // text syntax; Parse reads it and Builtin returns the embedded ones.
@@ -33,7 +33,7 @@ func (e Edge) String() string { return e.From + " -> " + e.To }
 // at run time". The zero value means unspecified.
 type Cardinality string
 
-// VertexMapping maps a vertex onto the execution (HiTune §4.2, Figure 8):
+// VertexMapping maps a vertex onto the execution (HiTune §4, Figure 8):
 // the task pool whose attempts run it, the recorded phase of those attempts
 // that it occupies, and, optionally, the thread, thread pool or thread group
 // pool inside the task that executes it, each with its cardinality.
@@ -101,7 +101,7 @@ func (l Location) String() string {
 	return ""
 }
 
-// EdgeMapping maps an edge onto data movement (HiTune §4.2): its type, the
+// EdgeMapping maps an edge onto data movement (HiTune §4): its type, the
 // location of its endpoints and its cardinality (source:destination
 // instances, for example 1:1 or M:N).
 type EdgeMapping struct {

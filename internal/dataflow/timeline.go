@@ -12,7 +12,7 @@ type TimelineOptions struct {
 	PerTask bool
 }
 
-// Timeline is HiTune's pipeline space-time diagram (§5, Figures 10–13):
+// Timeline is HiTune's pipeline space-time diagram (§5):
 // wall time across, one line per executor slot (or per task attempt), each
 // line a sequence of bars coloured by activity; between bars an allocated
 // slot is idle. The stretch from Start to FirstLaunch is the bootstrap.
