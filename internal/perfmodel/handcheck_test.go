@@ -124,3 +124,35 @@ func TestSparklensLogByHand(t *testing.T) {
 		t.Errorf("10%%: %+v, want 1 slot, 16733 ms", e10)
 	}
 }
+
+// TestSparklensFiguresByHand computes Sparklens's own figures on its test log
+// (see TestSparklensLogByHand for the times), with executorRunTime as task
+// time: stage 0 ran 20, 21, 21, 21 ms (sum 83, max 21), stage 1 2, 2, 2, 2
+// (sum 8, max 2). Jobs span 469 (+21759→+22228) and 14 (+23447→+23461): 483
+// ms; driver 15975 - 483 = 15492. One executor of 4 cores: 4 total cores.
+// Critical path 21 + 2 = 23, with the driver 15515. Perfect parallelism
+// 15492 + 91/4 (integer: 22) = 15514. One core: 15492 + 91 = 15583.
+// Available 4 x 15975 = 63900; autoscale-aware 4 x 15010 = 60040; wasted by
+// the driver 4 x 15492 = 61968; executors' 4 x 483 = 1932, used 91,
+// wasted 1841.
+func TestSparklensFiguresByHand(t *testing.T) {
+	app := loadOne(t, filepath.Join(sharedtest.Dir(t, "logs/sparklens"), "src/test/event-history-test-files/local-1532512550423"))
+	w, err := FromAppWith(app, Options{ExecutorRunTime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Sparklens(w)
+	want := SparklensFigures{
+		AppMs: 15975, JobMs: 483, DriverMs: 15492, TotalCores: 4,
+		CriticalPathMs: 23, CriticalPathAppMs: 15515, PerfectAppMs: 15514, OneCoreAppMs: 15583,
+		CoreMsAvailable: 63900, CoreMsAvailableAutoScale: 60040, DriverCoreMsWasted: 61968,
+		ExecutorCoreMsAvailable: 1932, CoreMsUsed: 91, ExecutorCoreMsWasted: 1841,
+	}
+	if got != want {
+		t.Errorf("Sparklens figures\n got %+v\nwant %+v", got, want)
+	}
+	// Task time changes, stage windows do not: the wall-clock split is the same.
+	if e := Analyze(w); e.DriverMs != 15522 || e.CoreMsUsed != 91 {
+		t.Errorf("with executorRunTime: driver %d, used %d; want 15522, 91", e.DriverMs, e.CoreMsUsed)
+	}
+}

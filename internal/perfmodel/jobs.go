@@ -34,7 +34,7 @@ func (w *Workload) buildJobs(app *model.App, keep []int, jobIDs [][]int32) {
 		}
 		j := known[id]
 		index[id] = len(w.Jobs)
-		w.Jobs = append(w.Jobs, Job{ID: id, Submitted: j.Submitted, Completed: j.Completed})
+		w.Jobs = append(w.Jobs, Job{ID: id, Submitted: j.Submitted, Completed: j.Completed, SQLID: j.SQLID})
 		return index[id]
 	}
 	for si, old := range keep {
@@ -53,7 +53,7 @@ func (w *Workload) buildJobs(app *model.App, keep []int, jobIDs [][]int32) {
 			k = jobOf(best)
 		} else {
 			k = len(w.Jobs)
-			w.Jobs = append(w.Jobs, Job{ID: -1 - s.ID, Submitted: s.Submitted, Completed: s.Completed, Synthetic: true})
+			w.Jobs = append(w.Jobs, Job{ID: -1 - s.ID, Submitted: s.Submitted, Completed: s.Completed, Synthetic: true, SQLID: -1})
 		}
 		s.Job = k
 		w.Jobs[k].Stages = append(w.Jobs[k].Stages, si)
@@ -65,7 +65,7 @@ func (w *Workload) buildJobs(app *model.App, keep []int, jobIDs [][]int32) {
 		}
 		if j.Submitted > 0 && j.Completed >= j.Submitted {
 			index[j.ID] = len(w.Jobs)
-			w.Jobs = append(w.Jobs, Job{ID: j.ID, Submitted: j.Submitted, Completed: j.Completed})
+			w.Jobs = append(w.Jobs, Job{ID: j.ID, Submitted: j.Submitted, Completed: j.Completed, SQLID: j.SQLID})
 		}
 	}
 	// A job spans at least its stages.

@@ -67,6 +67,8 @@ type Job struct {
 	Stages    []int // indexes into Workload.Stages
 	// Synthetic is set for a job made up for stages the log attributes to no job.
 	Synthetic bool
+	// SQLID is the job's spark.sql.execution.id, -1 when none.
+	SQLID int64
 }
 
 // ExecutorSpan is an executor's cores and lifetime clipped to the application.
@@ -107,10 +109,22 @@ func (w *Workload) NumTasks() int {
 // Duration is End-Start.
 func (w *Workload) Duration() int64 { return max(0, w.End-w.Start) }
 
+// Options tune FromAppWith.
+type Options struct {
+	// ExecutorRunTime takes a task's time from its executorRunTime metric,
+	// as Sparklens does (StageTimeSpan.updateTasks), instead of its
+	// launch-to-finish duration; attempts without metrics keep the duration.
+	// For parity checks with Sparklens; the replay needs durations.
+	ExecutorRunTime bool
+}
+
 // FromApp extracts the workload of a Spark application (or a MapReduce job,
 // whose map and reduce phases are its stages). It fails with ErrNoTasks when
 // no task attempt finished.
-func FromApp(app *model.App) (*Workload, error) {
+func FromApp(app *model.App) (*Workload, error) { return FromAppWith(app, Options{}) }
+
+// FromAppWith is FromApp with options.
+func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	w := &Workload{AppID: app.ID, Start: app.Start, End: app.End, Complete: app.Complete && app.End > 0, TaskCPUs: 1}
 	if v, ok := app.Env.SparkProp("spark.task.cpus"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
@@ -118,10 +132,11 @@ func FromApp(app *model.App) (*Workload, error) {
 		}
 	}
 	byID := map[int32]int{}
-	type taskRef struct{ launch, id, dur int64 }
+	type taskRef struct{ launch, id, dur, finish int64 }
 	var tasks [][]taskRef
 	var parents [][]int32
 	var jobIDs [][]int32
+	var m model.TaskMetrics
 	for _, st := range app.Stages {
 		i, ok := byID[st.ID]
 		if !ok {
@@ -145,7 +160,12 @@ func FromApp(app *model.App) (*Workload, error) {
 			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch {
 				continue
 			}
-			tasks[i] = append(tasks[i], taskRef{t.Launch, t.ID, t.Finish - t.Launch})
+			d := t.Finish - t.Launch
+			if opts.ExecutorRunTime && t.HasMetrics {
+				st.TaskMetrics(k, &m)
+				d = max(0, m[model.ExecutorRunTime])
+			}
+			tasks[i] = append(tasks[i], taskRef{t.Launch, t.ID, d, t.Finish})
 		}
 	}
 	// Keep stages with tasks, in id order.
@@ -175,7 +195,7 @@ func FromApp(app *model.App) (*Workload, error) {
 		s.FirstLaunch = ts[0].launch
 		for k, t := range ts {
 			s.Durations[k] = t.dur
-			s.LastFinish = max(s.LastFinish, t.launch+t.dur)
+			s.LastFinish = max(s.LastFinish, t.finish)
 		}
 		if s.Submitted == 0 || s.Submitted > s.FirstLaunch {
 			s.Submitted = s.FirstLaunch
@@ -207,18 +227,18 @@ func FromApp(app *model.App) (*Workload, error) {
 		w.Complete = false
 	}
 	w.Executors = executorSpans(app, w)
-	busyAt := runningAt(tasks, func(t taskRef) (int64, int64) { return t.launch, t.launch + t.dur })
+	busyAt := runningAt(tasks, func(t taskRef) (int64, int64) { return t.launch, t.finish })
 	for j, i := range keep {
 		s := &w.Stages[j]
 		own := 0
 		for _, t := range tasks[i] {
-			if t.launch <= s.Submitted && s.Submitted < t.launch+t.dur {
+			if t.launch <= s.Submitted && s.Submitted < t.finish {
 				own++
 			}
 		}
 		s.BusyAtSubmit = busyAt(s.Submitted) - own
 	}
-	w.ObservedConcurrency = concurrency(tasks, func(t taskRef) (int64, int64) { return t.launch, t.launch + t.dur })
+	w.ObservedConcurrency = concurrency(tasks, func(t taskRef) (int64, int64) { return t.launch, t.finish })
 	return w, nil
 }
 
