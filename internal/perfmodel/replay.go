@@ -6,8 +6,8 @@ import (
 	"fmt"
 )
 
-// ErrStalled is returned when the replay cannot finish every stage (a
-// dependency that never completes, which only malformed input produces).
+// ErrStalled is returned when the replay cannot finish every job even after
+// breaking inconsistent links (see Plan.Replay).
 var ErrStalled = errors.New("replay stalled")
 
 // Plan is a workload prepared for replay: the recorded driver and scheduler
@@ -104,6 +104,11 @@ func NewPlan(w *Workload) *Plan {
 // Sparklens, which replays each job group separately and adds the driver
 // time back as one sum, jobs run on one shared cluster and the recorded
 // driver gaps stay where they happened, so concurrent jobs compete for slots.
+//
+// Inconsistent input (a stage whose parent belongs to a job that itself
+// waits for the stage's job) could deadlock the replay; when nothing is left
+// to happen, the replay starts the waiting stage (or job) that comes first,
+// as if its unfinished links were absent, and carries on.
 func (p *Plan) Replay(slots int) (int64, error) {
 	if slots <= 0 {
 		return 0, fmt.Errorf("replay with %d slots: need at least one", slots)
@@ -122,7 +127,10 @@ func (p *Plan) Replay(slots int) (int64, error) {
 		r.launch(now)
 		next, ok := r.next()
 		if !ok {
-			break
+			if r.done == len(w.Jobs) || !r.unstick(now) {
+				break
+			}
+			continue
 		}
 		now = next
 		for r.tasks.Len() > 0 && r.tasks.items[0].t == now || r.events.Len() > 0 && r.events.items[0].t == now {

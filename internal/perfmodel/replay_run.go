@@ -189,6 +189,27 @@ func (r *run) releaseFollowers(now int64) {
 	}
 }
 
+// unstick breaks a deadlock of inconsistent input: it readies the first
+// stage of a released job still waiting for parents, or else releases the
+// next job in order. It reports whether it found anything to start.
+func (r *run) unstick(now int64) bool {
+	w := r.p.w
+	for si := range w.Stages {
+		if r.waiting[si] > 0 && r.jobReleased[w.Stages[si].Job] {
+			r.waiting[si] = 0
+			r.at(now+r.p.startDelay[si], evStageReady, si)
+			return true
+		}
+	}
+	if r.released < len(r.p.byPrereq) {
+		k := r.p.byPrereq[r.released]
+		r.at(now+r.p.jobGap[k], evJobRelease, k)
+		r.released++
+		return true
+	}
+	return false
+}
+
 // sortByKey sorts xs stably by key.
 func sortByKey(xs []int, key func(int) int) {
 	slices.SortStableFunc(xs, func(a, b int) int { return key(a) - key(b) })
