@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -83,7 +84,7 @@ func (w *Workload) buildJobs(app *model.App, keep []int, jobIDs [][]int32) {
 		if a.Submitted != b.Submitted {
 			return cmp64(a.Submitted, b.Submitted)
 		}
-		return int(a.ID - b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	for k := range w.Jobs {
 		for _, si := range w.Jobs[k].Stages {

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -178,7 +179,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	if len(keep) == 0 {
 		return nil, ErrNoTasks
 	}
-	slices.SortFunc(keep, func(a, b int) int { return int(w.Stages[a].ID - w.Stages[b].ID) })
+	slices.SortFunc(keep, func(a, b int) int { return cmp.Compare(w.Stages[a].ID, w.Stages[b].ID) })
 	stages := make([]Stage, len(keep))
 	newIndex := map[int32]int{}
 	var lastSeen int64
@@ -219,8 +220,8 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	for _, j := range w.Jobs {
 		lastSeen = max(lastSeen, j.Completed)
 	}
-	if w.Start <= 0 || w.Start > w.Stages[0].Submitted {
-		w.Start = minSubmitted(w)
+	if first := minSubmitted(w); w.Start <= 0 || w.Start > first {
+		w.Start = first
 	}
 	if w.End < lastSeen {
 		w.End = lastSeen
