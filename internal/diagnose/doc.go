@@ -5,7 +5,7 @@
 //
 // Detectors are an open set: each lives in its own file, registers itself in
 // init() like a node_exporter collector, cites its source, and exposes its
-// parameters as a typed Params struct whose zero-argument default holds the
+// parameters as a typed Params struct whose Default…Params variable holds the
 // source's values (or clusterlens's, said so, where the source has none).
 // Run executes them in name order; docs/FINDINGS.md documents every detector
 // and the JSON form of a Finding.
