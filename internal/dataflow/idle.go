@@ -32,14 +32,47 @@ func (r *Reconstruction) stageTails() []stageTail {
 			hi++
 		}
 		ends = ends[:0]
+		last := int64(0)
 		for i := lo; i < hi; i++ {
 			ends = append(ends, r.Attempts[i].End)
+			last = max(last, r.Attempts[i].End)
 		}
-		slices.Sort(ends)
-		out = append(out, stageTail{stage: r.Attempts[lo].Stage, median: ends[(len(ends)+1)/2-1], finish: ends[len(ends)-1]})
+		out = append(out, stageTail{stage: r.Attempts[lo].Stage, median: nth(ends, (len(ends)+1)/2-1), finish: last})
 		lo = hi
 	}
 	return out
+}
+
+// nth returns the k-th smallest of xs (0-based), reordering xs: Hoare's
+// selection, linear on average.
+func nth(xs []int64, k int) int64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for xs[j] > p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }
 
 // idleTimeline sweeps the application's wall time and tells, for each
@@ -122,21 +155,20 @@ func (r *Reconstruction) idleTimeline(tails []stageTail) []idleSeg {
 // sortedTimes returns the attempts' starts and ends, each sorted.
 func (r *Reconstruction) sortedTimes() (starts, ends []int64) {
 	n := len(r.Attempts)
-	keys := make([]keyed, 0, n)
-	buf := make([]keyed, n)
-	sorted := func(at func(i int) int64) []int64 {
-		keys = timeKeys(keys, at, n)
-		var s []keyed
-		s, buf = radixSort(keys, buf)
-		keys = s
-		out := make([]int64, n)
-		for i := range s {
-			out[i] = at(int(s[i].idx))
-		}
-		return out
+	keys := timeKeys(make([]keyed, 0, n), func(i int) int64 { return r.Attempts[i].End }, n)
+	keys, _ = radixSort(keys, make([]keyed, n))
+	ends = make([]int64, n)
+	for i := range keys {
+		ends[i] = r.Attempts[keys[i].idx].End
 	}
-	starts = sorted(func(i int) int64 { return r.Attempts[i].Start })
-	ends = sorted(func(i int) int64 { return r.Attempts[i].End })
+	starts = r.starts
+	if len(starts) != n {
+		starts = make([]int64, n)
+		for i := range r.Attempts {
+			starts[i] = r.Attempts[i].Start
+		}
+		slices.Sort(starts)
+	}
 	return starts, ends
 }
 

@@ -73,6 +73,7 @@ type Reconstruction struct {
 	table        activityTable
 	tailFraction float64
 	order        []int32 // attempt indices by executor, then start
+	starts       []int64 // attempt starts, sorted
 }
 
 // Reconstruct rebuilds every task attempt's phases (vertex instances) from

@@ -29,8 +29,11 @@ func (r *Reconstruction) assignSlots(cpus int) {
 	keys := timeKeys(make([]keyed, 0, len(r.Attempts)), func(i int) int64 { return r.Attempts[i].Start }, len(r.Attempts))
 	buf := make([]keyed, len(keys))
 	keys, buf = radixSort(keys, buf)
+	r.starts = make([]int64, len(keys))
 	for i := range keys {
-		keys[i].key = uint64(r.Attempts[keys[i].idx].Executor)
+		a := &r.Attempts[keys[i].idx]
+		r.starts[i] = a.Start
+		keys[i].key = uint64(a.Executor)
 	}
 	keys, _ = radixSort(keys, buf)
 	r.order = make([]int32, len(keys))
