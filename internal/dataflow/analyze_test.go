@@ -22,7 +22,7 @@ func TestAnalyzeAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"pool":"reduce"`, `"phase":"shuffle"`, `"cause":"busy"`, `"waitsFor":"map"`, `"name":"merge+sort"`} {
+	for _, want := range []string{`"pool":"reduce"`, `"phase":"shuffle"`, `"cause":"busy"`, `"waitsFor":"map"`, `"name":"merge+sort"`, `"byCause":{"busy":6700,"scheduler-delay":0,"shuffle-wait":5000,"gc":300,`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s", want)
 		}

@@ -1,5 +1,7 @@
 package dataflow
 
+import "strconv"
+
 // Times splits slot time (slot-milliseconds) by cause and by activity.
 // Causes always add up: the sum of Cause is Total.
 type Times struct {
@@ -8,9 +10,27 @@ type Times struct {
 	// plus the straggler-tail idle time attributed to it.
 	Total int64 `json:"totalMs"`
 	// Cause is indexed by Cause.
-	Cause [NumCauses]int64 `json:"byCause"`
+	Cause CauseTimes `json:"byCause"`
 	// Activity is task time by activity, indexed like Breakdown.Activities.
 	Activity []int64 `json:"byActivity"`
+}
+
+// CauseTimes holds slot time by cause; its JSON form is an object keyed by
+// the causes' names.
+type CauseTimes [NumCauses]int64
+
+// MarshalJSON writes {"busy": ms, "scheduler-delay": ms, ...} in cause order.
+func (c CauseTimes) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range c {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, Cause(i).String())
+		b = append(b, ':')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return append(b, '}'), nil
 }
 
 // Busy is the slot time spent working.

@@ -104,8 +104,8 @@ func TestHandmadeSpark(t *testing.T) {
 	// Executor 1 (host A): busy 3700+2800+4000, scheduler delay 700+100+500, shuffle wait 1000, GC 300,
 	// serialization 300+100+500; idle: slot 0 driver 1000+6000, tail 1000 (8-9 s); slot 1 driver 1000+6000,
 	// idle 2000 (6-8 s) + 6000 (9-15 s), tail 1000.
-	want1 := [NumCauses]int64{10500, 1300, 1000, 300, 900, 2000, 14000, 8000}
-	want2 := [NumCauses]int64{7000, 100, 0, 0, 400, 0, 1000, 1500}
+	want1 := CauseTimes{10500, 1300, 1000, 300, 900, 2000, 14000, 8000}
+	want2 := CauseTimes{7000, 100, 0, 0, 400, 0, 1000, 1500}
 	if got := b.Executors[0].Cause; got != want1 {
 		t.Errorf("executor 1 causes %v, want %v", got, want1)
 	}

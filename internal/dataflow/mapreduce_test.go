@@ -61,7 +61,7 @@ func TestHandmadeMapReduce(t *testing.T) {
 	b := BuildBreakdown(r)
 	// h1: 2 slots x 10 s. Busy: map 4000-200 GC, reduce 8000-5000 wait-100 GC. Idle: slot 0 after 5 s is
 	// allocated-idle to 10 s (a task still runs) and driver to 11 s; slot 1 is idle 1-2 s and driver 10-11 s.
-	wantH1 := [NumCauses]int64{6700, 0, 5000, 300, 0, 0, 2000, 6000}
+	wantH1 := CauseTimes{6700, 0, 5000, 300, 0, 0, 2000, 6000}
 	if b.Executors[0].Cause != wantH1 || b.Executors[0].Total != 20000 {
 		t.Errorf("h1 %+v, want causes %v of 20000", b.Executors[0].Times, wantH1)
 	}

@@ -148,8 +148,11 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 			}
 			a := Attempt{Start: t.Launch, End: t.Finish, Stage: int32(si), Task: int32(ti), Executor: t.Executor,
 				Host: t.Host, Pool: pool, Status: t.Status}
-			if a.End < a.Start || t.Finish == 0 {
+			switch {
+			case t.Finish <= 0: // still running when the log ends
 				a.End = max(running, a.Start)
+			case a.End < a.Start: // clocks disagree: an empty attempt
+				a.End = a.Start
 			}
 			a.End = min(a.End, a.Start+maxSpan)
 			r.End = max(r.End, a.End)
