@@ -148,7 +148,7 @@ func TestHandmadeSpark(t *testing.T) {
 		"      |==------------------|",
 		"1/0 A | .scccu.shcccc......|", // s: 700 ms scheduler delay at 3-4 s; u: shuffle write at 7-8 s
 		"1/1 A | .ccc...............|",
-		"2/0 B | ..ccccccc.         |", // removed at 12 s
+		"2/0 B | .dccccccc.         |", // d: 400 ms deserializing in 3-4 s; removed at 12 s
 		"c compute",
 	} {
 		if !strings.Contains(text, want) {

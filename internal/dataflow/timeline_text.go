@@ -16,7 +16,8 @@ const (
 
 // WriteText draws the timeline for a terminal: width columns of wall time,
 // one row per line, each cell the letter of the activity that filled most of
-// it, '.' where the slot was allocated but idle, ' ' where it was not
+// it (when tasks filled at least 5% of it, so that short bursts stay
+// visible), '.' where the slot was allocated but idle, ' ' where it was not
 // allocated. An axis row marks the bootstrap with '='. When there are more
 // lines than maxLines, slots are merged into one row per executor, and rows
 // beyond maxLines are counted, not drawn. Zero arguments take the defaults.
@@ -139,22 +140,34 @@ func (tl *Timeline) fill(acc []int64, width int, l *Line) {
 	}
 }
 
-// cells picks each column's letter.
+// minWorkShare: a column shows its main activity when activities fill at
+// least this share of its time, so short bursts of tasks stay visible.
+const minWorkShare = 0.05
+
+// cells picks each column's letter: the activity that filled most of it
+// when work filled at least minWorkShare of it, else '.' for idle
+// allocated time, else ' '.
 func cells(acc []int64, width, nAct int, letters []byte) []byte {
 	out := make([]byte, width)
 	stride := nAct + 1
 	for c := range out {
-		best, bestV := byte(' '), int64(0)
-		for k := 0; k <= nAct; k++ {
-			if v := acc[c*stride+k]; v > bestV {
-				bestV = v
-				best = '.'
-				if k < nAct {
-					best = letters[k]
-				}
+		best, bestV, work := -1, int64(0), int64(0)
+		for k := range nAct {
+			v := acc[c*stride+k]
+			work += v
+			if v > bestV {
+				best, bestV = k, v
 			}
 		}
-		out[c] = best
+		idle := acc[c*stride+nAct]
+		switch {
+		case best >= 0 && float64(work) >= minWorkShare*float64(work+max(idle, 0)):
+			out[c] = letters[best]
+		case idle > 0:
+			out[c] = '.'
+		default:
+			out[c] = ' '
+		}
 	}
 	return out
 }
