@@ -46,6 +46,14 @@ var internalMetrics = [...]struct {
 	{"internal.metrics.output.recordsWritten", model.OutputRecords},
 }
 
+// internalNameFields are the ready-made `,"Name":"..."` fields of internalMetrics.
+var internalNameFields = func() (f [len(internalMetrics)][]byte) {
+	for k, im := range internalMetrics {
+		f[k] = appendString([]byte(`,"Name":`), im.name)
+	}
+	return f
+}()
+
 // accumID is the id of a stage attempt's k-th task-metric accumulator:
 // Spark registers one set per stage attempt from a global counter.
 func accumID(st *model.Stage, k int) int64 {
@@ -63,7 +71,7 @@ func (e *encoder) internalAccumulables(st *model.Stage, m *model.TaskMetrics, up
 		}
 		j.open('{')
 		j.kint("ID", accumID(st, k))
-		j.kstr("Name", im.name)
+		j.b = append(j.b, internalNameFields[k]...) // ,"Name":"internal.metrics..."
 		if update {
 			j.kint("Update", v)
 		}
