@@ -90,3 +90,27 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("minimal spec: %v", err)
 	}
 }
+
+// TestValidateBuiltInCode checks specifications built in code.
+func TestValidateBuiltInCode(t *testing.T) {
+	s := &Spec{Name: "code", Input: "a", Output: "b", Vertices: []string{"x"},
+		VertexMappings: []VertexMapping{{Vertex: "x", TaskPool: Pool(200), Phase: Map}}}
+	if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), "code:0: vertex x: phase \"map\" is not recorded") {
+		t.Errorf("bad pool: %v", err)
+	}
+	if _, err := Reconstruct(handmadeSpark(), Options{Spec: s}); err == nil {
+		t.Error("Reconstruct accepted an invalid specification")
+	}
+	s.VertexMappings[0].TaskPool = PoolSpark
+	s.VertexMappings[0].Phase = Compute
+	if err := s.Validate(); err != nil {
+		t.Errorf("valid specification: %v", err)
+	}
+	if _, err := Reconstruct(handmadeSpark(), Options{Spec: s}); err != nil {
+		t.Errorf("Reconstruct with a one-vertex specification: %v", err)
+	}
+	s.Input = ""
+	if err := s.Validate(); err == nil {
+		t.Error("specification without Input validated")
+	}
+}

@@ -87,6 +87,9 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 			return nil, err
 		}
 	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
 	r := &Reconstruction{App: app, Spec: spec, tailFraction: opts.TailFraction}
 	if r.tailFraction <= 0 || r.tailFraction > 1 {
 		r.tailFraction = DefaultTailFraction

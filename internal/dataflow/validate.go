@@ -1,5 +1,22 @@
 package dataflow
 
+// Validate checks a specification built in code as Parse checks a parsed
+// one; errors name the specification and, where known, the line.
+func (s *Spec) Validate() error {
+	headers := map[string]int{"vertices": 0, "edges": 0, "vertex mapping": 0, "edge mapping": 0}
+	if s.Input != "" {
+		headers["input"] = 0
+	}
+	if s.Output != "" {
+		headers["output"] = 0
+	}
+	name := s.Name
+	if name == "" {
+		name = "specification"
+	}
+	return validate(s, name, headers)
+}
+
 // validate checks a parsed specification as a whole: required sections,
 // unique declared names, an acyclic graph, and complete mappings.
 func validate(s *Spec, file string, headers map[string]int) error {
@@ -21,6 +38,9 @@ func validate(s *Spec, file string, headers map[string]int) error {
 	}
 	index := make(map[string]int, len(s.Vertices))
 	for i, v := range s.Vertices {
+		if !isIdent(v) {
+			return errAt(headers["vertices"], "vertex name %q is not letters, digits, '_', '.' or '-'", clip(v))
+		}
 		if _, dup := index[v]; dup {
 			return errAt(headers["vertices"], "vertex %q declared twice", v)
 		}
@@ -62,6 +82,9 @@ func validate(s *Spec, file string, headers map[string]int) error {
 		v, ok := index[m.Vertex]
 		if !ok {
 			return errAt(m.Line, "vertex mapping names %q, which is not declared in Vertices", m.Vertex)
+		}
+		if phaseIndex(m.TaskPool, m.Phase) < 0 {
+			return errAt(m.Line, "vertex %s: phase %q is not recorded for task pool %q", m.Vertex, m.Phase, m.TaskPool)
 		}
 		k := slot{v, m.TaskPool, m.Phase}
 		if seen[k] {
