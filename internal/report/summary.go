@@ -22,27 +22,7 @@ func SummaryJSON(w io.Writer, ss []*summary.Summary) error {
 // SummaryText writes a summary for the terminal. maxRows bounds long tables
 // (stages, executors, hosts, failures); 0 means no bound.
 func SummaryText(w io.Writer, s *summary.Summary, maxRows int) error {
-	a := s.App
-	status := "complete"
-	if !a.Complete {
-		status = "INCOMPLETE (no end record: still running, crashed or truncated)"
-	}
-	id := a.ID
-	if a.Attempt != "" {
-		id += " attempt " + a.Attempt
-	}
-	fmt.Fprintf(w, "== %s  %s\n", id, a.Name)
-	fmt.Fprintf(w, "   %s %s, user %s, %s\n", a.Engine, a.Version, orDash(a.User), status)
-	fmt.Fprintf(w, "   start %s  end %s  duration %s\n", Time(a.Start), Time(a.End), Millis(a.DurationMs))
-	fmt.Fprintf(w, "   source %s\n", a.Source)
-	t := s.Totals
-	fmt.Fprintf(w, "   %d jobs (%d failed), %d stages (%d failed, %d skipped), %d tasks (%d failed, %d killed, %d speculative",
-		t.Jobs, t.FailedJobs, t.Stages, t.FailedStages, t.SkippedStages, t.Tasks, t.FailedTasks, t.KilledTasks, t.Speculative)
-	if t.RunningTasks > 0 {
-		fmt.Fprintf(w, ", %d unfinished", t.RunningTasks)
-	}
-	fmt.Fprintf(w, "), %d executors on %d hosts\n\n", t.Executors, t.Hosts)
-
+	writeHeader(w, s)
 	if len(s.Stages) > 0 {
 		fmt.Fprintln(w, "Stages (task durations: min / p25 / median / p75 / max over successful tasks)")
 		tw := newTable(w)
@@ -144,4 +124,29 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// writeHeader writes an application's identity and totals.
+func writeHeader(w io.Writer, s *summary.Summary) {
+	a := s.App
+	status := "complete"
+	if !a.Complete {
+		status = "INCOMPLETE (no end record: still running, crashed or truncated)"
+	}
+	id := a.ID
+	if a.Attempt != "" {
+		id += " attempt " + a.Attempt
+	}
+	fmt.Fprintf(w, "== %s  %s\n", id, a.Name)
+	fmt.Fprintf(w, "   %s %s, user %s, %s\n", a.Engine, a.Version, orDash(a.User), status)
+	fmt.Fprintf(w, "   start %s  end %s  duration %s\n", Time(a.Start), Time(a.End), Millis(a.DurationMs))
+	fmt.Fprintf(w, "   source %s\n", a.Source)
+	t := s.Totals
+	fmt.Fprintf(w, "   %d jobs (%d failed), %d stages (%d failed, %d skipped), %d tasks (%d failed, %d killed, %d speculative",
+		t.Jobs, t.FailedJobs, t.Stages, t.FailedStages, t.SkippedStages, t.Tasks, t.FailedTasks, t.KilledTasks, t.Speculative)
+	if t.RunningTasks > 0 {
+		fmt.Fprintf(w, ", %d unfinished", t.RunningTasks)
+	}
+	fmt.Fprintf(w, "), %d executors on %d hosts\n\n", t.Executors, t.Hosts)
+
 }

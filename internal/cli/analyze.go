@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/report"
+)
+
+func init() {
+	register(func(e *env) *cobra.Command {
+		var o analyzeOptions
+		cmd := &cobra.Command{
+			Use:   "analyze PATH...",
+			Short: "Explain where each application's time went and what to change",
+			Long: `analyze reads every log under the PATHs (as summary does) and reports per application:
+where the allocated slot time went (HiTune's dataflow breakdown: busy work and idle
+time by cause, per stage and node), the wall clock split between driver and executors
+with its lower bounds (critical path, perfect parallelism) and core-hours wasted
+(Sparklens), the completion time with 10% to 500% of the executors (a replay of the
+recorded tasks), and the findings with their evidence and recommendations.`,
+			Args: cobra.MinimumNArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
+		}
+		f := cmd.Flags()
+		f.StringVar(&o.format, "format", "text", "output format: text or json")
+		f.IntVar(&o.rows, "rows", 15, "at most this many rows per table in text output (0: all)")
+		f.BoolVar(&o.timeline, "timeline", false, "draw the task timeline in text output")
+		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
+		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
+		return cmd
+	})
+}
+
+type analyzeOptions struct {
+	format, spec, minSeverity string
+	rows                      int
+	timeline                  bool
+}
+
+func runAnalyze(e *env, paths []string, o analyzeOptions) error {
+	if o.format != "text" && o.format != "json" {
+		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", o.format))
+	}
+	sev, err := diagnose.ParseSeverity(o.minSeverity)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
+	}
+	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline}
+	if o.spec != "" {
+		spec, err := dataflow.LoadSpec(o.spec)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--dataflow: %w", err))
+		}
+		opts.Dataflow.Spec = spec
+	}
+	res, err := loadWithProgress(e, paths, load.Options{})
+	if err != nil {
+		return err
+	}
+	load.ByStart(res.Apps)
+	var as []*report.Analysis
+	for _, app := range res.Apps {
+		as = append(as, report.BuildAnalysis(app, opts))
+	}
+	if o.format == "json" {
+		if err := report.AnalysisJSON(e.stdout, as); err != nil {
+			return err
+		}
+	} else {
+		for _, a := range as {
+			if err := report.AnalysisText(e.stdout, a, o.rows); err != nil {
+				return err
+			}
+		}
+	}
+	return partial(e, res)
+}

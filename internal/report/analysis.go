@@ -1,0 +1,242 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/perfmodel"
+	"github.com/clusterlens/clusterlens/internal/summary"
+)
+
+// Analysis is everything clusterlens concludes about one application: the
+// summary, HiTune's dataflow breakdown, Sparklens's efficiency figures and
+// what-if curve, and the findings. Parts that cannot be computed for an
+// application (no finished task, a MapReduce job for the Spark-only what-if)
+// are nil, with the reason in Notes.
+type Analysis struct {
+	Summary    *summary.Summary      `json:"summary"`
+	Dataflow   *dataflow.Breakdown   `json:"dataflow,omitempty"`
+	Efficiency *perfmodel.Efficiency `json:"efficiency,omitempty"`
+	WhatIf     *perfmodel.WhatIf     `json:"whatIf,omitempty"`
+	Findings   []diagnose.Finding    `json:"findings"`
+	Notes      []string              `json:"notes,omitempty"`
+
+	timeline *dataflow.Timeline
+}
+
+// AnalysisOptions tune BuildAnalysis.
+type AnalysisOptions struct {
+	Dataflow dataflow.Options
+	Diagnose diagnose.Options
+	// Timeline keeps the task timeline for text output.
+	Timeline bool
+}
+
+// BuildAnalysis analyzes one application.
+func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
+	a := &Analysis{Summary: summary.Build(app), Findings: []diagnose.Finding{}}
+	if df, err := dataflow.Analyze(app, opts.Dataflow); err != nil {
+		a.Notes = append(a.Notes, "dataflow: "+err.Error())
+	} else {
+		a.Dataflow = df.Breakdown
+		if opts.Timeline {
+			a.timeline = df.Timeline(dataflow.TimelineOptions{})
+		}
+	}
+	in := diagnose.NewInput(app)
+	if app.Engine == model.Spark {
+		if eff, err := in.Efficiency(); err != nil {
+			a.Notes = append(a.Notes, "efficiency: "+err.Error())
+		} else {
+			a.Efficiency = eff
+		}
+		if wi, err := in.WhatIf(); err != nil && !errors.Is(err, perfmodel.ErrNoTasks) {
+			a.Notes = append(a.Notes, "what-if: "+err.Error())
+		} else {
+			a.WhatIf = wi
+		}
+	}
+	a.Findings = append(a.Findings, diagnose.RunInput(in, opts.Diagnose)...)
+	sort.SliceStable(a.Findings, func(i, j int) bool { return a.Findings[i].Severity > a.Findings[j].Severity })
+	return a
+}
+
+// AnalysisJSON writes analyses as {"applications": [...]}.
+func AnalysisJSON(w io.Writer, as []*Analysis) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Applications []*Analysis `json:"applications"`
+	}{as})
+}
+
+// AnalysisText writes an analysis for the terminal: the summary's header,
+// where the slot time went, the wall clock and its lower bounds, the what-if
+// curve, the stages and nodes with the most idle time, and the findings.
+func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
+	s := a.Summary
+	writeHeader(w, s)
+	if a.Dataflow != nil {
+		causesText(w, a.Dataflow)
+	}
+	if e := a.Efficiency; e != nil {
+		fmt.Fprintln(w, "Wall clock (Sparklens)")
+		fmt.Fprintf(w, "  application %s = driver %s (%s) + executors %s; %d driver-only gaps, longest %s\n",
+			Millis(e.AppMs), Millis(e.DriverMs), pct(e.DriverMs, e.AppMs), Millis(e.ExecutorMs), e.Gaps, Millis(e.LongestGapMs))
+		fmt.Fprintf(w, "  lower bounds: critical path %s (stages %v), perfect parallelism %s, one core %s\n",
+			Millis(e.CriticalPathAppMs), e.CriticalPath.Stages, Millis(int64(e.IdealAppMs)), Millis(e.OneCoreAppMs))
+		fmt.Fprintf(w, "  core-hours: available %.2f, used %.2f (%s), wasted %.2f (%.2f of it while only the driver worked)\n\n",
+			coreHours(e.CoreMsAvailable), coreHours(e.CoreMsUsed), pct(e.CoreMsUsed, e.CoreMsAvailable),
+			coreHours(e.CoreMsWasted), coreHours(e.DriverCoreMsWasted))
+	}
+	if wi := a.WhatIf; wi != nil {
+		fmt.Fprintf(w, "What if (replaying the recorded tasks; at 100%% the replay gives %s against %s recorded, %.1f%% off)\n",
+			Millis(wi.ModelMs), Millis(wi.RecordedMs), 100*wi.ModelError)
+		tw := newTable(w)
+		fmt.Fprintln(tw, "  executors\tslots\testimated time\tutilization")
+		for _, e := range wi.Estimates {
+			fmt.Fprintf(tw, "  %d%% (%.1f)\t%d\t%s\t%.0f%%\n", e.Percent, e.Executors, e.Slots, Millis(e.AppMs), 100*e.Utilization)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	if a.Dataflow != nil {
+		stagesText(w, a.Dataflow, maxRows)
+		nodesText(w, a.Dataflow, maxRows)
+	}
+	if a.timeline != nil {
+		fmt.Fprintln(w, "Timeline (one row per slot; letters are activities, '.' idle, '=' bootstrap)")
+		if err := a.timeline.WriteText(w, 100, 40); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	findingsText(w, a.Findings)
+	for _, n := range a.Notes {
+		fmt.Fprintln(w, "Note:", n)
+	}
+	qualityText(w, &s.Quality)
+	return nil
+}
+
+func causesText(w io.Writer, b *dataflow.Breakdown) {
+	total := b.App.Total
+	if total <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "Where the slot time went (HiTune breakdown of %s of allocated slot time)\n", Millis(total))
+	tw := newTable(w)
+	for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+		v := b.App.Cause[c]
+		if v == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c, Millis(v), pct(v, total), bar(v, total, 40))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func stagesText(w io.Writer, b *dataflow.Breakdown, maxRows int) {
+	if len(b.Stages) == 0 {
+		return
+	}
+	rows := append([]dataflow.StageBreakdown(nil), b.Stages...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].End-rows[i].Start > rows[j].End-rows[j].Start })
+	fmt.Fprintln(w, "Longest stages (tail: time from the median task's finish to the last's)")
+	tw := newTable(w)
+	fmt.Fprint(tw, "  stage\twall\ttail\ttasks")
+	for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+		fmt.Fprintf(tw, "\t%s", c)
+	}
+	fmt.Fprintln(tw, "\tname")
+	for i, st := range rows {
+		if maxRows > 0 && i == maxRows {
+			fmt.Fprintf(tw, "  … %d more stages\n", len(rows)-maxRows)
+			break
+		}
+		fmt.Fprintf(tw, "  %d.%d\t%s\t%s\t%d", st.ID, st.Attempt, Millis(st.End-st.Start), Millis(st.TailMs), st.Attempts)
+		for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+			fmt.Fprintf(tw, "\t%s", pct(st.Cause[c], st.Total))
+		}
+		fmt.Fprintf(tw, "\t%s\n", truncate(st.Name, 40))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func nodesText(w io.Writer, b *dataflow.Breakdown, maxRows int) {
+	if len(b.Nodes) < 2 {
+		return
+	}
+	fmt.Fprintln(w, "Nodes (share of allocated slot time)")
+	tw := newTable(w)
+	fmt.Fprint(tw, "  host\tslots\tallocated")
+	for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+		fmt.Fprintf(tw, "\t%s", c)
+	}
+	fmt.Fprintln(tw)
+	for i, n := range b.Nodes {
+		if maxRows > 0 && i == maxRows {
+			fmt.Fprintf(tw, "  … %d more nodes\n", len(b.Nodes)-maxRows)
+			break
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s", n.Host, n.Slots, Millis(n.Total))
+		for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+			fmt.Fprintf(tw, "\t%s", pct(n.Cause[c], n.Total))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func findingsText(w io.Writer, fs []diagnose.Finding) {
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "Findings: none")
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "Findings (%d)\n", len(fs))
+	for _, f := range fs {
+		fmt.Fprintf(w, "  [%s] %s (%s %v)\n", f.Severity, f.Title, f.Scope.Kind, f.Scope.IDs)
+		fmt.Fprintf(w, "      %s\n", f.Summary)
+		for _, e := range f.Evidence {
+			fmt.Fprintf(w, "      - %s = %s %s", e.Name, strconv.FormatFloat(e.Value, 'g', 4, 64), e.Unit)
+			if len(e.Limits) > 0 {
+				fmt.Fprintf(w, " (%s %v)", e.Compare, e.Limits)
+			}
+			fmt.Fprintln(w)
+		}
+		if f.Recommendation != "" {
+			fmt.Fprintf(w, "      → %s\n", f.Recommendation)
+		}
+		fmt.Fprintf(w, "      source: %s\n", f.Source)
+	}
+	fmt.Fprintln(w)
+}
+
+func pct(part, whole int64) string {
+	if whole <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
+}
+
+func bar(part, whole int64, width int) string {
+	n := int(float64(width) * float64(part) / float64(whole))
+	b := make([]byte, 0, width)
+	for i := 0; i < n; i++ {
+		b = append(b, '#')
+	}
+	return string(b)
+}
+
+func coreHours(ms int64) float64 { return float64(ms) / 3.6e6 }
