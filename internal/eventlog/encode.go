@@ -77,7 +77,7 @@ func Write(w io.Writer, app *model.App) error {
 	err := writeTo(app, func(b []byte) error {
 		_, err := bw.Write(b)
 		return err
-	})
+	}, bw.AvailableBuffer)
 	if err != nil {
 		return fmt.Errorf("write event log: %w", err)
 	}

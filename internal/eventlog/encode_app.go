@@ -13,6 +13,11 @@ type encoder struct {
 	app   *model.App
 	j     jsonBuf
 	flush func([]byte) error
+	// avail, when set, returns the sink's free buffer to append the next
+	// line into (bufio.Writer.AvailableBuffer), saving a copy.
+	avail   func() []byte
+	lent    bool // j.b is the sink's buffer
+	scratch []byte
 
 	resultStage map[int32]bool  // stage ids that are some job's final stage
 	attempts    map[int32][]int // stage id -> indexes in app.Stages
@@ -30,7 +35,8 @@ func newEncoder(app *model.App) *encoder {
 	for i, st := range app.Stages {
 		e.attempts[st.ID] = append(e.attempts[st.ID], i)
 	}
-	e.j.b = make([]byte, 0, 8<<10)
+	e.scratch = make([]byte, 0, 8<<10)
+	e.j.b = e.scratch
 	return e
 }
 
@@ -39,8 +45,24 @@ func (e *encoder) end() error {
 	e.j.close('}')
 	e.j.newline()
 	err := e.flush(e.j.b)
-	e.j.b = e.j.b[:0]
+	e.reset()
 	return err
+}
+
+// reset starts the next line in the sink's buffer when it has room for a
+// typical line, else in the encoder's own.
+func (e *encoder) reset() {
+	if !e.lent {
+		e.scratch = e.j.b[:0] // keep what a long line grew it to
+	}
+	e.lent = false
+	if e.avail != nil {
+		if b := e.avail(); cap(b) >= 16<<10 {
+			e.j.b, e.lent = b, true
+			return
+		}
+	}
+	e.j.b = e.scratch[:0]
 }
 
 // begin opens an event object with its "Event" name.
@@ -57,7 +79,7 @@ func (e *encoder) run() error {
 			if err := e.flush(e.j.b); err != nil {
 				return err
 			}
-			e.j.b = e.j.b[:0]
+			e.reset()
 		}
 	}
 	e.last = app.Start

@@ -99,7 +99,7 @@ func WriteRolling(dir string, app *model.App, maxPartBytes int64, c codec.Codec)
 		return "", fmt.Errorf("write rolling event log: %w", err)
 	}
 	r := &roller{root: root, name: name, c: c, max: maxPartBytes}
-	err := writeTo(app, r.line)
+	err := writeTo(app, r.line, nil)
 	if cerr := r.close(); err == nil {
 		err = cerr
 	}
@@ -184,8 +184,8 @@ func (r *roller) close() error {
 }
 
 // writeTo runs the encoder with each finished line (or group of prologue
-// lines) passed to sink.
-func writeTo(app *model.App, sink func([]byte) error) error {
+// lines) passed to sink; avail, when not nil, lends the sink's free buffer.
+func writeTo(app *model.App, sink func([]byte) error, avail func() []byte) error {
 	if app == nil {
 		return errors.New("nil application")
 	}
@@ -193,6 +193,7 @@ func writeTo(app *model.App, sink func([]byte) error) error {
 		return errors.New("too many stages, jobs or executors")
 	}
 	e := newEncoder(app)
-	e.flush = sink
+	e.flush, e.avail = sink, avail
+	e.reset()
 	return e.run()
 }
