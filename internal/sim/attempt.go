@@ -20,7 +20,8 @@ const (
 // it fails, and records its resource use for node metrics.
 func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	var w work
-	p := &phases{cur: e.now}
+	p := &e.scratch
+	p.cur, p.ivs = e.now, p.ivs[:0]
 	e.cur = t.st.app
 	defer func() { e.cur = nil }()
 	nd := t.exec.node
@@ -56,8 +57,8 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	for _, iv := range p.ivs {
 		e.sink.add(iv.n, iv.ch, iv.start, iv.end, iv.rate)
 	}
-	if e.sc.Scheduler.Speculation {
-		t.ivs = p.ivs
+	if e.sc.Scheduler.Speculation && len(p.ivs) > 0 {
+		t.ivs = append([]interval(nil), p.ivs...)
 	}
 	return w
 }

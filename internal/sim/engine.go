@@ -22,6 +22,9 @@ type engine struct {
 	sink    *metricSink
 	lastEnd int64
 	cur     *appRun // the application whose attempt is being laid out
+	scratch phases  // reused by execute
+	onApp   AppFunc
+	err     error // from onApp; stops the run
 }
 
 // appRun is an application while it runs.
@@ -54,7 +57,8 @@ type appRun struct {
 	timeoutS    float64
 	racks       []string
 	hostSet     map[int]bool // nodes that ran attempts
-	coresOn     map[int]int  // cores held per node
+	coresOn     []int32      // cores held per node, while the application runs
+	stageWin    map[int][2]int64
 }
 
 // execRun is a Spark executor or a MapReduce container on a node.
@@ -79,6 +83,9 @@ func (e *engine) run() error {
 		ev, ok := e.q.pop()
 		if !ok {
 			break
+		}
+		if e.err != nil {
+			return e.err
 		}
 		e.now = ev.at
 		switch ev.kind {
@@ -107,7 +114,7 @@ func (e *engine) run() error {
 			}
 		}
 	}
-	return nil
+	return e.err
 }
 
 // arrive admits an application: it takes executors if the cluster has room,
@@ -120,8 +127,24 @@ func (e *engine) arrive(a *appRun) {
 	e.admitWaiting()
 }
 
-// admitWaiting starts waiting applications, in arrival order, while they get executors.
+// admitWaiting gives freed capacity first to running applications that got
+// fewer executors than they asked for (as YARN keeps their requests), then
+// starts waiting applications, in arrival order, while they get executors.
 func (e *engine) admitWaiting() {
+	for _, a := range e.apps {
+		if !a.started || a.done {
+			continue
+		}
+		live := 0
+		for _, x := range a.execs {
+			if !x.lost {
+				live++
+			}
+		}
+		if live < a.want && e.addExecutors(a, a.want-live) > 0 {
+			e.offerAll(a)
+		}
+	}
 	for len(e.waiting) > 0 {
 		a := e.waiting[0]
 		want := a.plan.spec.Executors
@@ -171,9 +194,9 @@ func (e *engine) newExecutor(a *appRun, nd *node) *execRun {
 	nd.free -= cores
 	x := &execRun{app: a, node: nd, cores: cores, free: cores, idleSince: e.now}
 	if a.coresOn == nil {
-		a.coresOn = map[int]int{}
+		a.coresOn = make([]int32, len(e.cl.nodes))
 	}
-	a.coresOn[nd.idx] += cores
+	a.coresOn[nd.idx] += int32(cores)
 	a.execSeq++
 	if a.plan.engine == model.Spark {
 		x.idx = uint32(len(a.app.Executors))
@@ -191,7 +214,7 @@ func (e *engine) removeExecutor(x *execRun, reason string) {
 	}
 	x.lost = true
 	x.node.free += x.cores
-	x.app.coresOn[x.node.idx] -= x.cores
+	x.app.coresOn[x.node.idx] -= int32(x.cores)
 	e.sink.memAdd(x.node, -memPerCore*float64(x.cores))
 	if x.app.plan.engine == model.Spark {
 		ex := x.app.app.Executors[x.idx]
@@ -256,6 +279,20 @@ func (e *engine) endApp(a *appRun) {
 		}
 	}
 	finishApp(a, end)
+	a.coresOn = nil
+	t := &a.truth
+	t.StartMs, t.EndMs = a.app.Start, a.app.End
+	t.Hosts = len(a.hostSet)
+	t.Executors = len(a.execs)
+	if e.onApp != nil {
+		p, err := e.onApp(a.app)
+		if err != nil && e.err == nil {
+			e.err = err
+		}
+		t.Path = p
+		// Forget the application: its log is written.
+		a.app, a.stages, a.execs, a.active, a.cachedAt, a.hostSet = nil, nil, nil, nil, nil, nil
+	}
 	e.lastEnd = max(e.lastEnd, end)
 	e.admitWaiting()
 }

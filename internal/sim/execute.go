@@ -42,7 +42,7 @@ func (p *phases) add(ms float64, us ...use) {
 		return
 	}
 	for _, u := range us {
-		if u.n == nil || u.amount == 0 {
+		if u.n == nil || u.amount == 0 || !u.n.sampled {
 			continue
 		}
 		rate := u.amount
@@ -89,7 +89,7 @@ func (e *engine) diskAt(n *node, t int64) float64 {
 // being laid out: the cores its application holds there. (Other
 // applications' attempts are left out: they mostly compute or wait.)
 func (e *engine) load(n *node) float64 {
-	if e.cur == nil {
+	if e.cur == nil || e.cur.coresOn == nil {
 		return 1
 	}
 	return float64(e.cur.coresOn[n.idx])
@@ -226,17 +226,23 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 			extra = append(extra, s)
 		}
 	}
-	// secsAt sums each source's bytes over the rate between it and this node at t.
+	// secsAt sums each source's bytes over the rate between it and this
+	// node at t; sources without packet loss keep the rate they had when the
+	// stage was submitted.
 	secsAt := func(at int64) float64 {
 		var secs float64
+		dst := nd.netMBps(at) * mb / math.Max(1, e.load(nd)/4)
 		for k := 0; k < len(srcs); k += stride {
 			s := srcs[k]
 			bytes := s.share * float64(total)
-			if s.node == nd {
+			switch {
+			case s.node == nd:
 				secs += bytes / e.diskAt(nd, at)
-				continue
+			case s.lossy:
+				secs += bytes / e.netRateAt(s.node, nd, at)
+			default:
+				secs += bytes / math.Min(s.rate, dst)
 			}
-			secs += bytes / e.netRateAt(s.node, nd, at)
 		}
 		for _, s := range extra {
 			secs += s.share * float64(total) / e.netRateAt(s.node, nd, at)
@@ -328,7 +334,10 @@ func (e *engine) noise(engine model.Engine) float64 {
 	n := lognormal(e.rng, s.Sigma)
 	if e.rng.Float64() < s.StragglerRate {
 		u := 1 - e.rng.Float64() // (0, 1]
-		n *= math.Min(40, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
+		n *= math.Min(stragglerCap, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
 	}
 	return n
 }
+
+// stragglerCap bounds a straggler's slowdown.
+const stragglerCap = 12

@@ -141,12 +141,13 @@ func demo() *Scenario {
 }
 
 // large is the scale benchmark: 10,000 nodes in 250 racks for an hour of
-// applications arriving at random, node metrics for every 100th node.
+// applications arriving at random, node metrics for every 100th node. Its
+// files use 512 MB blocks, as big production files do.
 func large() *Scenario {
 	return &Scenario{
 		Name: "large", Description: "10,000 nodes, one hour of a random Spark and MapReduce job mix", HorizonS: 3600,
-		Cluster:  ClusterSpec{Nodes: 10000, Racks: 250, Classes: classesHetero()},
-		Arrivals: &ArrivalSpec{PerMinute: 6, SparkShare: 0.5, InputGB: 100, Executors: 50, Cores: 4},
+		Cluster:  ClusterSpec{Nodes: 10000, Racks: 250, Classes: classesHetero(), BlockMB: 512},
+		Arrivals: &ArrivalSpec{PerMinute: 20, SparkShare: 0.5, InputGB: 300, Executors: 150, Cores: 4},
 		Faults: []FaultSpec{{Kind: FaultCPUHog, Node: 17, StartS: 600, EndS: 1800}, {Kind: FaultDiskHog, Node: 4242, StartS: 900, EndS: 2400},
 			{Kind: FaultPacketLoss, Node: 777, StartS: 1200, EndS: 2000, Loss: 0.05}},
 		Metrics: MetricsSpec{EveryNth: 100},

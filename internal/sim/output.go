@@ -32,7 +32,8 @@ const (
 	MapReduceDir = "mapreduce"
 )
 
-// Run simulates sc with seed and writes everything into the folder out:
+// Run simulates sc with seed and writes everything into the folder out
+// (each application's logs as soon as it ends; Result.Apps stays empty):
 // spark/<appId>, mapreduce/<jobId>.jhist and <jobId>_conf.xml,
 // metrics.csv.zst, truth.json and scenario.json (docs/SIMULATOR.md).
 func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
@@ -42,27 +43,21 @@ func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
+	onApp := func(app *model.App) (string, error) { return writeApp(out, app, enc) }
 	var res *Result
 	if sc.Metrics.Off {
-		r, err := Simulate(sc, seed, nil)
+		r, err := SimulateStream(sc, seed, nil, onApp)
 		if err != nil {
 			return nil, err
 		}
 		res = r
 	} else {
-		r, err := simulateToFile(sc, seed, filepath.Join(out, MetricsFile))
+		r, err := simulateToFile(sc, seed, filepath.Join(out, MetricsFile), onApp)
 		if err != nil {
 			return nil, err
 		}
 		res = r
 		res.Truth.Metrics.Path = MetricsFile
-	}
-	for i, app := range res.Apps {
-		p, err := writeApp(out, app, enc)
-		if err != nil {
-			return nil, err
-		}
-		res.Truth.Apps[i].Path = p
 	}
 	if err := writeJSON(filepath.Join(out, TruthFile), res.Truth); err != nil {
 		return nil, err
@@ -74,7 +69,7 @@ func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
 }
 
 // simulateToFile runs the simulation streaming metrics into a zstd file.
-func simulateToFile(sc *Scenario, seed uint64, path string) (*Result, error) {
+func simulateToFile(sc *Scenario, seed uint64, path string, onApp AppFunc) (*Result, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create metrics: %w", err)
@@ -84,7 +79,7 @@ func simulateToFile(sc *Scenario, seed uint64, path string) (*Result, error) {
 		f.Close()
 		return nil, fmt.Errorf("create metrics: %w", err)
 	}
-	res, err := Simulate(sc, seed, zw)
+	res, err := SimulateStream(sc, seed, zw, onApp)
 	if cerr := zw.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("write metrics: %w", cerr)
 	}

@@ -21,8 +21,21 @@ type Result struct {
 }
 
 // Simulate runs sc with seed, streaming node metrics as CSV to metrics
-// (nil: none). The same scenario and seed always give the same result.
+// (nil: none), and returns every application. The same scenario and seed
+// always give the same result.
 func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
+	return SimulateStream(sc, seed, metrics, nil)
+}
+
+// AppFunc receives each application when it ends, in order of their ends,
+// and returns where it wrote it ("" for nowhere).
+type AppFunc func(app *model.App) (path string, err error)
+
+// SimulateStream is Simulate handing each application to onApp as soon as
+// it ends and then forgetting it, so that memory holds only the
+// applications running (Result.Apps stays empty). With onApp nil it keeps
+// them all.
+func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc) (*Result, error) {
 	if err := sc.Resolve(); err != nil {
 		return nil, err
 	}
@@ -31,7 +44,7 @@ func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
 		n := cl.nodes[f.Node]
 		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000)})
 	}
-	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs}
+	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp}
 	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
 	specs := append([]AppSpec(nil), sc.Apps...)
 	specs = append(specs, arrivals(sc, newRNG(seed, 5))...)
@@ -84,7 +97,7 @@ func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
 		e.at(sc.StartMs+e.sink.width, event{kind: evTick})
 	}
 	if err := e.run(); err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		return nil, err
 	}
 	if err := e.sink.flush(); err != nil {
 		return nil, fmt.Errorf("write metrics: %w", err)
@@ -92,9 +105,11 @@ func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
 	res := &Result{Scenario: sc, Seed: seed, Truth: truth}
 	for _, a := range e.apps {
 		if !a.done {
-			return nil, fmt.Errorf("simulate: application %s did not finish (cluster too small for it?)", a.app.ID)
+			return nil, fmt.Errorf("simulate: application %s did not finish (cluster too small for it?)", a.truth.ID)
 		}
-		res.Apps = append(res.Apps, a.app)
+		if a.app != nil {
+			res.Apps = append(res.Apps, a.app)
+		}
 	}
 	e.fillTruth(truth, runs)
 	return res, nil
@@ -120,7 +135,8 @@ func (e *engine) tick() error {
 }
 
 // arrivals draws the random applications of sc.Arrivals: a Poisson process
-// over the horizon with a mix of classes and log-normal input sizes.
+// over the horizon with a mix of classes and log-normal input sizes (sigma
+// 0.8, at most 4x the median).
 func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
 	ar := sc.Arrivals
 	if ar == nil {
@@ -142,7 +158,7 @@ func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
 			spec.Cores = 1
 			spec.Executors = ar.Executors * max(1, ar.Cores)
 		}
-		spec.InputGB = math.Round(ar.InputGB*lognormal(rng, 0.8)*10) / 10
+		spec.InputGB = math.Round(math.Min(4, lognormal(rng, 0.8))*ar.InputGB*10) / 10
 		spec.InputGB = max(spec.InputGB, 0.5)
 		spec.Iterations = 3
 		spec.Partitions = max(1, int(spec.InputGB*4))
@@ -170,12 +186,12 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 		a := runs[p.App]
 		si := a.plan.problemStage(p.Stage)
 		sp := a.plan.stages[si]
-		pt := ProblemTruth{Kind: p.Kind, App: a.app.ID, Stage: int32(si)}
+		pt := ProblemTruth{Kind: p.Kind, App: a.truth.ID, Stage: int32(si)}
 		if a.plan.engine == model.MapReduce {
 			pt.Stage = int32(min(si, 1))
 		}
-		if st := a.stages[si]; st != nil && st.m != nil {
-			pt.StartMs, pt.EndMs = st.m.Submitted, st.m.Completed
+		if w, ok := a.stageWin[si]; ok {
+			pt.StartMs, pt.EndMs = w[0], w[1]
 		}
 		switch p.Kind {
 		case ProblemSkew:
@@ -190,11 +206,7 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 		tr.Problems = append(tr.Problems, pt)
 	}
 	for _, a := range e.apps {
-		t := a.truth
-		t.StartMs, t.EndMs = a.app.Start, a.app.End
-		t.Hosts = len(a.hostSet)
-		t.Executors = len(a.execs)
-		tr.Apps = append(tr.Apps, t)
+		tr.Apps = append(tr.Apps, a.truth)
 	}
 	s := e.sink
 	tr.Metrics = MetricsTruth{IntervalS: sc.Metrics.IntervalS, Samples: s.samples, Rows: s.rows,

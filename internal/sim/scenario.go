@@ -106,7 +106,7 @@ type SchedulerSpec struct {
 // NoiseSpec is multiplicative task-time noise: log-normal with median 1
 // and log-sigma Sigma; with probability StragglerRate an attempt is slowed
 // further by a Pareto factor of scale StragglerScale and shape StragglerAlpha
-// (capped at 40), the heavy tail of real stages.
+// (capped at 12), the heavy tail of real stages.
 type NoiseSpec struct {
 	Sigma          float64 `json:"sigma,omitempty"`
 	StragglerRate  float64 `json:"stragglerRate,omitempty"`

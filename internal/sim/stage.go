@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -44,10 +45,13 @@ type stageRun struct {
 	durations []int64         // successful attempt durations (speculation)
 }
 
-// shuffleSource is a node holding shuffle output for a stage, with its share.
+// shuffleSource is a node holding shuffle output for a stage, with its
+// share and its sending rate (bytes/s) when the stage was submitted.
 type shuffleSource struct {
 	node  *node
 	share float64
+	rate  float64
+	lossy bool // the node has a packet-loss fault
 }
 
 // newStage creates the run state of plan stage si of a (not yet submitted).
@@ -161,14 +165,19 @@ func (st *stageRun) gatherSources(e *engine) {
 	slices.Sort(order)
 	for _, nd := range order {
 		if st.shuffleIn > 0 {
-			src := shuffleSource{node: e.cl.nodes[nd], share: float64(byNode[nd]) / float64(st.shuffleIn)}
-			st.sources = append(st.sources, src)
-			for _, f := range src.node.faults {
+			n := e.cl.nodes[nd]
+			src := shuffleSource{node: n, share: float64(byNode[nd]) / float64(st.shuffleIn)}
+			e.cur = st.app
+			src.rate = n.netMBps(e.now) * mb / math.Max(1, e.load(n)/4)
+			e.cur = nil
+			for _, f := range n.faults {
 				if f.spec.Kind == FaultPacketLoss {
+					src.lossy = true
 					st.lossySrc = append(st.lossySrc, src)
 					break
 				}
 			}
+			st.sources = append(st.sources, src)
 		}
 	}
 }
@@ -356,6 +365,12 @@ func (e *engine) stageDone(st *stageRun) {
 	a := st.app
 	completeModelStage(st, e.now)
 	a.truth.Stages++
+	if a.stageWin == nil {
+		a.stageWin = map[int][2]int64{}
+	}
+	a.stageWin[st.pi] = [2]int64{st.m.Submitted, st.m.Completed}
+	st.plan.prefs = nil // placement is no longer needed
+	st.byExec, st.byNode, st.byRack, st.all, st.noPref = nil, nil, nil, nil, nil
 	for k, s := range a.active {
 		if s == st {
 			a.active = append(a.active[:k], a.active[k+1:]...)

@@ -137,7 +137,12 @@ func (e *engine) taskEnd(t *taskRun) {
 		e.removeExecutor(x, "Executor heartbeat timed out after 120000 ms")
 		e.addExecutors(a, 1)
 	}
-	e.offerAll(a)
+	if t.failed || t.hung {
+		e.offerAll(a) // a retry may go to any executor but this one
+		return
+	}
+	e.offer(x)
+	e.scheduleReoffer(a)
 }
 
 // kill ends a running attempt now because another attempt of its task succeeded.

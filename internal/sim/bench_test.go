@@ -1,0 +1,105 @@
+package sim
+
+import (
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// cpuTime is the process's user and system CPU seconds so far.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// countingWriter counts bytes written.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// benchLarge simulates the large scenario (10,000 nodes, one hour) with
+// metrics every nth node (0: off), encoding logs into counters.
+func benchLarge(b *testing.B, everyNth int, horizonS float64) {
+	for b.Loop() {
+		sc := mustNamed(b, "large")
+		if horizonS > 0 {
+			sc.HorizonS = horizonS
+		}
+		sc.Metrics.Off = everyNth == 0
+		sc.Metrics.EveryNth = max(everyNth, 1)
+		raw := &countingWriter{}
+		zc := &countingWriter{}
+		var metrics io.Writer
+		var zw codec.Writer
+		if everyNth > 0 {
+			w, err := codec.NewWriter(codec.Zstd, zc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			zw = w
+			metrics = io.MultiWriter(raw, zw)
+		}
+		start, cpu0 := time.Now(), cpuTime()
+		var tasks, logBytes, busyMs int64
+		apps := 0
+		onApp := func(app *model.App) (string, error) {
+			apps++
+			tasks += int64(app.NumTasks())
+			for _, st := range app.Stages {
+				for i := range st.Tasks {
+					busyMs += st.Tasks[i].Duration()
+				}
+			}
+			enc := testEncoders.Spark
+			if app.Engine == model.MapReduce {
+				enc = testEncoders.Jhist
+			}
+			if enc != nil {
+				c := &countingWriter{}
+				if err := enc(c, app); err != nil {
+					return "", err
+				}
+				logBytes += c.n
+			}
+			return "", nil
+		}
+		res, err := SimulateStream(sc, 1, metrics, onApp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if zw != nil {
+			zw.Close()
+		}
+		var cores int64
+		for _, n := range res.Truth.Nodes {
+			cores += int64(n.Cores)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "wall-s")
+		b.ReportMetric(cpuTime()-cpu0, "cpu-s")
+		b.ReportMetric(float64(busyMs)/float64(cores*int64(sc.HorizonS*1000)), "utilization")
+		b.ReportMetric(float64(apps), "apps")
+		b.ReportMetric(float64(tasks), "attempts")
+		b.ReportMetric(float64(logBytes)/1e6, "log-MB")
+		b.ReportMetric(float64(res.Truth.Metrics.Samples), "node-samples")
+		b.ReportMetric(float64(raw.n)/1e6, "metrics-MB")
+		b.ReportMetric(float64(zc.n)/1e6, "metrics-zst-MB")
+		b.ReportMetric(float64(res.Truth.EndMs-res.Truth.StartMs)/1000, "cluster-s")
+	}
+}
+
+// BenchmarkLargeNoMetrics is the hour on 10,000 nodes without node metrics.
+func BenchmarkLargeNoMetrics(b *testing.B) { benchLarge(b, 0, 0) }
+
+// BenchmarkLargeMetrics100 samples every 100th node (and the faulty ones) at 1 s.
+func BenchmarkLargeMetrics100(b *testing.B) { benchLarge(b, 100, 0) }
+
+// BenchmarkLargeMetricsAll5min samples every node at 1 s for a 5-minute
+// horizon: the cost per node-sample, to extrapolate to the full hour.
+func BenchmarkLargeMetricsAll5min(b *testing.B) { benchLarge(b, 1, 300) }
