@@ -70,6 +70,18 @@ func (e event) ref() uint32  { return e.kr & refMask }
 // SparkListenerApplicationEnd when app.Complete. Reading the output with Read
 // gives back app for everything the format carries (see the round-trip tests).
 //
+// What the model keeps only in a derived form is written back from it:
+// a failure reason's fields are recovered from its Message as Read words
+// it (Spark's TaskEndReason.toErrorString: "ExecutorLostFailure (executor 3
+// exited caused by one of the running tasks) Reason: ...", "FetchFailed(...)",
+// "TaskCommitDenied (...)"; an ExceptionFailure's message is its full stack
+// trace and a TaskKilled's its kill reason, any text); a stage's per-executor
+// peaks go into the task-end "Task Executor Metrics" and
+// SparkListenerStageExecutorMetrics so that both the stage's and the
+// executor's peaks read back. Stage-level exclusions are logged at the
+// stage's submission and application-level ones at the end, as the model
+// keeps no time for them.
+//
 // Extra memory is 16 bytes per event plus one line's buffer, so a
 // million-task application encodes in about 32 MB.
 func Write(w io.Writer, app *model.App) error {

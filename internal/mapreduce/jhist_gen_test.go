@@ -2,6 +2,7 @@ package mapreduce
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -133,3 +134,34 @@ func TestWriteJhistProperty(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWriteJhist measures writing random job histories.
+func BenchmarkWriteJhist(b *testing.B) {
+	var apps []*model.App
+	var size int64
+	tasks := 0
+	for seed := uint64(0); seed < 200; seed++ {
+		app := genJob(rand.New(rand.NewPCG(seed, 11)))
+		var c countingWriter
+		if err := WriteJhist(&c, app); err != nil {
+			b.Fatal(err)
+		}
+		size += c.n
+		tasks += app.NumTasks()
+		apps = append(apps, app)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, app := range apps {
+			if err := WriteJhist(io.Discard, app); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(tasks)*float64(b.N)/b.Elapsed().Seconds(), "attempts/s")
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

@@ -28,7 +28,7 @@ func WriteJhist(w io.Writer, app *model.App) error {
 	if app == nil {
 		return errors.New("mapreduce: write jhist: nil application")
 	}
-	bw := bufio.NewWriterSize(w, 256<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	hw := newHistWriter(app)
 	hw.flush = func(b []byte) error {
 		_, err := bw.Write(b)

@@ -81,7 +81,11 @@ func (h *histWriter) counters(k model.StageKind, m *model.TaskMetrics) {
 		if gi > 0 {
 			j.raw(",")
 		}
-		j.raw(`{"name":"` + g.name + `","displayName":"` + g.display + `","counts":[`)
+		j.raw(`{"name":"`)
+		j.raw(g.name)
+		j.raw(`","displayName":"`)
+		j.raw(g.display)
+		j.raw(`","counts":[`)
 		first := true
 		for ci := range g.specs {
 			c := &g.specs[ci]
