@@ -25,8 +25,12 @@ var genReasons = []model.Reason{
 }
 
 // genApp makes a consistent Spark application: jobs of a few stages run one
-// after the other, tasks on executors in time order, some failing.
-func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int) *model.App {
+// after the other, tasks on executors in time order, some failing. With
+// rich, it also draws the rarer shapes: stage retries, skipped stages,
+// failed jobs, SQL executions, miscellaneous processes, exclusions, and an
+// application still running (running tasks, an active stage and job).
+func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int, rich bool) *model.App {
+	chance := func(n int) bool { return rich && r.IntN(n) == 0 }
 	start := int64(1_700_000_000_000) + r.Int64N(1000)
 	app := &model.App{
 		ID: "app-" + strconv.Itoa(r.IntN(1e6)), Name: "gen ünïcode\t\"app\"", User: "u", Engine: model.Spark,
@@ -37,110 +41,236 @@ func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int) *mod
 		Hosts:            []string{""},
 		Reasons:          []model.Reason{{}},
 	}
+	if chance(2) {
+		app.AttemptID = "1"
+		app.DriverLogs = [][2]string{{"stdout", "http://driver/stdout"}}
+	}
+	running := chance(4)
 	reasonIdx := map[model.Reason]uint32{}
 	driver := &model.Executor{ID: "driver", Host: "driver-host", HostPort: "driver-host:40000",
 		BlockManagerSeen: true, BlockManagerAdded: start + 1, MaxMemory: 1 << 30, MaxOnHeapMemory: 1 << 30}
 	app.Executors = append(app.Executors, driver)
 	for i := 1; i <= executors; i++ {
 		h := "host-" + strconv.Itoa(i%7)
-		app.Executors = append(app.Executors, &model.Executor{ID: strconv.Itoa(i), Host: h,
+		x := &model.Executor{ID: strconv.Itoa(i), Host: h,
 			HostPort: h + ":" + strconv.Itoa(30000+i), Cores: 4, Added: start + 10 + int64(i),
 			LogURLs: [][2]string{{"stdout", "http://" + h + "/stdout"}}, Attributes: [][2]string{},
-			BlockManagerSeen: true, MaxMemory: 2 << 30, MaxOnHeapMemory: 2 << 30, MaxOffHeapMemory: 0})
+			BlockManagerSeen: true, MaxMemory: 2 << 30, MaxOnHeapMemory: 2 << 30, MaxOffHeapMemory: 0}
+		if chance(3) {
+			x.Resources = []model.ExecutorResource{{Name: "gpu", Addresses: []string{"0", "1"}}}
+		}
+		app.Executors = append(app.Executors, x)
+	}
+	if chance(3) {
+		app.Processes = []*model.Process{{ID: "plugin-1", Host: "host-1:1234", Cores: 2, Time: start + 5,
+			LogURLs: [][2]string{{"stdout", "http://host-1/plugin"}}}}
 	}
 	hostIDs := map[string]uint32{}
 	now := start + 100
 	taskID := int64(0)
 	stageID := int32(0)
+	addReason := func(rs model.Reason) uint32 {
+		id, ok := reasonIdx[rs]
+		if !ok {
+			id = uint32(len(app.Reasons))
+			reasonIdx[rs] = id
+			app.Reasons = append(app.Reasons, rs)
+		}
+		return id
+	}
+	// runStage runs the tasks of one stage attempt from now; with live, the
+	// last tasks are still running.
+	runStage := func(st *model.Stage, n int, live, fail bool) {
+		end := now
+		for k := 0; k < n; k++ {
+			x := 1 + r.IntN(executors)
+			ex := app.Executors[x]
+			hid, ok := hostIDs[ex.Host]
+			if !ok {
+				hid = uint32(len(app.Hosts))
+				hostIDs[ex.Host] = hid
+				app.Hosts = append(app.Hosts, ex.Host)
+			}
+			launch := now + int64(k/8)
+			t := model.Task{ID: taskID, Launch: launch, Finish: launch + 1 + r.Int64N(500), Index: int32(k), Partition: int32(k),
+				Attempt: st.Attempt, Executor: uint32(x), Host: hid, Status: model.TaskSuccess,
+				Locality: model.Locality(1 + r.IntN(5)), Speculative: r.IntN(20) == 0, HasMetrics: true}
+			taskID++
+			var m model.TaskMetrics
+			if live && k >= n/2 {
+				t.Finish, t.Status, t.HasMetrics = 0, model.TaskRunning, false
+				st.AddTask(t, &m)
+				continue
+			}
+			if r.IntN(10) == 0 || fail && k == 0 {
+				t.Reason, t.Status = addReason(genReasons[r.IntN(len(genReasons))]), model.TaskFailed
+				if app.Reasons[t.Reason].Kind == "TaskKilled" {
+					t.Status = model.TaskKilled
+				}
+			}
+			if r.IntN(5) == 0 {
+				t.GettingResult = t.Finish - 1
+			}
+			for mi := model.ExecutorDeserializeTime; mi <= model.ShuffleWriteRecords; mi++ {
+				if r.IntN(3) == 0 {
+					m[mi] = r.Int64N(1 << 40)
+				}
+			}
+			st.AddTask(t, &m)
+			if r.IntN(8) == 0 {
+				if st.TaskAccumulables == nil {
+					st.TaskAccumulables = map[int64][]model.Accumulable{}
+				}
+				st.TaskAccumulables[t.ID] = []model.Accumulable{{ID: 500, Name: "records", Update: "3", Value: "7"}}
+			}
+			end = max(end, t.Finish)
+			if r.IntN(3) == 0 {
+				p := &model.ExecutorMetrics{Set: true}
+				for i := range p.Values {
+					p.Values[i] = r.Int64N(1 << 30)
+				}
+				if st.ExecutorPeaks == nil {
+					st.ExecutorPeaks = map[uint32]*model.ExecutorMetrics{}
+				}
+				if old := st.ExecutorPeaks[uint32(x)]; old != nil {
+					old.Peak(p)
+				} else {
+					st.ExecutorPeaks[uint32(x)] = p
+				}
+			}
+		}
+		for x, p := range st.ExecutorPeaks {
+			st.PeakExecutor.Peak(p)
+			app.Executors[x].Peak.Peak(p)
+		}
+		if r.IntN(4) == 0 && !live { // known from the stage's completion
+			st.Accumulables = []model.Accumulable{{ID: 9000 + int64(st.ID), Name: "my counter", Value: strconv.Itoa(r.IntN(100))}}
+		}
+		if live {
+			st.Status = model.StageActive
+		} else {
+			st.Completed = end + 1
+			now = st.Completed
+		}
+	}
 	for j := 0; j < jobs; j++ {
+		last := j == jobs-1
 		job := &model.Job{ID: int32(j), SQLID: -1, Submitted: now, Status: model.JobSucceeded,
 			Properties:  [][2]string{{"spark.job.description", "job " + strconv.Itoa(j)}, {"spark.rdd.scope", `{"id":"1"}`}},
 			Description: "job " + strconv.Itoa(j)}
+		if chance(2) {
+			x := &model.SQLExecution{ID: int64(j), Description: "query " + strconv.Itoa(j), Details: "plan",
+				Start: now - 1, Jobs: []int32{job.ID}}
+			app.SQL = append(app.SQL, x)
+			job.SQLID = x.ID
+			job.Properties = append(job.Properties, [2]string{"spark.sql.execution.id", strconv.Itoa(j)})
+		}
 		app.Jobs = append(app.Jobs, job)
+		// The job's stages are all created at its start, in id order, a
+		// skipped one first; retries are created when submitted.
+		var stages []*model.Stage
+		if chance(3) {
+			sk := &model.Stage{ID: stageID, Name: "skipped " + strconv.Itoa(int(stageID)), NumTasks: int32(tasksPerStage),
+				ParentIDs: []int32{}, RDDIDs: []int32{stageID * 2}, JobIDs: []int32{job.ID}, Status: model.StageSkipped}
+			stageID++
+			stages = append(stages, sk)
+			if last && running {
+				sk.Status = model.StagePending
+			}
+		}
 		for s := 0; s < stagesPerJob; s++ {
-			now += 1 + r.Int64N(3)
 			st := &model.Stage{ID: stageID, Name: "stage " + strconv.Itoa(int(stageID)), Details: "at Gen.scala:" + strconv.Itoa(s),
 				NumTasks: int32(tasksPerStage), ParentIDs: []int32{}, RDDIDs: []int32{stageID * 2, stageID*2 + 1},
-				JobIDs: []int32{job.ID}, Submitted: now, Status: model.StageComplete, Properties: [][2]string{{"spark.scheduler.pool", "default"}},
+				JobIDs: []int32{job.ID}, Status: model.StageComplete, Properties: [][2]string{{"spark.scheduler.pool", "default"}},
 				Pool: "default"}
 			if s > 0 {
 				st.ParentIDs = []int32{stageID - 1}
 			}
 			stageID++
+			stages = append(stages, st)
+		}
+		for _, st := range stages {
 			job.StageIDs = append(job.StageIDs, st.ID)
 			job.StageTasks = append(job.StageTasks, st.NumTasks)
 			job.NumTasks += int64(st.NumTasks)
 			job.Name, job.ResultStage = st.Name, st.ID
-			end := now
-			for k := 0; k < tasksPerStage; k++ {
-				x := 1 + r.IntN(executors)
-				ex := app.Executors[x]
-				hid, ok := hostIDs[ex.Host]
-				if !ok {
-					hid = uint32(len(app.Hosts))
-					hostIDs[ex.Host] = hid
-					app.Hosts = append(app.Hosts, ex.Host)
-				}
-				launch := now + int64(k/8)
-				t := model.Task{ID: taskID, Launch: launch, Finish: launch + 1 + r.Int64N(500), Index: int32(k), Partition: int32(k),
-					Executor: uint32(x), Host: hid, Status: model.TaskSuccess, Locality: model.Locality(1 + r.IntN(5)),
-					Speculative: r.IntN(20) == 0, HasMetrics: true}
-				taskID++
-				if r.IntN(10) == 0 {
-					rs := genReasons[r.IntN(len(genReasons))]
-					id, ok := reasonIdx[rs]
-					if !ok {
-						id = uint32(len(app.Reasons))
-						reasonIdx[rs] = id
-						app.Reasons = append(app.Reasons, rs)
-					}
-					t.Reason, t.Status = id, model.TaskFailed
-					if rs.Kind == "TaskKilled" {
-						t.Status = model.TaskKilled
+		}
+		app.Stages = append(app.Stages, stages...)
+		var retries []*model.Stage
+		failJob := !last && chance(4)
+	run:
+		for _, st := range stages {
+			if st.Status == model.StageSkipped || st.Status == model.StagePending {
+				continue
+			}
+			now += 1 + r.Int64N(3)
+			st.Submitted = now
+			live := last && running && st == stages[len(stages)-1]
+			switch {
+			case live:
+				runStage(st, tasksPerStage, true, false)
+			case failJob:
+				runStage(st, tasksPerStage, false, true)
+				st.Status, st.Failure = model.StageFailed, "Job aborted due to stage failure: boom"
+				job.Status, job.Failure = model.JobFailed, "Job aborted due to stage failure: boom"
+				for _, rest := range stages {
+					if rest.Submitted == 0 && rest != st { // never submitted: no submission properties
+						rest.Status, rest.Properties, rest.Pool = model.StageSkipped, nil, ""
 					}
 				}
-				if r.IntN(5) == 0 {
-					t.GettingResult = t.Finish - 1
-				}
-				var m model.TaskMetrics
-				for mi := model.ExecutorDeserializeTime; mi <= model.ShuffleWriteRecords; mi++ {
-					if r.IntN(3) == 0 {
-						m[mi] = r.Int64N(1 << 40)
-					}
-				}
-				st.AddTask(t, &m)
-				end = max(end, t.Finish)
-				if r.IntN(3) == 0 {
-					p := &model.ExecutorMetrics{Set: true}
-					for i := range p.Values {
-						p.Values[i] = r.Int64N(1 << 30)
-					}
-					if st.ExecutorPeaks == nil {
-						st.ExecutorPeaks = map[uint32]*model.ExecutorMetrics{}
-					}
-					if old := st.ExecutorPeaks[uint32(x)]; old != nil {
-						old.Peak(p)
-					} else {
-						st.ExecutorPeaks[uint32(x)] = p
-					}
+				break run
+			case chance(4): // fails, then a retry of its missing tasks succeeds
+				runStage(st, tasksPerStage, false, true)
+				st.Status, st.Failure = model.StageFailed, "FetchFailed while reading shuffle"
+				re := &model.Stage{ID: st.ID, Attempt: 1, Name: st.Name, Details: st.Details, NumTasks: st.NumTasks / 2,
+					ParentIDs: st.ParentIDs, RDDIDs: st.RDDIDs, JobIDs: []int32{job.ID}, Status: model.StageComplete,
+					Properties: st.Properties, Pool: st.Pool}
+				now++
+				re.Submitted = now
+				runStage(re, int(re.NumTasks), false, false)
+				retries = append(retries, re)
+			default:
+				runStage(st, tasksPerStage, false, false)
+			}
+		}
+		app.Stages = append(app.Stages, retries...)
+		if last && running {
+			job.Status = model.JobRunning
+			for _, x := range app.SQL {
+				if x.ID == int64(j) {
+					x.Start = job.Submitted - 1
 				}
 			}
-			for x, p := range st.ExecutorPeaks {
-				st.PeakExecutor.Peak(p)
-				app.Executors[x].Peak.Peak(p)
-			}
-			if r.IntN(4) == 0 {
-				st.Accumulables = []model.Accumulable{{ID: 9000 + int64(st.ID), Name: "my counter", Value: strconv.Itoa(r.IntN(100))}}
-			}
-			st.Completed = end + 1
-			now = st.Completed
-			app.Stages = append(app.Stages, st)
+			break
 		}
 		now++
 		job.Completed = now
+		for _, x := range app.SQL {
+			if x.ID == int64(j) {
+				x.End = now + 1
+				if job.Status == model.JobFailed {
+					x.Error = job.Failure
+				}
+			}
+		}
+		now += 2
 	}
-	last := app.Executors[len(app.Executors)-1]
-	last.Removed, last.RemoveReason = now+1, "Executor killed by driver."
+	if chance(3) {
+		x := app.Executors[1]
+		x.Excluded = true
+		st := app.Stages[len(app.Stages)-1]
+		st.ExcludedExecutors = []uint32{1}
+		x.ExcludedStages = []int32{st.ID}
+	}
+	if running {
+		app.Complete = false
+		return app
+	}
+	lastEx := app.Executors[len(app.Executors)-1]
+	lastEx.Removed, lastEx.RemoveReason = now+1, "Executor killed by driver."
+	if chance(3) {
+		app.ExcludedNodes = []string{lastEx.Host} // the removed executor is not live: unaffected
+	}
 	app.End = now + 5
 	return app
 }
@@ -149,7 +279,7 @@ func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int) *mod
 func TestWriteReadProperty(t *testing.T) {
 	for seed := uint64(0); seed < 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
-		app := genApp(r, 1+r.IntN(3), 1+r.IntN(3), 1+r.IntN(40), 1+r.IntN(5))
+		app := genApp(r, 1+r.IntN(3), 1+r.IntN(3), 1+r.IntN(40), 1+r.IntN(5), true)
 		back, _ := roundTrip(t, app)
 		if d := DiffApps(app, back); d != "" {
 			t.Fatalf("seed %d: round trip differs (-model +read):\n%s", seed, d)
@@ -160,7 +290,7 @@ func TestWriteReadProperty(t *testing.T) {
 // BenchmarkWrite measures writing a 100,000-task application.
 func BenchmarkWrite(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	app := genApp(r, 20, 5, 1000, 200)
+	app := genApp(r, 20, 5, 1000, 200, false)
 	var cw countWriter
 	if err := Write(&cw, app); err != nil {
 		b.Fatal(err)
@@ -181,7 +311,7 @@ type countWriter struct{ n int64 }
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
 func TestGenAppSane(t *testing.T) {
-	app := genApp(rand.New(rand.NewPCG(3, 3)), 2, 2, 10, 3)
+	app := genApp(rand.New(rand.NewPCG(3, 3)), 2, 2, 10, 3, false)
 	var buf bytes.Buffer
 	if err := Write(&buf, app); err != nil {
 		t.Fatal(err)
