@@ -81,22 +81,25 @@ func WriteFile(path string, app *model.App, c codec.Codec) (err error) {
 // maxPartBytes (spark.eventLog.rolling.maxFileSize; counted before
 // compression here, after it in Spark); every part holds at least one line.
 // The appstatus file is empty and ends in ".inprogress" unless app.Complete.
-// It returns the folder's path.
-func WriteRolling(dir string, app *model.App, maxPartBytes int64, c codec.Codec) (string, error) {
+// The folder's name is RollingDirName(app).
+func WriteRolling(dir string, app *model.App, maxPartBytes int64, c codec.Codec) error {
+	if app == nil {
+		return errors.New("write rolling event log: nil application")
+	}
 	if maxPartBytes <= 0 {
-		return "", errors.New("write rolling event log: part size must be positive")
+		return errors.New("write rolling event log: part size must be positive")
 	}
 	name := appAttemptName(app)
-	root := filepath.Join(dir, "eventlog_v2_"+name)
+	root := filepath.Join(dir, RollingDirName(app))
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("write rolling event log: %w", err)
+		return fmt.Errorf("write rolling event log: %w", err)
 	}
 	status := filepath.Join(root, "appstatus_"+name)
 	if !app.Complete {
 		status += ".inprogress"
 	}
 	if err := os.WriteFile(status, nil, 0o644); err != nil {
-		return "", fmt.Errorf("write rolling event log: %w", err)
+		return fmt.Errorf("write rolling event log: %w", err)
 	}
 	r := &roller{root: root, name: name, c: c, max: maxPartBytes}
 	err := writeTo(app, r.line, nil)
@@ -104,9 +107,16 @@ func WriteRolling(dir string, app *model.App, maxPartBytes int64, c codec.Codec)
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("write rolling event log %q: %w", root, err)
+		return fmt.Errorf("write rolling event log %q: %w", root, err)
 	}
-	return root, nil
+	return nil
+}
+
+// RollingDirName is the folder RollingEventLogFilesWriter writes the
+// application's rolling log into: "eventlog_v2_" and the sanitized
+// application id, with "_" and the attempt id when set.
+func RollingDirName(app *model.App) string {
+	return "eventlog_v2_" + appAttemptName(app)
 }
 
 // roller writes lines into numbered parts.
@@ -189,6 +199,9 @@ func writeTo(app *model.App, sink func([]byte) error, avail func() []byte) error
 	if app == nil {
 		return errors.New("nil application")
 	}
+	if err := checkModel(app); err != nil {
+		return err
+	}
 	if len(app.Stages) > refMask || len(app.Jobs) > refMask || len(app.Executors) > refMask {
 		return errors.New("too many stages, jobs or executors")
 	}
@@ -196,4 +209,35 @@ func writeTo(app *model.App, sink func([]byte) error, avail func() []byte) error
 	e.flush, e.avail = sink, avail
 	e.reset()
 	return e.run()
+}
+
+// checkModel rejects nil entries, which would otherwise stop the encoder
+// midway.
+func checkModel(app *model.App) error {
+	for _, j := range app.Jobs {
+		if j == nil {
+			return errors.New("nil job in model")
+		}
+	}
+	for _, st := range app.Stages {
+		if st == nil {
+			return errors.New("nil stage in model")
+		}
+	}
+	for _, x := range app.Executors {
+		if x == nil {
+			return errors.New("nil executor in model")
+		}
+	}
+	for _, x := range app.SQL {
+		if x == nil {
+			return errors.New("nil SQL execution in model")
+		}
+	}
+	for _, p := range app.Processes {
+		if p == nil {
+			return errors.New("nil process in model")
+		}
+	}
+	return nil
 }

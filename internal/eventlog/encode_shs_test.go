@@ -129,10 +129,10 @@ func TestRollingAndCompressedLoad(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := reencode(t, a)
 			out := t.TempDir()
-			root, err := eventlog.WriteRolling(out, a, 16<<10, codec.Zstd)
-			if err != nil {
+			if err := eventlog.WriteRolling(out, a, 16<<10, codec.Zstd); err != nil {
 				t.Fatal(err)
 			}
+			root := filepath.Join(out, eventlog.RollingDirName(a))
 			parts, _ := filepath.Glob(filepath.Join(root, "events_*"))
 			if len(parts) < 2 {
 				t.Errorf("rolling folder has %d parts, want several", len(parts))

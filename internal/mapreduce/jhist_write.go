@@ -28,6 +28,14 @@ func WriteJhist(w io.Writer, app *model.App) error {
 	if app == nil {
 		return errors.New("mapreduce: write jhist: nil application")
 	}
+	for _, st := range app.Stages {
+		if st == nil {
+			return errors.New("mapreduce: write jhist: nil stage in model")
+		}
+	}
+	if len(app.Jobs) > 0 && app.Jobs[0] == nil {
+		return errors.New("mapreduce: write jhist: nil job in model")
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	hw := newHistWriter(app)
 	hw.flush = func(b []byte) error {
@@ -71,6 +79,9 @@ func newHistWriter(app *model.App) *histWriter {
 		h.reduces = h.reduces || st.Kind == model.StageReduce
 	}
 	for _, e := range app.Executors {
+		if e == nil {
+			continue
+		}
 		if i := strings.LastIndexByte(e.HostPort, ':'); i >= 0 {
 			if p, err := strconv.ParseInt(e.HostPort[i+1:], 10, 64); err == nil {
 				h.ports[e.Host] = p
@@ -133,7 +144,7 @@ func (h *histWriter) jobStart() error {
 	app, job, j := h.app, h.job, &h.j
 	launch, _ := strconv.ParseInt(h.prop("launchTime"), 10, 64)
 	amHost := "localhost"
-	if len(app.Executors) > 0 && app.Executors[0].Host != "" {
+	if len(app.Executors) > 0 && app.Executors[0] != nil && app.Executors[0].Host != "" {
 		amHost = app.Executors[0].Host
 	}
 	h.open("AM_STARTED", "AMStarted")
