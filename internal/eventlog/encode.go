@@ -105,6 +105,11 @@ func schedule(app *model.App) []event {
 	n := 2*len(app.Jobs) + 2*len(app.Stages) + 2*len(app.Executors) + len(app.Processes) + 2*len(app.SQL)
 	for _, st := range app.Stages {
 		n += 2 * len(st.Tasks)
+		for k := range st.Tasks {
+			if st.Tasks[k].GettingResult != 0 {
+				n++
+			}
+		}
 	}
 	evs := make([]event, 0, n)
 	add := func(t int64, kind uint32, ref int, task int) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -320,4 +321,35 @@ func TestGenAppSane(t *testing.T) {
 		t.Fatalf("%d lines for %d tasks", n, app.NumTasks())
 	}
 	_ = fmt.Sprint
+}
+
+// TestWriteMemory checks the writer's extra memory: the 16-byte schedule
+// entry per event plus fixed buffers, whatever the number of tasks.
+func TestWriteMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a 50,000-task model")
+	}
+	app := genApp(rand.New(rand.NewPCG(5, 5)), 10, 5, 1000, 100, false)
+	events := 0
+	for _, st := range app.Stages {
+		for k := range st.Tasks {
+			events += 2
+			if st.Tasks[k].GettingResult != 0 {
+				events++
+			}
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := Write(io.Discard, app); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got := after.TotalAlloc - before.TotalAlloc
+	limit := uint64(24*events + 2<<20)
+	t.Logf("%d events, %d bytes allocated (%.1f per event)", events, got, float64(got)/float64(events))
+	if got > limit {
+		t.Errorf("Write allocated %d bytes for %d events, want at most %d", got, events, limit)
+	}
 }
