@@ -1,5 +1,12 @@
 package sim
 
-// testEncoders are the encoders tests write logs with (none until the
-// eventlog and mapreduce encoders exist).
-var testEncoders = Encoders{}
+import (
+	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/mapreduce"
+)
+
+// testEncoders are the project's encoders.
+var testEncoders = Encoders{
+	SparkFile: eventlog.WriteFile, SparkRolling: eventlog.WriteRolling, RollingDirName: eventlog.RollingDirName,
+	Jhist: mapreduce.WriteJhist, Conf: mapreduce.WriteConf,
+}

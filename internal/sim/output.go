@@ -14,13 +14,19 @@ import (
 
 // Encoders write applications in their log formats. The caller passes the
 // project's encoders (packages eventlog and mapreduce), which keeps sim free
-// of them so that their tests may use the simulator.
+// of them so that their tests may use the simulator. A nil encoder leaves
+// those logs unwritten.
 type Encoders struct {
-	// Spark writes a Spark event log; Jhist a Hadoop 3 .jhist; Conf a job
-	// configuration XML. A nil encoder leaves those logs unwritten.
-	Spark func(io.Writer, *model.App) error
-	Jhist func(io.Writer, *model.App) error
-	Conf  func(io.Writer, *model.App) error
+	// SparkFile writes one event log file compressed with c (eventlog.WriteFile).
+	SparkFile func(path string, app *model.App, c codec.Codec) error
+	// SparkRolling writes a rolling event log folder under dir (eventlog.WriteRolling),
+	// named by RollingDirName (eventlog.RollingDirName).
+	SparkRolling   func(dir string, app *model.App, maxPartBytes int64, c codec.Codec) error
+	RollingDirName func(app *model.App) string
+	// Jhist writes a Hadoop 3 .jhist (mapreduce.WriteJhist); Conf a job
+	// configuration XML (mapreduce.WriteConf).
+	Jhist func(w io.Writer, app *model.App) error
+	Conf  func(w io.Writer, conf [][2]string) error
 }
 
 // Output file and folder names inside the output folder.
@@ -43,7 +49,7 @@ func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
-	onApp := func(app *model.App) (string, error) { return writeApp(out, app, enc) }
+	onApp := func(app *model.App) (string, error) { return writeApp(out, app, &sc.Output, enc) }
 	var res *Result
 	if sc.Metrics.Off {
 		r, err := SimulateStream(sc, seed, nil, onApp)
@@ -94,30 +100,48 @@ func simulateToFile(sc *Scenario, seed uint64, path string, onApp AppFunc) (*Res
 
 // writeApp writes one application's logs and returns the log's path
 // relative to out ("" when no encoder is available for it).
-func writeApp(out string, app *model.App, enc Encoders) (string, error) {
+func writeApp(out string, app *model.App, o *OutputSpec, enc Encoders) (string, error) {
 	if app.Engine == model.Spark {
-		if enc.Spark == nil {
+		c, _ := codec.ParseName(o.SparkCodec)
+		if o.Rolling && enc.SparkRolling != nil && enc.RollingDirName != nil {
+			dir := filepath.Join(out, SparkDir)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return "", fmt.Errorf("create %s: %w", dir, err)
+			}
+			if err := enc.SparkRolling(dir, app, int64(o.RollingPartMB)*mb, c); err != nil {
+				return "", fmt.Errorf("write %s: %w", app.ID, err)
+			}
+			return filepath.Join(SparkDir, enc.RollingDirName(app)), nil
+		}
+		if enc.SparkFile == nil {
 			return "", nil
 		}
-		rel := filepath.Join(SparkDir, app.ID)
-		return rel, writeFile(filepath.Join(out, rel), app, enc.Spark)
+		rel := filepath.Join(SparkDir, app.ID+c.Extension())
+		if err := os.MkdirAll(filepath.Join(out, SparkDir), 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", SparkDir, err)
+		}
+		if err := enc.SparkFile(filepath.Join(out, rel), app, c); err != nil {
+			return "", fmt.Errorf("write %s: %w", rel, err)
+		}
+		return rel, nil
 	}
 	if enc.Jhist == nil {
 		return "", nil
 	}
 	rel := filepath.Join(MapReduceDir, app.ID+".jhist")
-	if err := writeFile(filepath.Join(out, rel), app, enc.Jhist); err != nil {
+	if err := writeFile(filepath.Join(out, rel), func(w io.Writer) error { return enc.Jhist(w, app) }); err != nil {
 		return "", err
 	}
 	if enc.Conf != nil {
-		if err := writeFile(filepath.Join(out, MapReduceDir, app.ID+"_conf.xml"), app, enc.Conf); err != nil {
+		conf := filepath.Join(out, MapReduceDir, app.ID+"_conf.xml")
+		if err := writeFile(conf, func(w io.Writer) error { return enc.Conf(w, app.Conf) }); err != nil {
 			return "", err
 		}
 	}
 	return rel, nil
 }
 
-func writeFile(path string, app *model.App, f func(io.Writer, *model.App) error) error {
+func writeFile(path string, f func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
@@ -126,7 +150,7 @@ func writeFile(path string, app *model.App, f func(io.Writer, *model.App) error)
 		return fmt.Errorf("create log: %w", err)
 	}
 	bw := bufio.NewWriterSize(fh, 1<<20)
-	if err := f(bw, app); err != nil {
+	if err := f(bw); err != nil {
 		fh.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

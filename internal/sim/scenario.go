@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/clusterlens/clusterlens/internal/codec"
 )
 
 // Scenario describes one simulation: the cluster, the work, the scheduler's
@@ -27,6 +29,16 @@ type Scenario struct {
 	Faults    []FaultSpec   `json:"faults,omitempty"`
 	Problems  []ProblemSpec `json:"problems,omitempty"`
 	Metrics   MetricsSpec   `json:"metrics"`
+	Output    OutputSpec    `json:"output"`
+}
+
+// OutputSpec chooses how Spark event logs are written: plain or compressed
+// with one of Spark's codecs (SparkCodec: "", "zstd", "lz4", "snappy",
+// "lzf"), in one file or as a rolling log of parts of RollingPartMB.
+type OutputSpec struct {
+	SparkCodec    string `json:"sparkCodec,omitempty"`
+	Rolling       bool   `json:"rolling,omitempty"`
+	RollingPartMB int    `json:"rollingPartMB,omitempty"`
 }
 
 // ClusterSpec is the hardware: nodes spread over racks, each node of a
@@ -247,6 +259,14 @@ func (sc *Scenario) Resolve() error {
 	s.MapReduceNoise.resolve(NoiseSpec{Sigma: 0.15, StragglerRate: 0.04, StragglerScale: 1.5, StragglerAlpha: 1.3})
 	if s.TaskFailureRate < 0 || s.TaskFailureRate > 0.2 {
 		return fmt.Errorf("%w: scheduler.taskFailureRate must be in [0, 0.2]", ErrScenario)
+	}
+	if sc.Output.SparkCodec != "" {
+		if _, ok := codec.ParseName(sc.Output.SparkCodec); !ok {
+			return fmt.Errorf("%w: output.sparkCodec %q: want zstd, lz4, snappy or lzf", ErrScenario, sc.Output.SparkCodec)
+		}
+	}
+	if sc.Output.Rolling && sc.Output.RollingPartMB <= 0 {
+		sc.Output.RollingPartMB = 128
 	}
 	if sc.Metrics.IntervalS <= 0 {
 		sc.Metrics.IntervalS = 1
