@@ -353,3 +353,14 @@ func TestWriteMemory(t *testing.T) {
 		t.Errorf("Write allocated %d bytes for %d events, want at most %d", got, events, limit)
 	}
 }
+
+// GenApp makes a random application for the external tests: still
+// running when running is set, complete otherwise.
+func GenApp(seed uint64, running bool) *model.App {
+	for s := seed; ; s++ {
+		app := genApp(rand.New(rand.NewPCG(s, 9)), 3, 3, 30, 4, true)
+		if app.Complete != running {
+			return app
+		}
+	}
+}

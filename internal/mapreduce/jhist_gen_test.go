@@ -165,3 +165,9 @@ func BenchmarkWriteJhist(b *testing.B) {
 type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// GenJob and DiffJobs serve the external tests.
+func GenJob(seed uint64) *model.App { return genJob(rand.New(rand.NewPCG(seed, 11))) }
+
+// DiffJobs compares two job models as the round-trip tests do.
+func DiffJobs(a, b *model.App) string { return diffJobs(a, b) }
