@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -16,36 +15,39 @@ func init() {
 		var seed uint64
 		cmd := &cobra.Command{
 			Use:   "demo",
-			Short: "Generate a small Spark application's log and summarize it",
-			Long: `demo writes the event log of a small simulated Spark application (4 executors on 4
-hosts, one slow host, one skewed stage, one failed task) into a folder and runs the
-summary on it, so you can see clusterlens work without a cluster.`,
+			Short: "Simulate a small cluster with injected faults and summarize what it wrote",
+			Long: `demo simulates the "demo" scenario (12 heterogeneous nodes running a Spark
+application and a MapReduce job, a CPU hog on one node, a disk hog on another and a
+skewed stage) into a folder, then summarizes the logs it wrote, so you can see
+clusterlens work without a cluster. The folder also holds the node metrics
+(metrics.csv.zst) and the ground truth (truth.json); see docs/SIMULATOR.md.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if dir == "" {
 					d, err := os.MkdirTemp("", "clusterlens-demo-")
 					if err != nil {
-						return err
+						return fmt.Errorf("create demo folder: %w", err)
 					}
 					dir = d
 				}
-				path := filepath.Join(dir, "app-20260101000000-0001")
-				f, err := os.Create(path)
+				sc, err := sim.Named("demo")
 				if err != nil {
 					return err
 				}
-				if _, err := sim.WriteDemoSparkLog(f, seed); err != nil {
-					f.Close()
-					return fmt.Errorf("write %s: %w", path, err)
-				}
-				if err := f.Close(); err != nil {
+				res, err := sim.Run(sc, seed, dir, encoders())
+				if err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "clusterlens demo: wrote %s\n\n", path)
-				return runSummary(e, []string{path}, "text", 30)
+				printRun(e, res, dir)
+				fmt.Fprintln(e.stdout)
+				if err := runSummary(e, []string{dir}, "text", 30); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "\nclusterlens demo: logs, metrics and ground truth are in %s\n", dir)
+				return nil
 			},
 		}
-		cmd.Flags().StringVar(&dir, "dir", "", "folder to write the demo log into (default: a new temporary folder)")
+		cmd.Flags().StringVar(&dir, "dir", "", "folder to write the demo into (default: a new temporary folder)")
 		cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of the simulation")
 		return cmd
 	})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/mapreduce"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -79,4 +81,9 @@ func printRun(e *env, res *sim.Result, out string) {
 }
 
 // encoders are the log writers the simulator uses.
-func encoders() sim.Encoders { return sim.Encoders{} }
+func encoders() sim.Encoders {
+	return sim.Encoders{
+		SparkFile: eventlog.WriteFile, SparkRolling: eventlog.WriteRolling, RollingDirName: eventlog.RollingDirName,
+		Jhist: mapreduce.WriteJhist, Conf: mapreduce.WriteConf,
+	}
+}

@@ -134,6 +134,7 @@ func heterogeneous() *Scenario {
 func demo() *Scenario {
 	sc := base("demo", "12 heterogeneous nodes; a CPU hog on node 4, a disk hog on node 6, a skewed Spark stage")
 	sc.Apps = sc.Apps[:2]
+	sc.Apps[0].Name, sc.Apps[1].Name = "clusterlens-demo-wordcount", "clusterlens-demo-terasort"
 	sc.HorizonS = 150
 	sc.Faults = []FaultSpec{{Kind: FaultCPUHog, Node: 3, StartS: 20, EndS: 120}, {Kind: FaultDiskHog, Node: 5, StartS: 20, EndS: 120}}
 	sc.Problems = []ProblemSpec{{Kind: ProblemSkew, App: 0, Stage: 1, Zipf: 1.2}}
