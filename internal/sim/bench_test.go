@@ -50,6 +50,7 @@ func benchLarge(b *testing.B, everyNth int, horizonS float64) {
 		}
 		start, cpu0 := time.Now(), cpuTime()
 		var tasks, logBytes, busyMs int64
+		var encTime time.Duration
 		apps := 0
 		onApp := func(app *model.App) (string, error) {
 			apps++
@@ -64,9 +65,11 @@ func benchLarge(b *testing.B, everyNth int, horizonS float64) {
 				enc = mapreduce.WriteJhist
 			}
 			c := &countingWriter{}
+			t0 := time.Now()
 			if err := enc(c, app); err != nil {
 				return "", err
 			}
+			encTime += time.Since(t0)
 			logBytes += c.n
 			return "", nil
 		}
@@ -85,6 +88,8 @@ func benchLarge(b *testing.B, everyNth int, horizonS float64) {
 		b.ReportMetric(cpuTime()-cpu0, "cpu-s")
 		b.ReportMetric(float64(busyMs)/float64(cores*int64(sc.HorizonS*1000)), "utilization")
 		b.ReportMetric(float64(apps), "apps")
+		b.ReportMetric(encTime.Seconds(), "encode-s")
+		b.ReportMetric(float64(logBytes)/float64(tasks), "log-B/attempt")
 		b.ReportMetric(float64(tasks), "attempts")
 		b.ReportMetric(float64(logBytes)/1e6, "log-MB")
 		b.ReportMetric(float64(res.Truth.Metrics.Samples), "node-samples")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -220,9 +222,44 @@ func TestTaskEndFieldsByVersion(t *testing.T) {
 	for _, v := range versions {
 		fmt.Fprintf(&b, "| %s | %d |\n", v, len(sets[v]))
 	}
+	// The simulator's logs (Spark 3.5) carry the real 3.5 logs' field set.
+	res, err := Simulate(mustNamed(t, "demo"), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := eventlog.Write(&buf, res.Apps[0]); err != nil {
+		t.Fatal(err)
+	}
+	simSet := map[string]bool{}
+	for _, line := range bytes.Split(buf.Bytes(), []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"SparkListenerTaskEnd"`)) {
+			continue
+		}
+		var ev struct {
+			M map[string]json.RawMessage `json:"Task Metrics"`
+		}
+		if json.Unmarshal(line, &ev) == nil {
+			for f := range ev.M {
+				simSet[f] = true
+			}
+		}
+	}
+	fmt.Fprintf(&b, "| simulated (3.5.1) | %d |\n", len(simSet))
 	t.Log(b.String())
-	if len(versions) == 0 {
-		t.Fatal("no TaskEnd events found in the real logs")
+	real35 := sets["3.5"]
+	if len(real35) == 0 {
+		t.Fatal("no Spark 3.5 TaskEnd events found in the real logs")
+	}
+	for f := range real35 {
+		if !simSet[f] {
+			t.Errorf("simulated TaskEnd lacks %q", f)
+		}
+	}
+	for f := range simSet {
+		if !real35[f] {
+			t.Errorf("simulated TaskEnd has %q, which real 3.5 logs lack", f)
+		}
 	}
 }
 
