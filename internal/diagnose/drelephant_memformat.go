@@ -1,0 +1,42 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// memoryFormat is MemoryFormatUtils's pattern: a decimal number and an
+// optional unit (B, K, KB, M, MB, G, GB, T, TB, P, PB, any case).
+var memoryFormat = regexp.MustCompile(`^([0-9.]+)\s*([a-zA-Z]*)$`)
+
+// memoryUnits are MemoryFormatUtils's units, powers of 1024.
+var memoryUnits = map[string]float64{"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
+
+// stringToBytes is Dr. Elephant's MemoryFormatUtils.stringToBytes
+// (app/com/linkedin/drelephant/util/MemoryFormatUtils.java): "4g", "512 MB",
+// "1.5GB" or a plain byte count to bytes; commas are ignored. A number
+// without unit is bytes (unlike Spark's own settings, where it is MiB).
+func stringToBytes(s string) (int64, error) {
+	m := memoryFormat.FindStringSubmatch(strings.TrimSpace(strings.ReplaceAll(s, ",", "")))
+	if m == nil {
+		return 0, fmt.Errorf("parse memory %q: want a number and a unit", s)
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, fmt.Errorf("parse memory %q: %w", s, err)
+	}
+	unit := strings.ToUpper(m[2])
+	switch {
+	case unit == "":
+		unit = "B"
+	case len(unit) == 1 && unit != "B":
+		unit += "B"
+	}
+	f, ok := memoryUnits[unit]
+	if !ok {
+		return 0, fmt.Errorf("parse memory %q: unknown unit %q", s, m[2])
+	}
+	return int64(n * f), nil
+}

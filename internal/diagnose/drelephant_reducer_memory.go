@@ -1,0 +1,23 @@
+package diagnose
+
+import "github.com/clusterlens/clusterlens/internal/model"
+
+// DefaultDrElephantReducerMemoryParams are Reducer Memory's defaults
+// (GenericMemoryHeuristic.java).
+var DefaultDrElephantReducerMemoryParams = defaultMemoryParams
+
+func init() {
+	mustRegister(Func[DrElephantMemoryParams]{
+		ID:       "drelephant-reducer-memory",
+		Heading:  "Reducer memory (Dr. Elephant)",
+		Cite:     drSource + "app/com/linkedin/drelephant/mapreduce/heuristics/ReducerMemoryHeuristic.java and GenericMemoryHeuristic.java",
+		Defaults: DefaultDrElephantReducerMemoryParams,
+		Fn:       drReducerMemory,
+	})
+}
+
+// drReducerMemory is Dr. Elephant's ReducerMemoryHeuristic: GenericMemoryHeuristic
+// over the reduce tasks with the container size mapreduce.reduce.memory.mb.
+func drReducerMemory(in *Input, p DrElephantMemoryParams) []Finding {
+	return drMemory(in, p, model.StageReduce, "mapreduce.reduce.memory.mb")
+}

@@ -1,0 +1,22 @@
+package diagnose
+
+import "github.com/clusterlens/clusterlens/internal/model"
+
+// DefaultDrElephantReducerTimeParams are Reducer Time's defaults
+// (ReducerTimeHeuristic.java).
+var DefaultDrElephantReducerTimeParams = defaultTimeParams
+
+func init() {
+	mustRegister(Func[DrElephantTimeParams]{
+		ID:       "drelephant-reducer-time",
+		Heading:  "Reducer time (Dr. Elephant)",
+		Cite:     drSource + "app/com/linkedin/drelephant/mapreduce/heuristics/ReducerTimeHeuristic.java",
+		Defaults: DefaultDrElephantReducerTimeParams,
+		Fn:       drReducerTime,
+	})
+}
+
+// drReducerTime is Dr. Elephant's ReducerTimeHeuristic over the reduce tasks.
+func drReducerTime(in *Input, p DrElephantTimeParams) []Finding {
+	return drTime(in, p, model.StageReduce)
+}

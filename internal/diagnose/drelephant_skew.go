@@ -1,0 +1,142 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// DrElephantSkewParams tune Dr. Elephant's Mapper Skew and Reducer Skew
+// heuristics (mapreduce/heuristics/GenericSkewHeuristic.java); the defaults
+// are the class's, which app-conf/HeuristicConf.xml repeats.
+type DrElephantSkewParams struct {
+	// NumTasks grades the number of tasks in the smaller-valued group
+	// (num_tasks_severity); the skew severity is lowered to it.
+	NumTasks Limits
+	// Deviation grades (larger group average − smaller group average) /
+	// smaller group average, in whole numbers (deviation_severity); the same
+	// limits grade the task-time skew in seconds.
+	Deviation Limits
+	// Files grades the larger group's average input as fractions of the
+	// HDFS block size (files_severity); the data skew is lowered to it.
+	Files Limits
+	// HDFSBlockSize in bytes; 0 takes the job's dfs.blocksize, else 64 MiB
+	// (HDFSContext.HDFS_BLOCK_SIZE, which Dr. Elephant reads from HDFS).
+	HDFSBlockSize int64
+}
+
+// defaultSkewParams are GenericSkewHeuristic's defaults.
+var defaultSkewParams = DrElephantSkewParams{
+	NumTasks:  Limits{10, 50, 100, 200},
+	Deviation: Limits{2, 4, 8, 16},
+	Files:     Limits{1.0 / 8, 1.0 / 4, 1.0 / 2, 1},
+}
+
+// skewMeasure is what a skew heuristic groups: mapper input bytes
+// (HDFS_BYTES_READ; clusterlens's model has no S3 byte counters) or reducer
+// shuffle bytes (REDUCE_SHUFFLE_BYTES).
+type skewMeasure struct {
+	kind  model.StageKind
+	bytes func(*mrTask) int64
+	what  string
+}
+
+// drSkew is GenericSkewHeuristic.apply: tasks are split into two groups by
+// their input bytes and, separately, by their run time in seconds
+// (Statistics.findTwoGroups); each split is graded by the deviation between
+// the groups' averages and lowered to the grade of the smaller group's task
+// count, the data split also to the grade of the larger group's average
+// against the block size. The severity is the worse of the two.
+func drSkew(in *Input, p DrElephantSkewParams, m skewMeasure) []Finding {
+	app := in.App
+	if !mrSucceeded(app) {
+		return nil
+	}
+	tasks := mrTasks(app, m.kind)
+	var times, data []int64
+	for i := range tasks {
+		if tasks[i].hasTime {
+			times = append(times, tasks[i].totalMs)
+		}
+		if tasks[i].hasCounters {
+			data = append(data, m.bytes(&tasks[i]))
+		}
+	}
+	tSmall, tLarge := drTwoGroups(times)
+	tAvg1, tAvg2 := drAverage(tSmall), drAverage(tLarge)
+	tSec1, tSec2 := tAvg1/1000, tAvg2/1000
+	tDev := deviation(min(tSec1, tSec2), abs64(tSec1-tSec2))
+	sevTime := minSeverity(p.Deviation.Ascending(float64(tDev)), p.NumTasks.Ascending(float64(len(tSmall))))
+
+	dSmall, dLarge := drTwoGroups(data)
+	avg1, avg2 := drAverage(dSmall), drAverage(dLarge)
+	dDev := deviation(min(avg1, avg2), abs64(avg2-avg1))
+	files := p.Files.scaled(float64(blockSize(app, p.HDFSBlockSize)))
+	sevData := minSeverity(p.Deviation.Ascending(float64(dDev)), files.Ascending(float64(avg2)))
+	sevData = minSeverity(sevData, p.NumTasks.Ascending(float64(len(dSmall))))
+
+	sev := max(sevData, sevTime)
+	if sev == None {
+		return nil
+	}
+	word := mrWord(m.kind)
+	return []Finding{{
+		Severity: sev,
+		Scope:    mrStageScope(m.kind),
+		Summary: fmt.Sprintf("The %d %s tasks split into %d averaging %s and %d averaging %s of %s (deviation %d, %s), and by time into %d averaging %s and %d averaging %s (deviation %d, %s).",
+			len(tasks), word, len(dSmall), bytesStr(avg1), len(dLarge), bytesStr(avg2), m.what, dDev, sevData,
+			len(tSmall), dur(tAvg1), len(tLarge), dur(tAvg2), tDev, sevTime),
+		Evidence: []Evidence{
+			graded("dataDeviation", float64(dDev), "ratio", p.Deviation),
+			graded("dataGroupBAvgBytes", float64(avg2), "bytes", files),
+			graded("dataGroupATasks", float64(len(dSmall)), "count", p.NumTasks),
+			graded("timeDeviation", float64(tDev), "ratio", p.Deviation),
+			graded("timeGroupATasks", float64(len(tSmall)), "count", p.NumTasks),
+			fact("dataGroupAAvgBytes", float64(avg1), "bytes"),
+			fact("dataGroupBTasks", float64(len(dLarge)), "count"),
+			fact("timeGroupAAvgMs", float64(tAvg1), "ms"),
+			fact("timeGroupBAvgMs", float64(tAvg2), "ms"),
+			fact("timeGroupBTasks", float64(len(tLarge)), "count"),
+			fact("tasks", float64(len(tasks)), "count"),
+		},
+		Recommendation: skewAdvice(m.kind),
+	}}
+}
+
+// deviation is GenericSkewHeuristic.getDeviationSeverity's value: the
+// difference over the smaller average (at least 1), in whole numbers.
+func deviation(averageMin, averageDiff int64) int64 {
+	if averageMin <= 0 {
+		averageMin = 1
+	}
+	return averageDiff / averageMin
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// bytesStr formats a byte count in binary units.
+func bytesStr(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// skewAdvice is Dr. Elephant's help text for skew (helpMapperSkew,
+// helpReducerSkew), in short.
+func skewAdvice(kind model.StageKind) string {
+	if kind == model.StageReduce {
+		return "Even out the reducers' input: choose a partitioner (or key) that spreads the hot keys, salt skewed keys, or combine values map-side (a combiner) so fewer records reach the hot reducers."
+	}
+	return "Even out the mappers' input: combine small files (CombineFileInputFormat, mapreduce.input.fileinputformat.split.minsize) or split large unsplittable files so each mapper reads a similar amount."
+}

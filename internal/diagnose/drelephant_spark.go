@@ -1,0 +1,55 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/shs"
+)
+
+// sparkREST is what Dr. Elephant's SparkRestClient
+// (spark/fetchers/SparkRestClient.scala) reads from the History Server for
+// one application attempt: allexecutors, jobs and stages. clusterlens
+// computes the same resources from the log with internal/shs, so the
+// heuristics see the numbers Dr. Elephant would.
+type sparkREST struct {
+	executors []shs.ExecutorSummary
+	jobs      []shs.JobData
+	stages    []shs.StageData
+}
+
+// fetchSparkREST answers the three requests for in's application.
+func fetchSparkREST(in *Input) (*sparkREST, error) {
+	app := in.App
+	if app.Engine != model.Spark || app.ID == "" {
+		return nil, fmt.Errorf("fetch spark rest data: not a spark application with an id")
+	}
+	ix := shs.NewIndex([]*model.App{app})
+	base := "applications/" + app.ID
+	if app.AttemptID != "" {
+		base += "/" + app.AttemptID
+	}
+	var r sparkREST
+	for _, q := range []struct {
+		res string
+		dst any
+	}{{"allexecutors", &r.executors}, {"jobs", &r.jobs}, {"stages", &r.stages}} {
+		v, err := ix.Get(base+"/"+q.res, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fetch %s/%s: %w", base, q.res, err)
+		}
+		ok := false
+		switch dst := q.dst.(type) {
+		case *[]shs.ExecutorSummary:
+			*dst, ok = v.([]shs.ExecutorSummary)
+		case *[]shs.JobData:
+			*dst, ok = v.([]shs.JobData)
+		case *[]shs.StageData:
+			*dst, ok = v.([]shs.StageData)
+		}
+		if !ok {
+			return nil, fmt.Errorf("fetch %s/%s: unexpected %T", base, q.res, v)
+		}
+	}
+	return &r, nil
+}

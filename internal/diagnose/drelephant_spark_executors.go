@@ -1,0 +1,112 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/shs"
+)
+
+// DrElephantExecutorsParams tune Dr. Elephant's Spark Executor Metrics
+// heuristic (spark/heuristics/ExecutorsHeuristic.scala); the defaults are
+// the object's.
+type DrElephantExecutorsParams struct {
+	// MaxToMedian grades each executor metric's max-to-median ratio
+	// (max_to_median_ratio_severity_thresholds: 10^0.125, 10^0.25, 10^0.5, 10).
+	MaxToMedian Limits
+	// IgnoreMaxBytesLessThan skips a byte metric whose maximum is smaller
+	// (ignore_max_bytes_less_than_threshold, 100 MB).
+	IgnoreMaxBytesLessThan int64
+	// IgnoreMaxMillisLessThan skips the task time whose maximum is smaller
+	// (ignore_max_millis_less_than_threshold, 5 minutes).
+	IgnoreMaxMillisLessThan int64
+}
+
+// DefaultDrElephantExecutorsParams are ExecutorsHeuristic's defaults.
+var DefaultDrElephantExecutorsParams = DrElephantExecutorsParams{
+	MaxToMedian:             Limits{math.Pow(10, 0.125), math.Pow(10, 0.25), math.Pow(10, 0.5), 10},
+	IgnoreMaxBytesLessThan:  100 * mib,
+	IgnoreMaxMillisLessThan: 5 * minuteMs,
+}
+
+func init() {
+	mustRegister(Func[DrElephantExecutorsParams]{
+		ID:       "drelephant-spark-executors",
+		Heading:  "Executor load spread (Dr. Elephant)",
+		Cite:     drSource + "app/com/linkedin/drelephant/spark/heuristics/ExecutorsHeuristic.scala",
+		Defaults: DefaultDrElephantExecutorsParams,
+		Fn:       drSparkExecutors,
+	})
+}
+
+// executorMetric is one distribution ExecutorsHeuristic grades.
+type executorMetric struct {
+	name, unit string
+	value      func(*shs.ExecutorSummary) int64
+	bytes      bool
+}
+
+var executorMetrics = []executorMetric{
+	{"storageMemoryUsed", "bytes", func(e *shs.ExecutorSummary) int64 { return e.MemoryUsed }, true},
+	{"taskTime", "ms", func(e *shs.ExecutorSummary) int64 { return e.TotalDuration }, false},
+	{"inputBytes", "bytes", func(e *shs.ExecutorSummary) int64 { return e.TotalInputBytes }, true},
+	{"shuffleReadBytes", "bytes", func(e *shs.ExecutorSummary) int64 { return e.TotalShuffleRead }, true},
+	{"shuffleWriteBytes", "bytes", func(e *shs.ExecutorSummary) int64 { return e.TotalShuffleWrite }, true},
+}
+
+// drSparkExecutors is ExecutorsHeuristic's Evaluator: over every executor
+// the History Server lists (allexecutors, the driver included), the
+// distributions of storage memory used, total task time, input, shuffle
+// read and shuffle write bytes; each is graded by max / median (a zero
+// median counts as Long.MAX_VALUE) unless its max is below the ignore
+// threshold; the severity is the worst.
+func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
+	r, err := fetchSparkREST(in)
+	if err != nil || len(r.executors) == 0 {
+		return nil
+	}
+	sev := None
+	worst, worstRatio := "", 0.0
+	var ev []Evidence
+	values := make([]int64, len(r.executors))
+	for _, m := range executorMetrics {
+		for i := range r.executors {
+			values[i] = m.value(&r.executors[i])
+		}
+		slices.Sort(values)
+		maxV := values[len(values)-1]
+		median, _ := drMedian(values)
+		ignore := p.IgnoreMaxMillisLessThan
+		if m.bytes {
+			ignore = p.IgnoreMaxBytesLessThan
+		}
+		ratio := float64(math.MaxInt64)
+		if median != 0 {
+			ratio = float64(maxV) / float64(median)
+		}
+		ev = append(ev, gate(m.name+"Max", float64(maxV), m.unit, ">=", float64(ignore)))
+		if maxV < ignore {
+			ev = append(ev, fact(m.name+"MaxToMedian", ratio, "ratio"))
+			continue
+		}
+		ev = append(ev, graded(m.name+"MaxToMedian", ratio, "ratio", p.MaxToMedian),
+			fact(m.name+"Median", float64(median), m.unit),
+			fact(m.name+"P25", float64(drPercentile(values, 25)), m.unit),
+			fact(m.name+"P75", float64(drPercentile(values, 75)), m.unit))
+		if s := p.MaxToMedian.Ascending(ratio); s > sev || worst == "" && s > None {
+			sev, worst, worstRatio = s, m.name, ratio
+		}
+	}
+	if sev == None {
+		return nil
+	}
+	return []Finding{{
+		Severity: sev,
+		Scope:    in.appScope(),
+		Summary: fmt.Sprintf("Across %d executors the largest %s is %.1fx the median: the work was spread unevenly over the executors.",
+			len(r.executors), worst, finite(worstRatio)),
+		Evidence:       append(ev, fact("executors", float64(len(r.executors)), "executors")),
+		Recommendation: "Even out the partitions (repartition, salt skewed keys, spark.sql.shuffle.partitions) so each executor gets a similar share; with dynamic allocation, executors added late naturally do less.",
+	}}
+}

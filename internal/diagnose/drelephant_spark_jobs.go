@@ -1,0 +1,94 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// DrElephantSparkJobsParams tune Dr. Elephant's Spark Job Metrics heuristic
+// (spark/heuristics/JobsHeuristic.scala); the defaults are the object's
+// (the severe and critical limits are equal there: 0.5 is critical).
+type DrElephantSparkJobsParams struct {
+	// JobFailureRate grades failed / (succeeded + failed) jobs
+	// (job_failure_rate_severity_thresholds).
+	JobFailureRate Limits
+	// TaskFailureRate grades each job's failed / (completed + failed) tasks
+	// (job_task_failure_rate_severity_thresholds).
+	TaskFailureRate Limits
+}
+
+// DefaultDrElephantSparkJobsParams are JobsHeuristic's defaults.
+var DefaultDrElephantSparkJobsParams = DrElephantSparkJobsParams{
+	JobFailureRate:  Limits{0.1, 0.3, 0.5, 0.5},
+	TaskFailureRate: Limits{0.1, 0.3, 0.5, 0.5},
+}
+
+func init() {
+	mustRegister(Func[DrElephantSparkJobsParams]{
+		ID:       "drelephant-spark-jobs",
+		Heading:  "Failed jobs and tasks (Dr. Elephant)",
+		Cite:     drSource + "app/com/linkedin/drelephant/spark/heuristics/JobsHeuristic.scala",
+		Defaults: DefaultDrElephantSparkJobsParams,
+		Fn:       drSparkJobs,
+	})
+}
+
+// drSparkJobs is JobsHeuristic's Evaluator: the job failure rate and every
+// job's task failure rate graded; the severity is the worst. Jobs whose task
+// failure rate is above moderate are listed, as Dr. Elephant lists them.
+func drSparkJobs(in *Input, p DrElephantSparkJobsParams) []Finding {
+	r, err := fetchSparkREST(in)
+	if err != nil {
+		return nil
+	}
+	var done, failed int
+	var failedIDs, highIDs []string
+	worstRate, worstJob := 0.0, ""
+	sev := None
+	for _, j := range r.jobs {
+		switch j.Status {
+		case "SUCCEEDED":
+			done++
+		case "FAILED":
+			failed++
+			failedIDs = append(failedIDs, strconv.Itoa(int(j.JobID)))
+		}
+		rate := failureRate(j.NumCompletedTasks, j.NumFailedTasks)
+		s := p.TaskFailureRate.Ascending(rate)
+		sev = max(sev, s)
+		if s > Moderate {
+			highIDs = append(highIDs, strconv.Itoa(int(j.JobID)))
+		}
+		if rate > worstRate || worstJob == "" {
+			worstRate, worstJob = rate, strconv.Itoa(int(j.JobID))
+		}
+	}
+	jobRate := failureRate(int64(done), int64(failed))
+	sev = max(sev, p.JobFailureRate.Ascending(jobRate))
+	if sev == None {
+		return nil
+	}
+	return []Finding{{
+		Severity: sev,
+		Scope:    in.appScope(),
+		Summary: fmt.Sprintf("%d of %d jobs failed (%s, jobs %v); the highest task failure rate of a job is %s (job %s); jobs with high task failure rates: %v.",
+			failed, done+failed, pct(jobRate), failedIDs, pct(worstRate), worstJob, highIDs),
+		Evidence: []Evidence{
+			graded("jobFailureRate", jobRate, "share", p.JobFailureRate),
+			graded("maxJobTaskFailureRate", worstRate, "share", p.TaskFailureRate),
+			fact("succeededJobs", float64(done), "count"),
+			fact("failedJobs", float64(failed), "count"),
+			fact("jobsWithHighTaskFailureRate", float64(len(highIDs)), "count"),
+		},
+		Recommendation: "Read the failed tasks' errors (executor lost, out of memory, fetch failures): raise executor memory or memory overhead for OOM kills, and fix the data or code for exceptions that repeat.",
+	}}
+}
+
+// failureRate is failed / (completed + failed), 0 when there are none
+// (Dr. Elephant's getOrElse(0.0)).
+func failureRate(completed, failed int64) float64 {
+	if completed+failed == 0 {
+		return 0
+	}
+	return float64(failed) / float64(completed+failed)
+}
