@@ -53,17 +53,12 @@ func (b *mrBuilder) stage(kind model.StageKind) *model.Stage {
 	return st
 }
 
-// tasks adds n successful tasks of a kind that ran runMs with metrics m
-// (phase ends, when set in m, are offsets in ms from the launch).
+// tasks adds n successful tasks of a kind, launched at origin, that ran
+// runMs with metrics m.
 func (b *mrBuilder) tasks(kind model.StageKind, n int, runMs int64, m model.TaskMetrics) *mrBuilder {
 	st := b.stage(kind)
 	for i := 0; i < n; i++ {
 		mm := m
-		for _, ph := range []model.Metric{model.ShufflePhaseFinish, model.SortPhaseFinish} {
-			if mm[ph] != 0 {
-				mm[ph] += origin
-			}
-		}
 		st.AddTask(model.Task{ID: int64(b.n[kind]), Index: b.n[kind], Launch: origin, Finish: origin + runMs, Status: model.TaskSuccess, Host: 1}, &mm)
 		b.n[kind]++
 	}
@@ -85,11 +80,11 @@ func (b *mrBuilder) conf(k, v string) *mrBuilder {
 	return b
 }
 
-// metrics builds task metrics from pairs.
-func metrics(kv ...int64) model.TaskMetrics {
+// metrics builds task metrics.
+func metrics(kv map[model.Metric]int64) model.TaskMetrics {
 	var m model.TaskMetrics
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[model.Metric(kv[i])] = kv[i+1]
+	for k, v := range kv {
+		m[k] = v
 	}
 	return m
 }
