@@ -26,12 +26,26 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	defer func() { e.cur = nil }()
 	nd := t.exec.node
 	r := e.resourcesOf(nd)
-	noise := e.noise(t.st.app.plan.engine)
+	noise, straggle := e.noise(t.st.app.plan.engine)
+	if straggle >= 2 {
+		t.st.app.truth.Stragglers = append(t.st.app.truth.Stragglers, StragglerTruth{Stage: t.st.modelID(),
+			Task: t.index, Attempt: t.attempt, Factor: math.Round(straggle*100) / 100, Cause: "noise"})
+	}
 	ionoise := math.Sqrt(noise)
 	if t.st.app.plan.engine == model.MapReduce {
 		e.mrAttempt(&w, p, t, loc, r, noise, ionoise)
 	} else {
 		e.sparkAttempt(&w, p, t, loc, r, noise, ionoise)
+	}
+	if f, ok := t.st.plan.stragglers[t.index]; ok && t.attempt == 0 {
+		// An injected straggler: long garbage-collection pauses stretch the
+		// attempt to f times its length.
+		extra := float64(p.cur-e.now) * (f - 1)
+		p.add(extra, use{nd, chUser, 1})
+		w.m[model.JVMGCTime] += int64(extra)
+		w.m[model.ExecutorRunTime] += int64(extra)
+		w.m[model.ExecutorCPUNanos] += int64(extra * 1e6)
+		w.m[model.CPUMillis] += boolInt64(t.st.app.plan.engine == model.MapReduce) * int64(extra)
 	}
 	w.finish = max(p.cur, e.now+1)
 	sch := &e.sc.Scheduler
@@ -220,4 +234,11 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 	m[model.PhysicalMemoryBytes] = int64(300+e.rng.IntN(300)) * mb
 	m[model.VirtualMemoryBytes] = int64(2600+e.rng.IntN(200)) * mb
 	m[model.CommittedHeapBytes] = int64(400+e.rng.IntN(200)) * mb
+}
+
+func boolInt64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

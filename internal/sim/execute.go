@@ -174,7 +174,9 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 			}
 		}
 		rs := e.resourcesOf(src)
-		p.add(e.netMs(p, src, nd, float64(b), true, noise), use{src, chDiskR, float64(b)}, use{src, chBusy, float64(b) / rs.disk},
+		ms := e.netMs(p, src, nd, float64(b), true, noise)
+		notePeers(src, nd, p.cur, p.cur+int64(ms))
+		p.add(ms, use{src, chDiskR, float64(b)}, use{src, chBusy, float64(b) / rs.disk},
 			use{src, chTx, float64(b)}, use{nd, chRx, float64(b)}, use{nd, chUser, 0.15}, use{nd, chSys, 0.15})
 		return b
 	case inCached:
@@ -190,7 +192,9 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 			p.add(e.diskMs(p, nd, float64(b), noise), use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk})
 			return b
 		}
-		p.add(e.netMs(p, src, nd, float64(b), false, noise), use{src, chTx, float64(b)}, use{nd, chRx, float64(b)},
+		ms := e.netMs(p, src, nd, float64(b), false, noise)
+		notePeers(src, nd, p.cur, p.cur+int64(ms))
+		p.add(ms, use{src, chTx, float64(b)}, use{nd, chRx, float64(b)},
 			use{nd, chUser, 0.2})
 		return b
 	}
@@ -269,8 +273,20 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 		attributed += srcs[k].share
 	}
 	for k := 0; k < len(srcs); k += step {
-		if s := srcs[k]; s.node != nd && attributed > 0 {
+		if s := srcs[k]; s.node != nd && attributed > 0 && !s.faulty {
 			us = append(us, use{s.node, chTx, float64(remote) * s.share / attributed})
+		}
+	}
+	end := p.cur + int64(ms)
+	for _, s := range st.faultySrc {
+		if s.node != nd {
+			us = append(us, use{s.node, chTx, float64(total) * s.share})
+			notePeers(s.node, nd, p.cur, end)
+		}
+	}
+	if len(nd.faults) > 0 {
+		for k := 0; k < len(srcs); k += stride {
+			notePeers(nd, srcs[k].node, p.cur, end)
 		}
 	}
 	p.add(ms, us...)
@@ -309,6 +325,8 @@ func (e *engine) writeHDFS(p *phases, t *taskRun, r resources, bytes int64, nois
 	f := float64(bytes)
 	ms := math.Max(e.diskMs(p, nd, f, noise), math.Max(e.netMs(p, nd, a, f, false, noise), e.netMs(p, nd, b, f, false, noise)))
 	us := []use{{nd, chDiskW, f}, {nd, chBusy, f / r.disk}, {nd, chUser, 0.2}, {nd, chSys, 0.15}}
+	notePeers(nd, a, p.cur, p.cur+int64(ms))
+	notePeers(nd, b, p.cur, p.cur+int64(ms))
 	if a != nd {
 		us = append(us, use{nd, chTx, f}, use{a, chRx, f}, use{a, chDiskW, f})
 	}
@@ -325,18 +343,20 @@ func (e *engine) compute(p *phases, nd *node, r resources, bytes int64, nsPerByt
 	return ms
 }
 
-// noise is an attempt's multiplicative time noise (NoiseSpec of its engine).
-func (e *engine) noise(engine model.Engine) float64 {
+// noise is an attempt's multiplicative time noise (NoiseSpec of its
+// engine), and the straggler factor within it (1 when none).
+func (e *engine) noise(engine model.Engine) (float64, float64) {
 	s := &e.sc.Scheduler.SparkNoise
 	if engine == model.MapReduce {
 		s = &e.sc.Scheduler.MapReduceNoise
 	}
 	n := lognormal(e.rng, s.Sigma)
+	f := 1.0
 	if e.rng.Float64() < s.StragglerRate {
 		u := 1 - e.rng.Float64() // (0, 1]
-		n *= math.Min(stragglerCap, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
+		f = math.Min(stragglerCap, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
 	}
-	return n
+	return n * f, f
 }
 
 // stragglerCap bounds a straggler's slowdown.

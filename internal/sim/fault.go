@@ -6,6 +6,25 @@ import "math"
 type faultRun struct {
 	spec       FaultSpec
 	start, end int64
+	peers      map[int]bool // nodes that exchanged data with the faulty node during the fault
+}
+
+// notePeers records that a and b exchanged data over [start, end): each
+// becomes a peer of the other's faults active then.
+func notePeers(a, b *node, start, end int64) {
+	if a == b || a == nil || b == nil {
+		return
+	}
+	for _, f := range a.faults {
+		if f.start < end && f.end > start {
+			f.peers[b.idx] = true
+		}
+	}
+	for _, f := range b.faults {
+		if f.start < end && f.end > start {
+			f.peers[a.idx] = true
+		}
+	}
 }
 
 func (f *faultRun) active(t int64) bool { return t >= f.start && t < f.end }

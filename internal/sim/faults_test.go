@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -80,6 +81,9 @@ func TestPacketLossSlowsPeers(t *testing.T) {
 		}
 		// Peers slowed: reduce tasks on other hosts of the TeraSort fetch from the lossy node.
 		host := p50.Truth.Faults[0].Host
+		if peers := p50.Truth.Faults[0].Peers; len(peers) == 0 || slices.Contains(peers, host) {
+			t.Errorf("seed %d: peers %v of %s", seed, peers, host)
+		}
 		slow := func(r *Result) float64 {
 			app := r.Apps[1]
 			var sum, n float64

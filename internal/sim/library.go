@@ -45,6 +45,13 @@ var library = map[string]func() *Scenario{
 	"hung-task": func() *Scenario {
 		return withProblem("hung-task", ProblemSpec{Kind: ProblemHungTask, App: 0, Stage: 0})
 	},
+	"straggler": func() *Scenario {
+		return withProblem("straggler", ProblemSpec{Kind: ProblemStraggler, App: 0, Stage: 0, Count: 3, Factor: 5},
+			ProblemSpec{Kind: ProblemStraggler, App: 1, Stage: 0, Count: 2, Factor: 4})
+	},
+	"scheduling-gap": func() *Scenario {
+		return withProblem("scheduling-gap", ProblemSpec{Kind: ProblemSchedGap, App: 1, Stage: 0, LaunchesPerS: 1})
+	},
 	"speculation": func() *Scenario {
 		sc := withFault("speculation", FaultSpec{Kind: FaultCPUHog, Node: 3, StartS: 0, EndS: 300})
 		sc.Scheduler.Speculation = true

@@ -49,6 +49,10 @@ type stagePlan struct {
 	kind          model.StageKind
 	localityWait  int64 // ms; 0 = the scheduler's
 	hungTask      int32 // task index whose first attempt hangs, -1 for none
+	// stragglers are task indexes whose first attempt is slowed by their factor (GC).
+	stragglers map[int32]float64
+	// launchGapMs is the least time between two launches (a slow scheduler), 0 for none.
+	launchGapMs int64
 	// est is the stage's expected bytes processed per task, to size shuffles.
 	est int64
 }
@@ -127,6 +131,13 @@ func newPlan(i int, spec AppSpec, sc *Scenario, c *cluster, rng *rand.Rand) *app
 				}
 			case ProblemHungTask:
 				st.hungTask = int32(rng.IntN(st.tasks))
+			case ProblemStraggler:
+				st.stragglers = map[int32]float64{}
+				for _, k := range rng.Perm(st.tasks)[:min(pr.Count, st.tasks)] {
+					st.stragglers[int32(k)] = pr.Factor
+				}
+			case ProblemSchedGap:
+				st.launchGapMs = int64(1000 / pr.LaunchesPerS)
 			}
 		}
 	}

@@ -159,3 +159,86 @@ func TestHangLosesExecutor(t *testing.T) {
 		t.Error("no Spark attempt was lost on the hung node")
 	}
 }
+
+// TestStragglerTruth checks that injected stragglers run far longer than
+// their stage's median with most of the extra time in GC, and that the
+// noise stragglers truth lists exist.
+func TestStragglerTruth(t *testing.T) {
+	for _, seed := range seeds {
+		res, _ := Simulate(mustNamed(t, "straggler"), seed, nil)
+		for _, p := range res.Truth.Problems {
+			var app *model.App
+			for _, a := range res.Apps {
+				if a.ID == p.App {
+					app = a
+				}
+			}
+			st := app.Stages[0]
+			var d []float64
+			for i := range st.Tasks {
+				d = append(d, float64(st.Tasks[i].Duration()))
+			}
+			slices.Sort(d)
+			med := d[len(d)/2]
+			var m model.TaskMetrics
+			for i := range st.Tasks {
+				tk := &st.Tasks[i]
+				if !slices.Contains(p.Tasks, tk.Index) || tk.Attempt != 0 {
+					continue
+				}
+				st.TaskMetrics(i, &m)
+				if float64(tk.Duration()) < 1.5*med || float64(m[model.JVMGCTime]) < 0.2*float64(tk.Duration()) {
+					t.Errorf("seed %d %s: straggler %d took %d ms (median %.0f), GC %d ms", seed, app.Name, tk.Index, tk.Duration(), med, m[model.JVMGCTime])
+				}
+			}
+		}
+		res, _ = Simulate(mustNamed(t, "clean"), seed, nil)
+		n := 0
+		for i, a := range res.Truth.Apps {
+			app := res.Apps[i]
+			for _, s := range a.Stragglers {
+				n++
+				found := false
+				for _, st := range app.Stages {
+					for k := range st.Tasks {
+						tk := &st.Tasks[k]
+						found = found || st.ID == s.Stage && tk.Index == s.Task && tk.Attempt == s.Attempt
+					}
+				}
+				if !found || s.Factor < 2 || s.Cause != "noise" {
+					t.Errorf("seed %d: straggler %+v of %s not in the log", seed, s, a.ID)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("seed %d: no noise straggler in clean", seed)
+		}
+	}
+}
+
+// TestSchedulingGapTruth checks that the slow scheduler leaves slots idle
+// while tasks wait: launches at most one a second, and a longer stage.
+func TestSchedulingGapTruth(t *testing.T) {
+	res, _ := Simulate(mustNamed(t, "scheduling-gap"), 1, nil)
+	clean, _ := Simulate(mustNamed(t, "clean"), 1, nil)
+	p, app, st := problem(t, res, ProblemSchedGap)
+	var launches []int64
+	for i := range st.Tasks {
+		launches = append(launches, st.Tasks[i].Launch)
+	}
+	slices.Sort(launches)
+	for i := 1; i < len(launches); i++ {
+		if launches[i]-launches[i-1] < 1000 {
+			t.Fatalf("launches %d ms apart", launches[i]-launches[i-1])
+		}
+	}
+	var cst *model.Stage
+	for i, a := range clean.Apps {
+		if a.Name == app.Name {
+			cst = clean.Apps[i].Stages[0]
+		}
+	}
+	if d, c := p.EndMs-p.StartMs, cst.Completed-cst.Submitted; d < 2*c {
+		t.Errorf("stage with a slow scheduler took %d ms, %d ms clean", d, c)
+	}
+}

@@ -42,7 +42,8 @@ func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc)
 	cl := newCluster(&sc.Cluster, newRNG(seed, 1))
 	for _, f := range sc.Faults {
 		n := cl.nodes[f.Node]
-		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000)})
+		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000),
+			peers: map[int]bool{}})
 	}
 	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp}
 	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
@@ -176,10 +177,19 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 			Cores: n.class.Cores, Sampled: n.sampled})
 	}
 	tr.Faults = []FaultTruth{}
+	seen := map[*node]int{}
 	for _, f := range sc.Faults {
-		tr.Faults = append(tr.Faults, FaultTruth{Kind: f.Kind, Host: e.cl.nodes[f.Node].name,
-			StartMs: sc.StartMs + int64(f.StartS*1000), EndMs: sc.StartMs + int64(f.EndS*1000), Loss: f.Loss,
-			Resource: faultResource(f.Kind)})
+		n := e.cl.nodes[f.Node]
+		fr := n.faults[seen[n]]
+		seen[n]++
+		ft := FaultTruth{Kind: f.Kind, Host: n.name, StartMs: fr.start, EndMs: fr.end, Loss: f.Loss,
+			Resource: faultResource(f.Kind), Peers: []string{}}
+		for _, p := range e.cl.nodes {
+			if fr.peers[p.idx] {
+				ft.Peers = append(ft.Peers, p.name)
+			}
+		}
+		tr.Faults = append(tr.Faults, ft)
 	}
 	tr.Problems = []ProblemTruth{}
 	for _, p := range sc.Problems {
@@ -198,6 +208,11 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 			pt.Tasks = skewedTasks(sp)
 		case ProblemHungTask:
 			pt.Tasks = []int32{sp.hungTask}
+		case ProblemStraggler:
+			for k := range sp.stragglers {
+				pt.Tasks = append(pt.Tasks, k)
+			}
+			slices.Sort(pt.Tasks)
 		case ProblemImbalance, ProblemPlacement:
 			for _, n := range p.Nodes {
 				pt.Hosts = append(pt.Hosts, e.cl.nodes[n].name)
@@ -206,6 +221,9 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 		tr.Problems = append(tr.Problems, pt)
 	}
 	for _, a := range e.apps {
+		if a.truth.Stragglers == nil {
+			a.truth.Stragglers = []StragglerTruth{}
+		}
 		tr.Apps = append(tr.Apps, a.truth)
 	}
 	s := e.sink

@@ -163,6 +163,13 @@ type ProblemSpec struct {
 	// Nodes concerned: for imbalance the nodes that hold the stage's data
 	// (overloaded), for placement the nodes that hold none of its blocks.
 	Nodes []int `json:"nodes,omitempty"`
+	// Count tasks of the stage straggle by Factor, through garbage
+	// collection (straggler; defaults 3 and 5).
+	Count  int     `json:"count,omitempty"`
+	Factor float64 `json:"factor,omitempty"`
+	// LaunchesPerS caps how many tasks the scheduler launches per second in
+	// the stage, leaving slots idle while tasks wait (scheduling-gap; default 1).
+	LaunchesPerS float64 `json:"launchesPerS,omitempty"`
 }
 
 // MetricsSpec controls node metric samples.
@@ -187,6 +194,8 @@ const (
 	ProblemImbalance = "imbalance"
 	ProblemPlacement = "placement"
 	ProblemHungTask  = "hung-task"
+	ProblemStraggler = "straggler"
+	ProblemSchedGap  = "scheduling-gap"
 )
 
 // ReadScenario reads a scenario from a JSON file.
@@ -309,7 +318,7 @@ func (sc *Scenario) Resolve() error {
 			return fmt.Errorf("%w: problem %d: app %d not among the listed apps", ErrScenario, i, p.App)
 		}
 		switch p.Kind {
-		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask:
+		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask, ProblemStraggler, ProblemSchedGap:
 		default:
 			return fmt.Errorf("%w: problem %d: unknown kind %q", ErrScenario, i, p.Kind)
 		}
@@ -320,6 +329,17 @@ func (sc *Scenario) Resolve() error {
 		}
 		if p.Kind == ProblemSkew && sc.Problems[i].Zipf == 0 {
 			sc.Problems[i].Zipf = 1.2
+		}
+		if p.Kind == ProblemStraggler {
+			if sc.Problems[i].Count <= 0 {
+				sc.Problems[i].Count = 3
+			}
+			if sc.Problems[i].Factor <= 1 {
+				sc.Problems[i].Factor = 5
+			}
+		}
+		if p.Kind == ProblemSchedGap && sc.Problems[i].LaunchesPerS <= 0 {
+			sc.Problems[i].LaunchesPerS = 1
 		}
 	}
 	return nil

@@ -33,6 +33,7 @@ type stageRun struct {
 	nPendingPref int
 	cl           *cluster
 
+	nextLaunch int64 // earliest next launch under a launch-rate cap
 	level     int   // Spark's current locality index: 0 process, 1 node, 2 rack, 3 any
 	waitSince int64 // last launch at the current level (or submission)
 	levels    [4]bool
@@ -42,6 +43,7 @@ type stageRun struct {
 	shuffleIn int64 // total shuffle bytes the stage reads
 	sources   []shuffleSource
 	lossySrc  []shuffleSource // sources on nodes with a packet-loss fault
+	faultySrc []shuffleSource // sources on nodes with any fault
 	durations []int64         // successful attempt durations (speculation)
 }
 
@@ -51,7 +53,8 @@ type shuffleSource struct {
 	node  *node
 	share float64
 	rate  float64
-	lossy bool // the node has a packet-loss fault
+	lossy  bool // the node has a packet-loss fault
+	faulty bool // the node has a fault
 }
 
 // newStage creates the run state of plan stage si of a (not yet submitted).
@@ -173,9 +176,13 @@ func (st *stageRun) gatherSources(e *engine) {
 			for _, f := range n.faults {
 				if f.spec.Kind == FaultPacketLoss {
 					src.lossy = true
-					st.lossySrc = append(st.lossySrc, src)
-					break
 				}
+			}
+			if src.faulty = len(n.faults) > 0; src.faulty {
+				st.faultySrc = append(st.faultySrc, src)
+			}
+			if src.lossy {
+				st.lossySrc = append(st.lossySrc, src)
 			}
 			st.sources = append(st.sources, src)
 		}
@@ -228,7 +235,7 @@ func (st *stageRun) popFrom(l *[]int32, nodeIdx int32) int32 {
 
 // pick chooses a task for executor x under delay scheduling and says at which locality.
 func (st *stageRun) pick(x *execRun, now, wait int64) (int32, model.Locality, bool) {
-	if st.nPending == 0 {
+	if st.nPending == 0 || now < st.nextLaunch {
 		return -1, 0, false
 	}
 	nd := int32(x.node.idx)
@@ -345,6 +352,9 @@ func (e *engine) localityWait(st *stageRun) int64 {
 // scheduleReoffer plans another offer round when a stage holds tasks back for locality.
 func (e *engine) scheduleReoffer(a *appRun) {
 	for _, st := range a.active {
+		if st.nPending > 0 && st.nextLaunch > e.now {
+			e.reofferAt(a, st.nextLaunch)
+		}
 		if st.nPending > 0 && st.level < 3 {
 			e.reofferAt(a, st.waitSince+e.localityWait(st))
 		}
@@ -403,4 +413,15 @@ func (e *engine) stageDone(st *stageRun) {
 		job.Completed, job.Status = e.now+2, model.JobSucceeded
 		e.at(e.now+driverGap(e.rng, a), event{kind: evJobStart, app: a})
 	}
+}
+
+// modelID is the stage's id in the model (MapReduce: map 0, reduce 1).
+func (st *stageRun) modelID() int32 {
+	if st.app.plan.engine == model.MapReduce {
+		if st.plan.kind == model.StageReduce {
+			return 1
+		}
+		return 0
+	}
+	return int32(st.pi)
 }

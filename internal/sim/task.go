@@ -49,6 +49,9 @@ func (e *engine) launch(st *stageRun, i int32, x *execRun, loc model.Locality, o
 		}
 		st.waitSince = e.now
 	}
+	if st.plan.launchGapMs > 0 {
+		st.nextLaunch = e.now + st.plan.launchGapMs
+	}
 	t := &taskRun{st: st, index: i, attempt: st.attempts[i], exec: x, launch: e.now, speculative: orig != nil}
 	st.attempts[i]++
 	if orig != nil {

@@ -33,6 +33,10 @@ type FaultTruth struct {
 	Loss    float64 `json:"loss,omitempty"`
 	// Resource is what the fault affects: cpu, disk, network or memory ("none" for a hang).
 	Resource string `json:"resource"`
+	// Peers are the hosts that exchanged data with the faulty host during the
+	// fault (shuffle fetches, replica reads, output replication): the
+	// innocent nodes a network or disk fault slows down too.
+	Peers []string `json:"peers"`
 }
 
 // ProblemTruth is an injected data problem in one stage of one application.
@@ -44,7 +48,8 @@ type ProblemTruth struct {
 	// for placement the hosts holding none of its blocks.
 	Hosts []string `json:"hosts,omitempty"`
 	// Tasks: for skew the task indexes whose data is over 1.5x the stage's
-	// median (HybridTune's threshold); for a hung task its index.
+	// median (HybridTune's threshold); for a hung task its index; for
+	// stragglers the slowed task indexes (first attempts, cause gc).
 	Tasks   []int32 `json:"tasks,omitempty"`
 	StartMs int64   `json:"startMs,omitempty"`
 	EndMs   int64   `json:"endMs,omitempty"`
@@ -70,6 +75,18 @@ type AppTruth struct {
 	Hosts    int    `json:"hosts"` // hosts that ran attempts
 	// Executors is the number of executors (Spark) or containers (MapReduce) used.
 	Executors int `json:"executors"`
+	// Stragglers are the attempts the noise slowed 2x or more (cause
+	// "noise"); injected stragglers are problems.
+	Stragglers []StragglerTruth `json:"stragglers"`
+}
+
+// StragglerTruth is one attempt slowed by a factor for a cause.
+type StragglerTruth struct {
+	Stage   int32   `json:"stage"`
+	Task    int32   `json:"task"` // task index
+	Attempt int32   `json:"attempt"`
+	Factor  float64 `json:"factor"`
+	Cause   string  `json:"cause"`
 }
 
 // MetricsTruth says what metrics were written.
