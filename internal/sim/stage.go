@@ -34,9 +34,9 @@ type stageRun struct {
 	cl           *cluster
 
 	nextLaunch int64 // earliest next launch under a launch-rate cap
-	level     int   // Spark's current locality index: 0 process, 1 node, 2 rack, 3 any
-	waitSince int64 // last launch at the current level (or submission)
-	levels    [4]bool
+	level      int   // Spark's current locality index: 0 process, 1 node, 2 rack, 3 any
+	waitSince  int64 // last launch at the current level (or submission)
+	levels     [4]bool
 
 	outByNode map[int32]int64 // shuffle bytes written per node
 	outTotal  int64
@@ -50,9 +50,9 @@ type stageRun struct {
 // shuffleSource is a node holding shuffle output for a stage, with its
 // share and its sending rate (bytes/s) when the stage was submitted.
 type shuffleSource struct {
-	node  *node
-	share float64
-	rate  float64
+	node   *node
+	share  float64
+	rate   float64
 	lossy  bool // the node has a packet-loss fault
 	faulty bool // the node has a fault
 }
