@@ -31,7 +31,8 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: refused its defaults: %v", d.Name(), err)
 		}
 	}
-	want := []string{"critical-stage-tail", "driver-bound", "low-parallelism", "too-few-executors", "too-many-executors"}
+	want := []string{"critical-stage-tail", "data-skew", "driver-bound", "low-parallelism", "scheduling-gap", "shuffle-gap", "straggler-nodes", "straggler-tasks",
+		"too-few-executors", "too-many-executors", "uneven-placement", "workload-imbalance"}
 	want = withDrElephant(want)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("detectors (-want +got):\n%s", diff)

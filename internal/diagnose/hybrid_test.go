@@ -1,0 +1,199 @@
+package diagnose
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// TestWorkloadImbalance: two hosts with 2 slots each. h1 runs 6 tasks of
+// 10 s (60 s, 30 s per slot), h2 runs 2 (10 s per slot) plus an ultrashort
+// 0.5 s task that Algorithm 1 removes (under 0.1 of the 10 s median). The
+// mean per-slot load is 20 s: h1 deviates +0.5, h2 -0.5, tilt degree 0.5
+// (severe), and balancing would save 10 s.
+func TestWorkloadImbalance(t *testing.T) {
+	b := newMulti(model.Spark, 40, 2, 2)
+	tasks := append(wave(1, 6, 2, 0, 10, 1, model.NodeLocal), wave(2, 2, 2, 0, 10, 1, model.NodeLocal)...)
+	tasks = append(tasks, hbTask{host: 2, launch: 10, dur: 0.5, mib: 1})
+	b.stage(0, 0, model.StageSpark, 0, tasks...)
+	b.job(0, 0, 30, 0)
+	fs := runOnly(b, "workload-imbalance")
+	if len(fs) != 1 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	f := fs[0]
+	if f.Severity != Severe || f.Scope.Kind != ScopeNode || !slices.Equal(f.Scope.IDs, []string{"h1"}) {
+		t.Errorf("finding %+v", f)
+	}
+	checkEvidence(t, f, map[string]float64{"tiltDegree": 0.5, "stage": 0, "nodes": 2, "overloadedNodes": 1, "underloadedNodes": 1,
+		"meanSlotMs": 20_000, "maxSlotMs": 30_000, "excessMs": 10_000, "tasks": 8})
+
+	// Balanced: 4 tasks on each host.
+	b = newMulti(model.Spark, 40, 2, 2)
+	b.stage(0, 0, model.StageSpark, 0, append(wave(1, 4, 2, 0, 10, 1, 0), wave(2, 4, 2, 0, 10, 1, 0)...)...)
+	if fs := runOnly(b, "workload-imbalance"); len(fs) != 0 {
+		t.Errorf("balanced stage reported: %+v", fs)
+	}
+
+	// Job level: two stages leaning opposite ways balance over the job
+	// (two stage findings, none for the job); leaning the same way, the
+	// job is imbalanced too.
+	for _, same := range []bool{false, true} {
+		b = newMulti(model.Spark, 80, 2, 2)
+		b.stage(0, 0, model.StageSpark, 0, append(wave(1, 6, 2, 0, 10, 1, 0), wave(2, 2, 2, 0, 10, 1, 0)...)...)
+		heavy, light := 2, 1
+		if same {
+			heavy, light = 1, 2
+		}
+		b.stage(1, 0, model.StageSpark, 40, append(wave(heavy, 6, 2, 40, 10, 1, 0), wave(light, 2, 2, 40, 10, 1, 0)...)...)
+		fs := runOnly(b, "workload-imbalance")
+		want := 2
+		if same {
+			want = 3
+		}
+		if len(fs) != want {
+			t.Fatalf("same=%v: %d findings, want %d: %+v", same, len(fs), want, fs)
+		}
+		if same {
+			checkEvidence(t, fs[2], map[string]float64{"job": 0, "tiltDegree": 0.5, "meanSlotMs": 40_000, "maxSlotMs": 60_000})
+		}
+	}
+}
+
+// TestDataSkew: 9 tasks on 3 hosts, 3 each; h3's read 250 MiB, the others
+// 100 MiB. The median task reads 100 MiB, so h3's three tasks are skewed
+// (2.5x, moderate); per node h3 read 750 MiB against the median node's
+// 300 MiB (2.5x, moderate).
+func TestDataSkew(t *testing.T) {
+	b := newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 25, 250, 0)...)...)
+	fs := runOnly(b, "data-skew")
+	if len(fs) != 2 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	task, node := fs[0], fs[1]
+	if task.Severity != Moderate || task.Scope.Kind != ScopeTask || !slices.Equal(task.Scope.IDs, []string{"7", "8", "9"}) {
+		t.Errorf("task finding %+v", task)
+	}
+	checkEvidence(t, task, map[string]float64{"maxDataRatio": 2.5, "maxBytes": 250 * oneMiB, "skewedTasks": 3, "tasks": 9,
+		"medianBytes": 100 * oneMiB, "skewedTaskMsShare": 75.0 / 135, "skewedMedianMs": 25_000, "medianMs": 10_000})
+	if node.Severity != Moderate || node.Scope.Kind != ScopeNode || !slices.Equal(node.Scope.IDs, []string{"h3"}) {
+		t.Errorf("node finding %+v", node)
+	}
+	checkEvidence(t, node, map[string]float64{"maxNodeDataRatio": 2.5, "maxNodeBytes": 750 * oneMiB, "skewedNodes": 1, "nodes": 3, "medianNodeBytes": 300 * oneMiB})
+
+	// Even data: nothing. Skew below the 16 MiB gate: nothing.
+	b = newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 10, 100, 0)...)...)
+	if fs := runOnly(b, "data-skew"); len(fs) != 0 {
+		t.Errorf("even stage reported: %+v", fs)
+	}
+	b = newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 1, 0), wave(2, 3, 4, 0, 10, 1, 0)...), wave(3, 3, 4, 0, 10, 5, 0)...)...)
+	if fs := runOnly(b, "data-skew"); len(fs) != 0 {
+		t.Errorf("tiny skew reported: %+v", fs)
+	}
+}
+
+// TestUnevenPlacement: 10 tasks; h1 and h2 run 4 node-local tasks of 10 s
+// each, h3 two off-rack (ANY) tasks of 20 s. The Euclidean split puts the
+// two 20 s tasks in the outlier cluster (means 20 s and 10 s, separation
+// 2); h3's weighted ratio is 1 (> 0.5), and its outliers are 0.2 of the
+// stage (severe).
+func TestUnevenPlacement(t *testing.T) {
+	build := func(loc model.Locality) *multiApp {
+		b := newMulti(model.Spark, 100, 3, 4)
+		b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 4, 4, 0, 10, 100, model.NodeLocal), wave(2, 4, 4, 0, 10, 100, model.NodeLocal)...), wave(3, 2, 4, 0, 20, 100, loc)...)...)
+		return b
+	}
+	fs := runOnly(build(model.AnyLocality), "uneven-placement")
+	if len(fs) != 1 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	f := fs[0]
+	if f.Severity != Severe || f.Scope.Kind != ScopeNode || !slices.Equal(f.Scope.IDs, []string{"h3"}) {
+		t.Errorf("finding %+v", f)
+	}
+	checkEvidence(t, f, map[string]float64{"nonLocalOutlierShare": 0.2, "maxNodeRatio": 1, "separation": 2, "stage": 0, "outliers": 2,
+		"tasks": 10, "outlierMeanMs": 20_000, "normalMeanMs": 10_000, "cutMs": 20_000})
+	// Rack-local outliers weigh 0.5: ratio 0.5 is not above NodeRatio.
+	if fs := runOnly(build(model.RackLocal), "uneven-placement"); len(fs) != 0 {
+		t.Errorf("rack-local outliers reported: %+v", fs)
+	}
+	// Slow but local: a slow node, not a placement problem.
+	if fs := runOnly(build(model.NodeLocal), "uneven-placement"); len(fs) != 0 {
+		t.Errorf("local outliers reported: %+v", fs)
+	}
+}
+
+// TestSplitOutliers checks the exact 1-D two-cluster split.
+func TestSplitOutliers(t *testing.T) {
+	cut, lo, hi, ok := splitOutliers([]int64{1, 2, 3, 10, 11})
+	if !ok || cut != 10 || lo != 2 || hi != 10.5 {
+		t.Errorf("split = %v %v %v %v", cut, lo, hi, ok)
+	}
+	if _, _, _, ok := splitOutliers([]int64{5, 5, 5}); ok {
+		t.Error("equal durations split")
+	}
+}
+
+// TestStragglerTasks: 11 tasks on one host, nine of 10 s with 100 MiB; task
+// 10 ran 40 s reading 400 MiB (data explains 10 s x 3 = 30 s, all its
+// excess), task 11 ran 40 s with 25 s of GC. Median 10 s, max ratio 4
+// (severe).
+func TestStragglerTasks(t *testing.T) {
+	b := newMulti(model.Spark, 100, 1, 12)
+	tasks := wave(1, 9, 12, 0, 10, 100, model.NodeLocal)
+	tasks = append(tasks, hbTask{host: 1, dur: 40, mib: 400, loc: model.NodeLocal})
+	gc := hbTask{host: 1, dur: 40, mib: 100, loc: model.NodeLocal}
+	gc.m[model.JVMGCTime] = 25_000
+	tasks = append(tasks, gc)
+	b.stage(0, 0, model.StageSpark, 0, tasks...)
+	fs := runOnly(b, "straggler-tasks")
+	if len(fs) != 1 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	f := fs[0]
+	if f.Severity != Severe || f.Scope.Kind != ScopeTask || !slices.Equal(f.Scope.IDs, []string{"10", "11"}) {
+		t.Errorf("finding %+v", f)
+	}
+	checkEvidence(t, f, map[string]float64{"maxDurationRatio": 4, "maxExcessMs": 30_000, "stragglers": 2, "tasks": 11, "medianMs": 10_000,
+		"maxMs": 40_000, "cause.dataSize": 1, "cause.gc": 1})
+	// Even tasks: nothing; a 14 s task beside 10 s ones is under Th_D.
+	b = newMulti(model.Spark, 100, 1, 12)
+	b.stage(0, 0, model.StageSpark, 0, append(wave(1, 9, 12, 0, 10, 100, 0), hbTask{host: 1, dur: 14, mib: 100})...)
+	if fs := runOnly(b, "straggler-tasks"); len(fs) != 0 {
+		t.Errorf("no stragglers reported: %+v", fs)
+	}
+}
+
+// TestStragglerNode: three hosts run three tasks each with the same data;
+// h3's take 30 s against 10 s elsewhere. The stage median is 10 s; h3's
+// tasks run 3x it (moderate), unexplained by data, locality, GC, fetch
+// wait or spill: the node itself. Its tasks are stragglers whose cause is
+// the node.
+func TestStragglerNode(t *testing.T) {
+	b := newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 30, 100, 0)...)...)
+	fs := runOnly(b, "straggler-nodes")
+	if len(fs) != 1 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	f := fs[0]
+	if f.Severity != Moderate || !slices.Equal(f.Scope.IDs, []string{"h3"}) || !contains(f.Summary, "likeliest cause: node") {
+		t.Errorf("finding %+v", f)
+	}
+	checkEvidence(t, f, map[string]float64{"medianDurationRatio": 3, "tasks": 3, "excessMs": 60_000, "explainedByNamedCausesMs": 0, "nodes": 3})
+	ts := runOnly(b, "straggler-tasks")
+	if len(ts) != 1 {
+		t.Fatalf("task findings: %+v", ts)
+	}
+	checkEvidence(t, ts[0], map[string]float64{"stragglers": 3, "cause.node": 3})
+	// Equal hosts: no straggler node.
+	b = newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 10, 100, 0)...)...)
+	if fs := runOnly(b, "straggler-nodes"); len(fs) != 0 {
+		t.Errorf("even hosts reported: %+v", fs)
+	}
+}

@@ -1,0 +1,235 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// WorkloadImbalanceParams tune the workload-imbalance detector, HybridTune's
+// Algorithm 1 (Ren et al., "HybridTune: Spatio-temporal performance data
+// correlation for performance diagnosis of big data systems", JCST 34(6),
+// 2019, §4, Algorithm 1).
+type WorkloadImbalanceParams struct {
+	// BC is the balance coefficient: a node whose workload deviates from
+	// the mean of the nodes by more than BC (a share of the mean) is
+	// imbalanced. The paper's default is 0.1.
+	BC float64
+	// UltrashortShare removes ultrashort tasks before the workloads are
+	// summed: attempts shorter than this share of their stage's median
+	// attempt. The paper removes ultrashort tasks without fixing the cut;
+	// 0.1 is clusterlens's.
+	UltrashortShare float64
+	// Tilt grades the tilt degree (the largest absolute deviation). Its low
+	// limit is BC; the others are clusterlens's.
+	Tilt Limits
+	// MinNodes is the fewest nodes a comparison needs.
+	MinNodes int
+	// MinTasksPerNode is the fewest (non-ultrashort) attempts per node on
+	// average: with fewer, task granularity alone makes nodes uneven
+	// (clusterlens's gate).
+	MinTasksPerNode float64
+	// MinExcessMs is the least time the busiest node's slots worked beyond
+	// the mean, which is what balancing would save (clusterlens's gate).
+	MinExcessMs int64
+}
+
+// DefaultWorkloadImbalanceParams are the defaults.
+var DefaultWorkloadImbalanceParams = WorkloadImbalanceParams{BC: 0.1, UltrashortShare: 0.1, Tilt: Limits{0.1, 0.25, 0.5, 1},
+	MinNodes: 2, MinTasksPerNode: 2, MinExcessMs: 10_000}
+
+func init() {
+	mustRegister(Func[WorkloadImbalanceParams]{
+		ID:       "workload-imbalance",
+		Heading:  "Workload imbalance across nodes",
+		Cite:     "HybridTune (Ren et al., JCST 2019), §4, Algorithm 1 (workload imbalance: ultrashort tasks removed, balance coefficient BC = 0.1, per-node deviation, tilt degree)",
+		Defaults: DefaultWorkloadImbalanceParams,
+		Fn:       workloadImbalance,
+	})
+}
+
+// workloadImbalance follows HybridTune's Algorithm 1 at stage and job level.
+// For a set of attempts (a stage's, or a job's over its stages) it removes
+// ultrashort attempts, sums each node's attempt time and divides it by the
+// node's task slots (the HiTune reconstruction's executor slots alive while
+// the attempts ran), so W_n is the time each slot of node n worked. With W
+// the mean over nodes, node n deviates by d_n = (W_n - W) / W; the set is
+// imbalanced when the tilt degree max |d_n| exceeds BC. The paper compares
+// per-node workloads without saying how nodes of different sizes count;
+// dividing by slots is clusterlens's choice, so that a 16-core node is not
+// "overloaded" for doing twice the work of an 8-core one. Nodes that had
+// slots but ran none of the attempts count with W_n = 0. The finding names
+// the overloaded nodes (d_n > BC), or the underloaded ones when none is.
+func workloadImbalance(in *Input, p WorkloadImbalanceParams) []Finding {
+	app := in.App
+	a, err := in.hiTune()
+	if err != nil || len(app.Stages) == 0 {
+		return nil
+	}
+	spans := a.Reconstruction.Executors
+	var out []Finding
+	byJob := map[int32][]taskRec{}
+	stagesOfJob := map[int32]int{}
+	var jobs []int32
+	for si, st := range app.Stages {
+		if !workStage(st) {
+			continue
+		}
+		recs := withoutUltrashort(stageRecords(app, si), p.UltrashortShare)
+		if len(recs) == 0 {
+			continue
+		}
+		if f, ok := imbalanceFinding(app, spans, recs, p, "stage", stageName(st), stageLabel(st)); ok {
+			out = append(out, f)
+		}
+		for _, j := range st.JobIDs {
+			if _, ok := byJob[j]; !ok {
+				jobs = append(jobs, j)
+			}
+			byJob[j] = append(byJob[j], recs...)
+			stagesOfJob[j]++
+		}
+	}
+	for _, j := range jobs {
+		if stagesOfJob[j] < 2 {
+			continue
+		}
+		id := strconv.Itoa(int(j))
+		if f, ok := imbalanceFinding(app, spans, byJob[j], p, "job", id, "job "+id); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// withoutUltrashort drops attempts shorter than share of the median.
+func withoutUltrashort(recs []taskRec, share float64) []taskRec {
+	med := medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
+	out := recs[:0]
+	for _, r := range recs {
+		if float64(r.dur) >= share*med {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// nodeLoad is one node's workload in a set of attempts.
+type nodeLoad struct {
+	host      string
+	slots     int
+	taskMs    int64
+	tasks     int
+	perSlot   float64 // W_n, ms per slot
+	deviation float64 // d_n
+}
+
+// nodeLoads sums attempt time per node over the slots each node had while
+// recs ran.
+func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec) []nodeLoad {
+	start, end := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range recs {
+		start, end = min(start, r.launch), max(end, r.finish)
+	}
+	idx := map[string]int{}
+	var loads []nodeLoad
+	node := func(h string) *nodeLoad {
+		i, ok := idx[h]
+		if !ok {
+			i = len(loads)
+			idx[h] = i
+			loads = append(loads, nodeLoad{host: h})
+		}
+		return &loads[i]
+	}
+	for _, s := range spans {
+		if s.Host != "" && s.Start < end && s.End > start {
+			node(s.Host).slots += s.Slots
+		}
+	}
+	for _, r := range recs {
+		n := node(app.Host(r.host))
+		n.taskMs += r.dur
+		n.tasks++
+	}
+	var sum float64
+	for i := range loads {
+		loads[i].perSlot = float64(loads[i].taskMs) / float64(max(loads[i].slots, 1))
+		sum += loads[i].perSlot
+	}
+	mean := sum / float64(max(len(loads), 1))
+	for i := range loads {
+		if mean > 0 {
+			loads[i].deviation = (loads[i].perSlot - mean) / mean
+		}
+	}
+	slices.SortFunc(loads, func(a, b nodeLoad) int { return strings.Compare(a.host, b.host) })
+	return loads
+}
+
+// imbalanceFinding applies Algorithm 1's test to one set of attempts.
+func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec, p WorkloadImbalanceParams, kind, id, label string) (Finding, bool) {
+	loads := nodeLoads(app, spans, recs)
+	if len(loads) < max(p.MinNodes, 2) || float64(len(recs)) < p.MinTasksPerNode*float64(len(loads)) {
+		return Finding{}, false
+	}
+	var tilt, mean, maxW float64
+	for _, l := range loads {
+		tilt = max(tilt, math.Abs(l.deviation))
+		mean += l.perSlot / float64(len(loads))
+		maxW = max(maxW, l.perSlot)
+	}
+	excess := int64(math.Round(maxW - mean))
+	sev := p.Tilt.Ascending(tilt)
+	if tilt <= p.BC || sev == None || excess < p.MinExcessMs {
+		return Finding{}, false
+	}
+	var over, under []string
+	var overDev, underDev []string
+	for _, l := range loads {
+		switch {
+		case l.deviation > p.BC:
+			over = append(over, l.host)
+			overDev = append(overDev, fmt.Sprintf("%s %+.0f%%", l.host, 100*l.deviation))
+		case l.deviation < -p.BC:
+			under = append(under, l.host)
+			underDev = append(underDev, fmt.Sprintf("%s %+.0f%%", l.host, 100*l.deviation))
+		}
+	}
+	hosts, what := over, "overloaded"
+	if len(over) == 0 {
+		hosts, what = under, "underloaded"
+	}
+	devs := append(overDev, underDev...)
+	if len(devs) > 10 {
+		devs = append(devs[:10], fmt.Sprintf("and %d more", len(devs)-10))
+	}
+	num, _ := strconv.Atoi(strings.SplitN(id, ".", 2)[0])
+	summary := fmt.Sprintf("In %s the nodes' slots worked %s on average but the busiest %s: tilt degree %.2f > BC %.2g over %d nodes; %s: %s",
+		label, dur(int64(mean)), dur(int64(maxW)), tilt, p.BC, len(loads), what, strings.Join(devs, ", "))
+	return Finding{
+		Severity: sev,
+		Scope:    Scope{Kind: ScopeNode, IDs: hosts},
+		Summary:  summary + ".",
+		Evidence: []Evidence{
+			graded("tiltDegree", tilt, "ratio", p.Tilt),
+			gate("balanceCoefficient", tilt, "ratio", ">", p.BC),
+			fact(kind, float64(num), "id"),
+			fact("nodes", float64(len(loads)), "count"),
+			fact("overloadedNodes", float64(len(over)), "count"),
+			fact("underloadedNodes", float64(len(under)), "count"),
+			fact("meanSlotMs", math.Round(mean), "ms"),
+			fact("maxSlotMs", math.Round(maxW), "ms"),
+			gate("excessMs", float64(excess), "ms", ">=", float64(p.MinExcessMs)),
+			fact("tasks", float64(len(recs)), "count"),
+		},
+		Recommendation: fmt.Sprintf("Spread %s's work over the nodes: its input sits on or is scheduled to few nodes (%s). "+
+			"Rebalance the data (hdfs balancer, more replicas of hot files), repartition so every node gets tasks, "+
+			"lower spark.locality.wait if tasks wait for busy data-local nodes, or give the underloaded nodes' executors other work.", label, strings.Join(hosts, ", ")),
+	}, true
+}

@@ -1,0 +1,256 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// SchedulingGapParams tune the scheduling-gap detector (HiTune, Dai et al.,
+// USENIX ATC'11, §7.1).
+type SchedulingGapParams struct {
+	// IdleShare grades the slot time left idle while tasks waited to be
+	// launched, as a share of the allocated slot time. HiTune shows the gap
+	// on its timeline without grading it; the limits are clusterlens's.
+	IdleShare Limits
+	// MinIdleSlotMs is the least idle-while-waiting slot time worth a
+	// finding (clusterlens's gate).
+	MinIdleSlotMs int64
+	// HeartbeatMs is the scheduler's heartbeat: Hadoop 1.x TaskTrackers
+	// heartbeat at least every 3 s, and HiTune §7.1 found one task assigned
+	// per heartbeat. Spark offers resources every second
+	// (spark.scheduler.revive.interval) and on every task end.
+	HeartbeatMs int64
+	// FewPerHeartbeat: fewer tasks launched per heartbeat than this, while
+	// slots were idle and tasks waited, is HiTune's "few tasks per
+	// heartbeat" symptom (clusterlens's threshold).
+	FewPerHeartbeat float64
+	// SerialShare grades, for a MapReduce job whose reduces started only
+	// after its last map ended, the time the shuffle could have overlapped
+	// the maps, as a share of the job (clusterlens's limits).
+	SerialShare Limits
+	// MinSerialMs is the least such time worth a finding.
+	MinSerialMs int64
+}
+
+// DefaultSchedulingGapParams are the defaults.
+var DefaultSchedulingGapParams = SchedulingGapParams{IdleShare: Limits{0.05, 0.1, 0.2, 0.4}, MinIdleSlotMs: 60_000, HeartbeatMs: 3000,
+	FewPerHeartbeat: 2, SerialShare: Limits{0.05, 0.1, 0.2, 0.4}, MinSerialMs: 5_000}
+
+func init() {
+	mustRegister(Func[SchedulingGapParams]{
+		ID:       "scheduling-gap",
+		Heading:  "Scheduling gaps: idle slots while tasks waited",
+		Cite:     "HiTune (Dai et al., USENIX ATC'11), §7.1 (task scheduling: few tasks per heartbeat, idle slots, map and reduce serialized)",
+		Defaults: DefaultSchedulingGapParams,
+		Fn:       schedulingGap,
+	})
+}
+
+// schedulingGap measures HiTune §7.1's scheduling problems on the dataflow
+// reconstruction. Idle while waiting: sweeping time, the slot time
+// min(idle slots, waiting tasks), where slots are the executors' (HiTune's
+// reconstruction of allocations) and a task waits from the moment it could
+// run (its stage's submission; a MapReduce reduce, from the end of the
+// last map) to its launch; retries and speculative copies are left out.
+// Few per heartbeat: the launches that happened while slots idled and
+// tasks waited, per HeartbeatMs of such time. Serialized: a MapReduce job
+// whose first reduce launched after its last map finished, so no copy
+// overlapped the maps (mapreduce.job.reduce.slowstart.completedmaps = 1);
+// Spark's stage barrier serializes shuffles by design, so this part is
+// MapReduce's only.
+func schedulingGap(in *Input, p SchedulingGapParams) []Finding {
+	a, err := in.hiTune()
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	if f, ok := idleWhileWaiting(in, a.Reconstruction, p); ok {
+		out = append(out, f)
+	}
+	if f, ok := mapReduceSerialized(in, p); ok {
+		out = append(out, f)
+	}
+	return out
+}
+
+// readyTimes returns when each stage's tasks could first run: Spark stages
+// at submission, MapReduce maps at their stage's start, reduces at the end
+// of the last map.
+func readyTimes(app *model.App) []int64 {
+	var lastMap int64
+	for _, st := range app.Stages {
+		if st.Kind == model.StageMap {
+			for _, t := range st.Tasks {
+				if t.Status == model.TaskSuccess {
+					lastMap = max(lastMap, t.Finish)
+				}
+			}
+		}
+	}
+	out := make([]int64, len(app.Stages))
+	for i, st := range app.Stages {
+		out[i] = st.Submitted
+		if st.Kind == model.StageReduce {
+			out[i] = lastMap
+		}
+	}
+	return out
+}
+
+type sweepEvent struct {
+	t                       int64
+	slots, running, waiting int
+	launch                  bool
+}
+
+func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapParams) (Finding, bool) {
+	app := in.App
+	ready := readyTimes(app)
+	var ev []sweepEvent
+	var allocated int64
+	for _, s := range r.Executors {
+		if s.End > s.Start && s.Slots > 0 {
+			ev = append(ev, sweepEvent{t: s.Start, slots: s.Slots}, sweepEvent{t: s.End, slots: -s.Slots})
+			allocated += s.Allocated()
+		}
+	}
+	waited := 0
+	for _, at := range r.Attempts {
+		if at.End <= at.Start {
+			continue
+		}
+		ev = append(ev, sweepEvent{t: at.Start, running: 1}, sweepEvent{t: at.End, running: -1})
+		t := &app.Stages[at.Stage].Tasks[at.Task]
+		if t.Attempt > 0 || t.Speculative {
+			continue
+		}
+		if w := ready[at.Stage]; w > 0 && w < at.Start {
+			ev = append(ev, sweepEvent{t: w, waiting: 1}, sweepEvent{t: at.Start, waiting: -1, launch: true})
+			waited++
+		}
+	}
+	if allocated <= 0 {
+		return Finding{}, false
+	}
+	slices.SortFunc(ev, func(a, b sweepEvent) int { return cmp.Compare(a.t, b.t) })
+	var idleMs, wallMs int64
+	launches := 0
+	slots, running, waiting := 0, 0, 0
+	for i := 0; i < len(ev); {
+		t := ev[i].t
+		gap := max(slots-running, 0) > 0 && waiting > 0
+		for ; i < len(ev) && ev[i].t == t; i++ {
+			slots += ev[i].slots
+			running += ev[i].running
+			waiting += ev[i].waiting
+			if ev[i].launch && gap {
+				launches++
+			}
+		}
+		if i < len(ev) {
+			dt := ev[i].t - t
+			if idle := min(max(slots-running, 0), waiting); idle > 0 {
+				idleMs += int64(idle) * dt
+				wallMs += dt
+			}
+		}
+	}
+	share := float64(idleMs) / float64(allocated)
+	sev := p.IdleShare.Ascending(share)
+	if sev == None || idleMs < p.MinIdleSlotMs {
+		return Finding{}, false
+	}
+	perHB := math.Inf(1)
+	if wallMs > 0 {
+		perHB = float64(launches) / (float64(wallMs) / float64(max(p.HeartbeatMs, 1)))
+	}
+	few := perHB < p.FewPerHeartbeat
+	advice := "Let waiting tasks use idle slots: lower spark.locality.wait (tasks waited for data-local slots while others idled), " +
+		"check spark.scheduler.mode and pool weights, and that executors were not held by other jobs."
+	if in.App.Engine == model.MapReduce {
+		advice = "Let the scheduler fill idle containers: enable multiple assignments per node heartbeat " +
+			"(yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled, yarn.scheduler.fair.assignmultiple; Hadoop 1.x mapred.fairscheduler.assignmultiple), " +
+			"shorten the heartbeat (yarn.resourcemanager.nodemanagers.heartbeat-interval-ms), and lower node-locality delays."
+	}
+	summary := fmt.Sprintf("Slots sat idle while tasks waited to launch for %s of slot time (%s of the allocated slot time) over %s of wall time; %.1f tasks launched per %s heartbeat meanwhile.",
+		dur(idleMs), pct(share), dur(wallMs), perHB, dur(p.HeartbeatMs))
+	if few {
+		summary += " Few tasks are launched per heartbeat (HiTune §7.1)."
+	}
+	perHBv := perHB
+	if math.IsInf(perHBv, 1) {
+		perHBv = 0
+	}
+	return Finding{
+		Severity: sev,
+		Scope:    in.appScope(),
+		Summary:  summary,
+		Evidence: []Evidence{
+			graded("idleWhileWaitingShare", share, "share", p.IdleShare),
+			gate("idleWhileWaitingSlotMs", float64(idleMs), "slot-ms", ">=", float64(p.MinIdleSlotMs)),
+			fact("idleWhileWaitingWallMs", float64(wallMs), "ms"),
+			fact("allocatedSlotMs", float64(allocated), "slot-ms"),
+			fact("launchesWhileIdle", float64(launches), "count"),
+			fact("launchesPerHeartbeat", perHBv, "count"),
+			fact("waitingTasks", float64(waited), "count"),
+		},
+		Recommendation: advice,
+	}, true
+}
+
+func mapReduceSerialized(in *Input, p SchedulingGapParams) (Finding, bool) {
+	app := in.App
+	if app.Engine != model.MapReduce || app.Duration() <= 0 {
+		return Finding{}, false
+	}
+	var maps, reduces int
+	var mapStart, lastMap, firstReduce, shuffleEnd int64 = math.MaxInt64, 0, math.MaxInt64, 0
+	var m model.TaskMetrics
+	for _, st := range app.Stages {
+		for i, t := range st.Tasks {
+			if t.Status != model.TaskSuccess || t.Launch <= 0 {
+				continue
+			}
+			switch st.Kind {
+			case model.StageMap:
+				maps++
+				mapStart, lastMap = min(mapStart, t.Launch), max(lastMap, t.Finish)
+			case model.StageReduce:
+				reduces++
+				firstReduce = min(firstReduce, t.Launch)
+				st.TaskMetrics(i, &m)
+				shuffleEnd = max(shuffleEnd, m[model.ShufflePhaseFinish])
+			}
+		}
+	}
+	if maps < 2 || reduces == 0 || firstReduce < lastMap || shuffleEnd <= firstReduce {
+		return Finding{}, false
+	}
+	shuffleMs, mapMs := shuffleEnd-firstReduce, lastMap-mapStart
+	lost := min(shuffleMs, mapMs)
+	share := float64(lost) / float64(app.Duration())
+	sev := p.SerialShare.Ascending(share)
+	if sev == None || lost < p.MinSerialMs {
+		return Finding{}, false
+	}
+	return Finding{
+		Severity: sev,
+		Scope:    in.appScope(),
+		Summary: fmt.Sprintf("Map and reduce ran one after the other: the first reduce launched %s after the last map ended, so its %s shuffle overlapped none of the %s map stage; up to %s (%s of the job) could overlap.",
+			dur(firstReduce-lastMap), dur(shuffleMs), dur(mapMs), dur(lost), pct(share)),
+		Evidence: []Evidence{
+			graded("serializedShare", share, "share", p.SerialShare),
+			gate("overlappableMs", float64(lost), "ms", ">=", float64(p.MinSerialMs)),
+			fact("reduceStartAfterMapsMs", float64(firstReduce-lastMap), "ms"),
+			fact("shuffleMs", float64(shuffleMs), "ms"),
+			fact("mapStageMs", float64(mapMs), "ms"),
+		},
+		Recommendation: "Start reduces while maps run so that copying overlaps them: lower mapreduce.job.reduce.slowstart.completedmaps (Hadoop's default is 0.05) " +
+			"and make sure the queue leaves room for reduce containers while maps run.",
+	}, true
+}

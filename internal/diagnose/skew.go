@@ -1,0 +1,211 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// DataSkewParams tune the data-skew detector, HybridTune's Algorithm 2
+// (Ren et al., JCST 2019, §4, Algorithm 2).
+type DataSkewParams struct {
+	// Threshold is the ratio of a task's (or node's) data size to the
+	// stage's median above which it is skewed. The paper's default is 1.5.
+	Threshold float64
+	// Ratio grades the largest ratio; the low limit is Threshold, the others
+	// are clusterlens's.
+	Ratio Limits
+	// MinTasks is the fewest successful attempts a stage needs for its
+	// median to mean anything (clusterlens's gate).
+	MinTasks int
+	// MinBytes is the least data the largest skewed task (or node) must
+	// hold: a 2 KB partition beside 1 KB ones is no problem (clusterlens's
+	// gate).
+	MinBytes int64
+	// MinTasksPerNode is the fewest attempts per node, on average, for the
+	// per-node test: with one or two tasks a node, node totals differ by
+	// whole tasks (clusterlens's gate).
+	MinTasksPerNode float64
+	// MaxListed caps the task ids or hosts a finding's scope lists (0:
+	// all); the evidence counts all of them.
+	MaxListed int
+}
+
+// DefaultDataSkewParams are the defaults.
+var DefaultDataSkewParams = DataSkewParams{Threshold: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinBytes: 16 << 20, MinTasksPerNode: 3, MaxListed: 100}
+
+func init() {
+	mustRegister(Func[DataSkewParams]{
+		ID:       "data-skew",
+		Heading:  "Data-size skew across tasks or nodes",
+		Cite:     "HybridTune (Ren et al., JCST 2019), §4, Algorithm 2 (data skew: data size over the stage median, threshold 1.5)",
+		Defaults: DefaultDataSkewParams,
+		Fn:       dataSkew,
+	})
+}
+
+// dataSkew follows HybridTune's Algorithm 2: per stage, each successful
+// attempt's data size (input bytes plus shuffle bytes read; for MapReduce
+// HDFS bytes read and reduce shuffle bytes) is divided by the stage's median
+// (the mean of the two middle values for an even count); attempts above
+// Threshold are skewed. The same test runs on each node's total data in the
+// stage against the median node. A stage yields at most two findings: one
+// scoped to its skewed tasks, one to its skewed nodes.
+func dataSkew(in *Input, p DataSkewParams) []Finding {
+	app := in.App
+	var out []Finding
+	for si, st := range app.Stages {
+		if !workStage(st) {
+			continue
+		}
+		recs := stageRecords(app, si)
+		if len(recs) < p.MinTasks {
+			continue
+		}
+		med := medianOf(recs, func(r *taskRec) float64 { return float64(r.bytes) })
+		if med <= 0 {
+			continue
+		}
+		var skewed []taskRec
+		var maxBytes int64
+		for _, r := range recs {
+			if float64(r.bytes) > p.Threshold*med {
+				skewed = append(skewed, r)
+				maxBytes = max(maxBytes, r.bytes)
+			}
+		}
+		if f, ok := taskSkewFinding(st, recs, skewed, med, maxBytes, p); ok {
+			out = append(out, f)
+		}
+		if f, ok := nodeSkewFinding(app, st, recs, p); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func taskSkewFinding(st *model.Stage, recs, skewed []taskRec, med float64, maxBytes int64, p DataSkewParams) (Finding, bool) {
+	if len(skewed) == 0 || maxBytes < p.MinBytes {
+		return Finding{}, false
+	}
+	ratio := float64(maxBytes) / med
+	sev := p.Ratio.Ascending(ratio)
+	if sev == None {
+		return Finding{}, false
+	}
+	slices.SortFunc(skewed, func(a, b taskRec) int { return cmp.Compare(b.bytes, a.bytes) })
+	var skewedMs, allMs int64
+	for _, r := range skewed {
+		skewedMs += r.dur
+	}
+	for _, r := range recs {
+		allMs += r.dur
+	}
+	medDur := medianOf(skewed, func(r *taskRec) float64 { return float64(r.dur) })
+	allDur := medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
+	return Finding{
+		Severity: sev,
+		Scope:    Scope{Kind: ScopeTask, IDs: taskIDs(skewed, p.MaxListed)},
+		Summary: fmt.Sprintf("In %s, %d of %d tasks read more than %.3gx the median %s; the largest (task %d) read %s, %.1fx.",
+			stageLabel(st), len(skewed), len(recs), p.Threshold, bytesText(med), skewed[0].id, bytesText(float64(maxBytes)), ratio),
+		Evidence: []Evidence{
+			graded("maxDataRatio", ratio, "ratio", p.Ratio),
+			gate("maxBytes", float64(maxBytes), "bytes", ">=", float64(p.MinBytes)),
+			fact("stage", float64(st.ID), "id"),
+			fact("skewedTasks", float64(len(skewed)), "count"),
+			fact("tasks", float64(len(recs)), "count"),
+			fact("medianBytes", med, "bytes"),
+			fact("skewedTaskMsShare", float64(skewedMs)/float64(max(allMs, 1)), "share"),
+			fact("skewedMedianMs", medDur, "ms"),
+			fact("medianMs", allDur, "ms"),
+		},
+		Recommendation: fmt.Sprintf("Split %s's large partitions: salt or pre-aggregate the hot keys, raise the partition count "+
+			"(spark.sql.shuffle.partitions, mapreduce.job.reduces), use a custom partitioner, or let adaptive execution split skewed partitions "+
+			"(spark.sql.adaptive.skewJoin.enabled); for file input, make splits even (spark.sql.files.maxPartitionBytes, mapreduce.input.fileinputformat.split.maxsize).", stageLabel(st)),
+	}, true
+}
+
+func nodeSkewFinding(app *model.App, st *model.Stage, recs []taskRec, p DataSkewParams) (Finding, bool) {
+	per := map[string]int64{}
+	for _, r := range recs {
+		per[app.Host(r.host)] += r.bytes
+	}
+	if len(per) < 2 || float64(len(recs)) < p.MinTasksPerNode*float64(len(per)) {
+		return Finding{}, false
+	}
+	hosts := make([]string, 0, len(per))
+	vs := make([]float64, 0, len(per))
+	for h, b := range per {
+		hosts = append(hosts, h)
+		vs = append(vs, float64(b))
+	}
+	slices.Sort(hosts)
+	med := median(vs)
+	if med <= 0 {
+		return Finding{}, false
+	}
+	var skewed []string
+	var maxBytes int64
+	for _, h := range hosts {
+		if float64(per[h]) > p.Threshold*med {
+			skewed = append(skewed, h)
+			maxBytes = max(maxBytes, per[h])
+		}
+	}
+	if len(skewed) == 0 || maxBytes < p.MinBytes {
+		return Finding{}, false
+	}
+	ratio := float64(maxBytes) / med
+	sev := p.Ratio.Ascending(ratio)
+	if sev == None {
+		return Finding{}, false
+	}
+	var text []string
+	for _, h := range listed(skewed, 10) {
+		text = append(text, fmt.Sprintf("%s %s", h, bytesText(float64(per[h]))))
+	}
+	if len(skewed) > 10 {
+		text = append(text, fmt.Sprintf("and %d more", len(skewed)-10))
+	}
+	return Finding{
+		Severity: sev,
+		Scope:    Scope{Kind: ScopeNode, IDs: listed(skewed, p.MaxListed)},
+		Summary: fmt.Sprintf("In %s, %d of %d nodes processed more than %.3gx the median node's %s: %s.",
+			stageLabel(st), len(skewed), len(hosts), p.Threshold, bytesText(med), strings.Join(text, ", ")),
+		Evidence: []Evidence{
+			graded("maxNodeDataRatio", ratio, "ratio", p.Ratio),
+			gate("maxNodeBytes", float64(maxBytes), "bytes", ">=", float64(p.MinBytes)),
+			fact("stage", float64(st.ID), "id"),
+			fact("skewedNodes", float64(len(skewed)), "count"),
+			fact("nodes", float64(len(hosts)), "count"),
+			fact("medianNodeBytes", med, "bytes"),
+		},
+		Recommendation: fmt.Sprintf("Even out the data %s's nodes read: rebalance HDFS blocks (hdfs balancer), raise the replication of hot input, "+
+			"or repartition so that the skewed nodes' partitions are split.", stageLabel(st)),
+	}, true
+}
+
+// listed returns the first limit of ids (all when limit <= 0).
+func listed(ids []string, limit int) []string {
+	if limit > 0 && len(ids) > limit {
+		return ids[:limit]
+	}
+	return ids
+}
+
+// bytesText formats a byte count ("1.5 GiB", "12 KiB", "300 B").
+func bytesText(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
+}

@@ -1,0 +1,172 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// StragglerParams tune the straggler-tasks and straggler-nodes detectors
+// (BDTune, Ren et al.; the straggler test of HybridTune's rule-based
+// diagnosis, JCST 2019, §4).
+type StragglerParams struct {
+	// ThD is BDTune's straggler threshold Th_D: a task slower than ThD times
+	// its stage's median duration is a straggler, and so is a node whose
+	// tasks run ThD times their stages' medians. The paper's default is 1.5.
+	ThD float64
+	// Ratio grades the largest duration ratio (tasks) or the node's median
+	// ratio (nodes); the low limit is ThD, the others are clusterlens's.
+	Ratio Limits
+	// MinTasks is the fewest successful attempts a stage needs for its
+	// median to count (clusterlens's gate).
+	MinTasks int
+	// MinExcessMs is the least time a straggler must run beyond the median
+	// (clusterlens's gate: a 40 ms task beside 20 ms ones is no problem).
+	MinExcessMs int64
+	// MinNodeTasks is the fewest attempts a node needs to be judged.
+	MinNodeTasks int
+	// MaxListed caps the task ids a finding's scope lists (0: all).
+	MaxListed int
+}
+
+// DefaultStragglerParams are the defaults.
+var DefaultStragglerParams = StragglerParams{ThD: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinExcessMs: 5_000, MinNodeTasks: 3, MaxListed: 100}
+
+func init() {
+	mustRegister(Func[StragglerParams]{
+		ID:       "straggler-tasks",
+		Heading:  "Straggler tasks",
+		Cite:     "BDTune (Ren et al.), straggler detection with Th_D = 1.5 and cause attribution; HybridTune (JCST 2019) §4",
+		Defaults: DefaultStragglerParams,
+		Fn:       stragglerTasks,
+	})
+}
+
+// stragglerTasks reports, per stage, the attempts slower than ThD times the
+// stage's median (and at least MinExcessMs beyond it), each attributed to
+// its likeliest cause among data size, locality, GC, shuffle fetch wait,
+// spill and the node itself (stageProfile.explained). One finding per
+// stage, scoped to the straggler tasks, counts the causes and names the
+// dominant one, whose remedy the recommendation gives.
+func stragglerTasks(in *Input, p StragglerParams) []Finding {
+	app := in.App
+	slow, _ := nodeSlowness(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	var out []Finding
+	for si, st := range app.Stages {
+		if !workStage(st) {
+			continue
+		}
+		recs := stageRecords(app, si)
+		if len(recs) < p.MinTasks {
+			continue
+		}
+		prof := newStageProfile(recs)
+		if prof.medDur <= 0 {
+			continue
+		}
+		var strag []taskRec
+		counts := map[string]int{}
+		for _, r := range recs {
+			if float64(r.dur) <= p.ThD*prof.medDur || float64(r.dur)-prof.medDur < float64(p.MinExcessMs) {
+				continue
+			}
+			strag = append(strag, r)
+			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD))]++
+		}
+		if f, ok := stragglerFinding(app, st, prof, strag, counts, p); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func stragglerFinding(app *model.App, st *model.Stage, prof *stageProfile, strag []taskRec, counts map[string]int, p StragglerParams) (Finding, bool) {
+	if len(strag) == 0 {
+		return Finding{}, false
+	}
+	slices.SortFunc(strag, func(a, b taskRec) int { return cmp.Compare(b.dur, a.dur) })
+	ratio := float64(strag[0].dur) / prof.medDur
+	sev := p.Ratio.Ascending(ratio)
+	if sev == None {
+		return Finding{}, false
+	}
+	dominant := dominantCause(counts)
+	var parts []string
+	ev := []Evidence{
+		graded("maxDurationRatio", ratio, "ratio", p.Ratio),
+		gate("maxExcessMs", float64(strag[0].dur)-prof.medDur, "ms", ">=", float64(p.MinExcessMs)),
+		fact("stage", float64(st.ID), "id"),
+		fact("stragglers", float64(len(strag)), "count"),
+		fact("tasks", float64(len(prof.recs)), "count"),
+		fact("medianMs", prof.medDur, "ms"),
+		fact("maxMs", float64(strag[0].dur), "ms"),
+	}
+	for _, c := range append(slices.Clone(stragglerCauses), causeUnknown) {
+		if counts[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, counts[c]))
+			ev = append(ev, fact("cause."+causeKey(c), float64(counts[c]), "count"))
+		}
+	}
+	return Finding{
+		Severity: sev,
+		Scope:    Scope{Kind: ScopeTask, IDs: taskIDs(strag, p.MaxListed)},
+		Summary: fmt.Sprintf("In %s, %d of %d tasks ran over %.3gx the median %s; the slowest (task %d on %s) ran %s, %.1fx. Likeliest causes: %s.",
+			stageLabel(st), len(strag), len(prof.recs), p.ThD, dur(int64(prof.medDur)), strag[0].id, hostOr(app.Host(strag[0].host)),
+			dur(strag[0].dur), ratio, strings.Join(parts, ", ")),
+		Evidence:       ev,
+		Recommendation: causeAdvice(dominant, stageLabel(st)),
+	}, true
+}
+
+// dominantCause is the cause with the most stragglers (ties by cause order).
+func dominantCause(counts map[string]int) string {
+	best, n := causeUnknown, 0
+	for _, c := range stragglerCauses {
+		if counts[c] > n {
+			best, n = c, counts[c]
+		}
+	}
+	return best
+}
+
+// causeKey turns a cause into an evidence name part ("shuffle fetch wait" → "shuffleFetchWait").
+func causeKey(c string) string {
+	w := strings.Fields(c)
+	for i := range w {
+		if i > 0 {
+			w[i] = strings.ToUpper(w[i][:1]) + w[i][1:]
+		} else {
+			w[i] = strings.ToLower(w[i])
+		}
+	}
+	return strings.Join(w, "")
+}
+
+// causeAdvice is the remedy for a straggler cause.
+func causeAdvice(c, where string) string {
+	switch c {
+	case causeData:
+		return fmt.Sprintf("The stragglers of %s read the most data: split large partitions (salt hot keys, more partitions, adaptive skew-join splitting).", where)
+	case causeLocality:
+		return fmt.Sprintf("The stragglers of %s read their data remotely: rebalance or re-replicate the input, or raise spark.locality.wait so tasks wait for data-local slots.", where)
+	case causeGC:
+		return fmt.Sprintf("The stragglers of %s spent their extra time in GC: give executors more memory (spark.executor.memory, mapreduce.map/reduce.memory.mb with -Xmx), use more, smaller partitions, or tune the collector (G1).", where)
+	case causeFetchWait:
+		return fmt.Sprintf("The stragglers of %s waited for shuffle data: check the network and the serving nodes' disks, enable the external shuffle service, raise spark.reducer.maxSizeInFlight or mapreduce.reduce.shuffle.parallelcopies.", where)
+	case causeSpill:
+		return fmt.Sprintf("The stragglers of %s spilled to disk: raise execution memory (spark.executor.memory, spark.memory.fraction; mapreduce.task.io.sort.mb) or use more partitions.", where)
+	case causeNode:
+		return fmt.Sprintf("The stragglers of %s ran on nodes slow for every task: check those nodes' hardware and load, drain or exclude them, or enable spark.speculation.", where)
+	}
+	return fmt.Sprintf("No logged metric explains the stragglers of %s: enable speculative execution (spark.speculation, mapreduce.map/reduce.speculative) and check node metrics for contention.", where)
+}
+
+func hostOr(h string) string {
+	if h == "" {
+		return "an unknown host"
+	}
+	return h
+}

@@ -1,0 +1,152 @@
+package diagnose
+
+import (
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Straggler causes, in the order ties are broken.
+const (
+	causeData      = "data size"
+	causeLocality  = "locality"
+	causeGC        = "GC"
+	causeFetchWait = "shuffle fetch wait"
+	causeSpill     = "spill"
+	causeNode      = "node"
+	causeUnknown   = "unknown"
+)
+
+// stragglerCauses lists the causes in tie-break order.
+var stragglerCauses = []string{causeData, causeLocality, causeGC, causeFetchWait, causeSpill, causeNode}
+
+// stageProfile holds a stage's medians and the typical slowdowns that the
+// BDTune cause attribution compares a straggler against.
+type stageProfile struct {
+	medDur, medBytes, medGC, medFetch float64
+	// localSlow is the median duration of non-local attempts over that of
+	// local ones (0 when either group is empty); spillSlow likewise for
+	// spilling attempts over non-spilling ones.
+	localSlow, spillSlow float64
+	recs                 []taskRec
+}
+
+func newStageProfile(recs []taskRec) *stageProfile {
+	p := &stageProfile{recs: recs}
+	p.medDur = medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
+	p.medBytes = medianOf(recs, func(r *taskRec) float64 { return float64(r.bytes) })
+	p.medGC = medianOf(recs, func(r *taskRec) float64 { return float64(r.gcMs) })
+	p.medFetch = medianOf(recs, func(r *taskRec) float64 { return float64(r.fetchWaitMs) })
+	p.localSlow = slowdown(recs, func(r *taskRec) bool { return remote(r.loc) }, func(r *taskRec) bool { return local(r.loc) })
+	p.spillSlow = slowdown(recs, func(r *taskRec) bool { return r.spill > 0 }, func(r *taskRec) bool { return r.spill == 0 })
+	return p
+}
+
+func remote(l model.Locality) bool { return l == model.RackLocal || l == model.AnyLocality }
+func local(l model.Locality) bool {
+	return l == model.ProcessLocal || l == model.NodeLocal || l == model.NoPref
+}
+
+// slowdown is the median duration of the attempts in a over that of the
+// attempts in b, 0 when either is empty.
+func slowdown(recs []taskRec, a, b func(*taskRec) bool) float64 {
+	var da, db []float64
+	for i := range recs {
+		switch {
+		case a(&recs[i]):
+			da = append(da, float64(recs[i].dur))
+		case b(&recs[i]):
+			db = append(db, float64(recs[i].dur))
+		}
+	}
+	mb := median(db)
+	if len(da) == 0 || mb <= 0 {
+		return 0
+	}
+	return median(da) / mb
+}
+
+// explained estimates how many milliseconds of a straggler's excess over
+// the stage median each cause accounts for (BDTune's attribution, with
+// clusterlens's estimates where the logs do not time a cause):
+//
+//   - data size: the median time scaled by the data beyond the median,
+//     medDur × (bytes/medBytes − 1), when the ratio reaches thD;
+//   - locality: for a rack-local or off-rack attempt, the stage's typical
+//     slowdown of non-local over local attempts, medDur × (slow − 1);
+//   - GC and shuffle fetch wait: the attempt's time beyond the stage's
+//     median GC and fetch-wait time (both are timed by the logs);
+//   - spill: for a spilling attempt, the stage's typical slowdown of
+//     spilling over non-spilling attempts;
+//   - node: medDur × (nodeSlow − 1), where nodeSlow is how much slower than
+//     their stage medians the node's data-normal attempts ran (nodeSlowness).
+//
+// Each estimate is capped at the excess.
+func (p *stageProfile) explained(r *taskRec, nodeSlow, thD float64) map[string]float64 {
+	excess := float64(r.dur) - p.medDur
+	out := make(map[string]float64, len(stragglerCauses))
+	capAt := func(c string, v float64) {
+		out[c] = max(0, min(excess, v))
+	}
+	if p.medBytes > 0 && float64(r.bytes) >= thD*p.medBytes {
+		capAt(causeData, p.medDur*(float64(r.bytes)/p.medBytes-1))
+	}
+	if remote(r.loc) && p.localSlow > 1 {
+		capAt(causeLocality, p.medDur*(p.localSlow-1))
+	}
+	capAt(causeGC, float64(r.gcMs)-p.medGC)
+	capAt(causeFetchWait, float64(r.fetchWaitMs)-p.medFetch)
+	if r.spill > 0 && p.spillSlow > 1 {
+		capAt(causeSpill, p.medDur*(p.spillSlow-1))
+	}
+	if nodeSlow >= thD {
+		capAt(causeNode, p.medDur*(nodeSlow-1))
+	}
+	return out
+}
+
+// likeliest is the cause with the most explained time, causeUnknown when
+// none explains any.
+func likeliest(ex map[string]float64) string {
+	best, bestV := causeUnknown, 0.0
+	for _, c := range stragglerCauses {
+		if ex[c] > bestV {
+			best, bestV = c, ex[c]
+		}
+	}
+	return best
+}
+
+// nodeSlowness returns, per host index, the median over the host's
+// data-normal attempts (data below thD times the stage median) of duration
+// over the stage's median duration, counting stages with at least minTasks
+// attempts. Hosts with fewer than minNodeTasks such attempts get 0.
+func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int) {
+	ratios := map[uint32][]float64{}
+	for si, st := range app.Stages {
+		if !workStage(st) {
+			continue
+		}
+		recs := stageRecords(app, si)
+		if len(recs) < minTasks {
+			continue
+		}
+		p := newStageProfile(recs)
+		if p.medDur <= 0 {
+			continue
+		}
+		for _, r := range recs {
+			if p.medBytes > 0 && float64(r.bytes) >= thD*p.medBytes {
+				continue
+			}
+			ratios[r.host] = append(ratios[r.host], float64(r.dur)/p.medDur)
+		}
+	}
+	out := map[uint32]float64{}
+	counts := map[uint32]int{}
+	for h, rs := range ratios {
+		counts[h] = len(rs)
+		if len(rs) >= minNodeTasks {
+			out[h] = median(rs)
+		}
+	}
+	return out, counts
+}
