@@ -22,7 +22,11 @@ where the allocated slot time went (HiTune's dataflow breakdown: busy work and i
 time by cause, per stage and node), the wall clock split between driver and executors
 with its lower bounds (critical path, perfect parallelism) and core-hours wasted
 (Sparklens), the completion time with 10% to 500% of the executors (a replay of the
-recorded tasks), and the findings with their evidence and recommendations.`,
+recorded tasks), and the findings with their evidence and recommendations.
+
+--html FILE also writes one offline HTML page (Apache ECharts embedded, no network
+needed) with the overview, the timeline, stage and node breakdowns, the findings and
+the what-if curve, one section per application; docs/REPORT.md describes it.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
 		}
@@ -31,15 +35,16 @@ recorded tasks), and the findings with their evidence and recommendations.`,
 		f.IntVar(&o.rows, "rows", 15, "at most this many rows per table in text output (0: all)")
 		f.BoolVar(&o.timeline, "timeline", false, "draw the task timeline in text output")
 		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
+		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
 		return cmd
 	})
 }
 
 type analyzeOptions struct {
-	format, spec, minSeverity string
-	rows                      int
-	timeline                  bool
+	format, spec, minSeverity, html string
+	rows                            int
+	timeline                        bool
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -50,7 +55,8 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
 	}
-	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline}
+	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
+		Reconstruction: o.html != ""}
 	if o.spec != "" {
 		spec, err := dataflow.LoadSpec(o.spec)
 		if err != nil {
@@ -66,6 +72,12 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 	var as []*report.Analysis
 	for _, app := range res.Apps {
 		as = append(as, report.BuildAnalysis(app, opts))
+	}
+	if o.html != "" {
+		if err := writeHTMLReport(o.html, as); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "HTML report: %s\n", o.html)
 	}
 	if o.format == "json" {
 		if err := report.AnalysisJSON(e.stdout, as); err != nil {

@@ -29,6 +29,7 @@ type Analysis struct {
 	Notes      []string              `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
+	recon    *dataflow.Reconstruction
 }
 
 // AnalysisOptions tune BuildAnalysis.
@@ -37,6 +38,9 @@ type AnalysisOptions struct {
 	Diagnose diagnose.Options
 	// Timeline keeps the task timeline for text output.
 	Timeline bool
+	// Reconstruction keeps the dataflow reconstruction, from which the HTML
+	// report draws its timeline and per-node heat map over time.
+	Reconstruction bool
 }
 
 // BuildAnalysis analyzes one application.
@@ -46,6 +50,9 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 		a.Notes = append(a.Notes, "dataflow: "+err.Error())
 	} else {
 		a.Dataflow = df.Breakdown
+		if opts.Reconstruction {
+			a.recon = df.Reconstruction
+		}
 		if opts.Timeline {
 			a.timeline = df.Timeline(dataflow.TimelineOptions{})
 		}

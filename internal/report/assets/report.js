@@ -1,0 +1,432 @@
+// clusterlens HTML report: draws the JSON blob in #clusterlens-data with
+// ECharts, then checks itself (every chart drew something, no script
+// errors) and records the result on <body> for the browser test.
+(function () {
+  "use strict";
+  var errors = window.__clErrors || [];
+  var charts = []; // {id, chart}
+  var D = JSON.parse(document.getElementById("clusterlens-data").textContent);
+  var CAUSES = D.causes, CCOL = D.causeColors;
+  var IDLE = "#e3e8ee", BOOT = "#8a99a8";
+  var SEVERITY = ["none", "low", "moderate", "severe", "critical"];
+
+  // ---- formatting -------------------------------------------------------
+  function dur(ms) {
+    if (ms == null || isNaN(ms) || ms < 0) return "-";
+    if (ms < 1000) return Math.round(ms) + " ms";
+    var s = ms / 1000;
+    if (s < 60) return s.toFixed(s < 10 ? 2 : 1) + " s";
+    var m = Math.floor(s / 60);
+    if (m < 60) return m + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
+    var h = Math.floor(m / 60);
+    return h + "h" + String(m % 60).padStart(2, "0") + "m";
+  }
+  function bytes(n) {
+    var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], i = 0;
+    while (Math.abs(n) >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : String(Math.round(n))) + " " + u[i];
+  }
+  function tplus(ms) { return "t+" + dur(ms); }
+  function pct(part, whole) { return whole > 0 ? (100 * part / whole).toFixed(part / whole < 0.1 ? 1 : 0) + "%" : "-"; }
+  function num(n) { return n == null ? "-" : Number(n).toLocaleString("en-US"); }
+  function coreHours(ms) { return (ms / 3.6e6).toFixed(ms < 3.6e5 ? 3 : 2); }
+  function utc(ms) { return ms > 0 ? new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z") : "-"; }
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+  function dot(color) { return '<span style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:' + color + '"></span>'; }
+  function unitValue(v, unit) {
+    switch (unit) {
+      case "ms": return dur(v);
+      case "core-ms": return coreHours(v) + " core-hours";
+      case "share": return (100 * v).toFixed(1) + "%";
+      case "bytes": return bytes(v);
+      case "ratio": return Number(v).toFixed(2) + "×";
+      case "count": case "executors": case "slots": case "tasks": return num(Math.round(v * 100) / 100) + (unit === "count" ? "" : " " + unit);
+      default: return (Math.abs(v) >= 1000 ? num(Math.round(v)) : Number(v).toPrecision(4).replace(/\.?0+$/, "")) + (unit ? " " + unit : "");
+    }
+  }
+
+  // ---- DOM helpers --------------------------------------------------------
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function add(parent, tag, cls, text) { var e = el(tag, cls, text); parent.appendChild(e); return e; }
+  function heading(parent, text, explain) {
+    add(parent, "h3", null, text);
+    if (explain) add(parent, "p", "explain", explain);
+  }
+  function notAvailable(parent, why) { add(parent, "div", "na", why); }
+  function chartBox(parent, id, height, build) {
+    var box = add(parent, "div", "chart");
+    box.id = id;
+    box.style.height = Math.round(height) + "px";
+    try {
+      var c = echarts.init(box, null, { renderer: "canvas" });
+      var opt = build();
+      opt.animation = false;
+      opt.textStyle = { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif", fontSize: 13 };
+      c.setOption(opt);
+      charts.push({ id: id, chart: c, box: box });
+    } catch (e) {
+      errors.push(id + ": " + (e && e.message ? e.message : String(e)));
+    }
+  }
+  var baseTooltip = { confine: true, backgroundColor: "rgba(255,255,255,0.97)", borderColor: "#aab4bf", textStyle: { color: "#1b2430", fontSize: 13 } };
+
+  // ---- page ---------------------------------------------------------------
+  var main = document.getElementById("report");
+  var toc = document.getElementById("toc");
+  if (D.applications.length > 1) {
+    toc.hidden = false;
+    add(toc, "b", null, D.applications.length + " applications: ");
+  }
+  if (D.applications.length === 0) notAvailable(main, "No application was found in the input.");
+  D.applications.forEach(function (A, i) {
+    var sec = add(main, "section", "app");
+    sec.id = "app-" + i;
+    if (D.applications.length > 1) {
+      var a = add(toc, "a", null, A.identity.name || A.identity.id);
+      a.href = "#app-" + i;
+    }
+    var h2 = add(sec, "h2", null, A.identity.name || A.identity.id);
+    add(h2, "small", null, A.identity.id + (A.identity.attempt ? " attempt " + A.identity.attempt : ""));
+    add(sec, "div", "meta", [A.identity.engine + (A.identity.version ? " " + A.identity.version : ""),
+      A.identity.user ? "user " + A.identity.user : "", utc(A.identity.start) + " → " + utc(A.identity.end),
+      A.identity.complete ? "complete" : "incomplete log", A.identity.source].filter(Boolean).join("  ·  "));
+    var p = "a" + i + "-";
+    overview(sec, A, p);
+    findings(sec, A);
+    timeline(sec, A, p);
+    stages(sec, A, p);
+    nodes(sec, A, p);
+    whatIf(sec, A, p);
+    if (A.notes && A.notes.length) {
+      heading(sec, "Notes");
+      var ul = add(sec, "ul", "notes");
+      A.notes.forEach(function (n) { add(ul, "li", null, n); });
+    }
+  });
+
+  // ---- overview -------------------------------------------------------------
+  function card(parent, k, v, d) {
+    var c = add(parent, "div", "card");
+    add(c, "div", "k", k); add(c, "div", "v", v); if (d) add(c, "div", "d", d);
+  }
+  function overview(sec, A, p) {
+    heading(sec, "Overview");
+    var t = A.totals, e = A.efficiency, df = A.dataflow;
+    var cards = add(sec, "div", "cards");
+    card(cards, "Wall clock", dur(A.identity.durationMs), utc(A.identity.start).slice(0, 19));
+    card(cards, "Tasks", num(t.tasks), num(t.failedTasks) + " failed · " + num(t.killedTasks) + " killed · " + num(t.stages) + " stages · " + num(t.jobs) + " jobs");
+    card(cards, "Executors", num(t.executors), num(t.hosts) + " hosts" + (e ? " · " + num(e.slots) + " slots" : ""));
+    if (df && df.totalMs > 0) {
+      card(cards, "Slot time busy", pct(df.causes[0], df.totalMs), "of " + dur(df.totalMs) + " allocated slot time");
+      card(cards, "Driver alone", pct(df.driverMs, df.wallMs), dur(df.driverMs) + " with no task running (bootstrap " + dur(df.bootstrapMs) + ")");
+    }
+    if (e) card(cards, "Core-hours wasted", coreHours(e.coreMsWasted), "of " + coreHours(e.coreMsAvailable) + " available (" + pct(e.coreMsWasted, e.coreMsAvailable) + ")");
+    var worst = 0;
+    A.findings.forEach(function (f) { worst = Math.max(worst, SEVERITY.indexOf(f.severity)); });
+    card(cards, "Findings", String(A.findings.length), A.findings.length ? "worst: " + SEVERITY[worst] : "nothing to fix");
+
+    var row = add(sec, "div", "row2");
+    var left = add(row, "div"), right = add(row, "div");
+    add(left, "p", "explain", e
+      ? "Wall clock split between the driver working alone and the executors running stages, against two lower bounds (Sparklens): the critical path (infinite executors) and perfect parallelism (these executors, no skew)."
+      : "Wall clock split between the driver (or job client) working alone and tasks running.");
+    wallChart(left, A, p + "wall");
+    add(right, "p", "explain", "Where the allocated slot time went (HiTune breakdown): busy work versus time lost, by cause.");
+    if (df && df.totalMs > 0) causesChart(right, df, p + "causes");
+    else notAvailable(right, "No dataflow breakdown for this application.");
+  }
+  function wallChart(parent, A, id) {
+    var e = A.efficiency, df = A.dataflow;
+    var cats = [], driver = [], exec = [];
+    if (e) {
+      cats = ["recorded run", "critical path bound", "perfect parallelism bound"];
+      driver = [e.driverMs, e.driverMs, e.driverMs];
+      exec = [e.executorMs, Math.max(e.criticalPathAppMs - e.driverMs, 0), Math.max(e.idealAppMs - e.driverMs, 0)];
+    } else if (df) {
+      cats = ["recorded run"]; driver = [df.driverMs]; exec = [Math.max(df.wallMs - df.driverMs, 0)];
+    } else {
+      cats = ["recorded run"]; driver = [0]; exec = [A.identity.durationMs];
+    }
+    chartBox(parent, id, 90 + 46 * cats.length, function () {
+      return {
+        grid: { left: 175, right: 40, top: 36, bottom: 30 },
+        legend: { top: 4, data: ["driver alone", "executors working"] },
+        tooltip: Object.assign({ trigger: "axis", axisPointer: { type: "shadow" }, formatter: function (ps) {
+          var tot = 0; ps.forEach(function (q) { tot += q.value; });
+          var s = "<b>" + esc(ps[0].name) + "</b>: " + dur(tot);
+          ps.forEach(function (q) { s += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + dur(q.value) + " (" + pct(q.value, tot) + ")"; });
+          return s;
+        } }, baseTooltip),
+        xAxis: { type: "value", axisLabel: { formatter: dur } },
+        yAxis: { type: "category", data: cats, inverse: true },
+        series: [
+          { name: "driver alone", type: "bar", stack: "w", data: driver, itemStyle: { color: CCOL[6] }, barWidth: 24 },
+          { name: "executors working", type: "bar", stack: "w", data: exec, itemStyle: { color: CCOL[0] }, barWidth: 24,
+            label: { show: true, position: "right", color: "#1b2430", formatter: function (q) { return dur(driver[q.dataIndex] + q.value); } } }
+        ]
+      };
+    });
+  }
+  function causesChart(parent, df, id) {
+    chartBox(parent, id, 90 + 46 * 3, function () {
+      var data = [];
+      CAUSES.forEach(function (c, k) { if (df.causes[k] > 0) data.push({ name: c, value: df.causes[k], itemStyle: { color: CCOL[k] } }); });
+      return {
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          return dot(q.color) + "<b>" + esc(q.name) + "</b><br>" + dur(q.value) + " slot time (" + q.percent + "%)";
+        } }, baseTooltip),
+        legend: { orient: "vertical", left: 8, top: "middle", itemWidth: 12, itemHeight: 10 },
+        series: [{ type: "pie", radius: ["42%", "75%"], center: ["66%", "52%"], data: data,
+          label: { formatter: function (q) { return q.percent >= 3 ? q.percent.toFixed(0) + "%" : ""; } } }]
+      };
+    });
+  }
+
+  // ---- findings -------------------------------------------------------------
+  function findings(sec, A) {
+    heading(sec, "Findings (" + A.findings.length + ")", "Most severe first. Each finding lists the numbers that triggered it; graded numbers show the thresholds (low, moderate, severe, critical) they were compared against.");
+    if (!A.findings.length) { notAvailable(sec, "No finding at or above the reported severity."); return; }
+    A.findings.forEach(function (f) {
+      var box = add(sec, "div", "finding " + f.severity);
+      var t = add(box, "div", "title");
+      add(t, "span", "sev " + f.severity, f.severity);
+      t.appendChild(document.createTextNode(f.title));
+      if (f.scope) add(t, "span", "scope", f.scope.kind + (f.scope.ids && f.scope.ids.length ? " " + f.scope.ids.slice(0, 12).join(", ") + (f.scope.ids.length > 12 ? " … (" + f.scope.ids.length + ")" : "") : ""));
+      add(box, "div", "summary", f.summary);
+      if (f.evidence && f.evidence.length) {
+        var tb = add(box, "table");
+        var hr = add(tb, "tr");
+        add(hr, "th", null, "evidence"); add(hr, "th", null, "value"); add(hr, "th", null, "compared");
+        f.evidence.forEach(function (ev) {
+          var r = add(tb, "tr");
+          add(r, "td", null, ev.name);
+          add(r, "td", "num", unitValue(ev.value, ev.unit));
+          var lim = (ev.limits || []).map(function (l) { return unitValue(l, ev.unit); }).join(" / ");
+          add(r, "td", null, lim ? (ev.compare || "") + " " + lim : "");
+        });
+      }
+      if (f.recommendation) add(box, "div", "reco", f.recommendation);
+      add(box, "div", "source", "Source: " + f.source + "  ·  detector " + f.id);
+    });
+  }
+
+  // ---- timeline --------------------------------------------------------------
+  function timeline(sec, A, p) {
+    var T = A.timeline;
+    heading(sec, "Timeline", "HiTune's pipeline space-time diagram: wall time across, one row per task slot (executor/slot host), coloured by activity. Light grey: the slot was allocated but idle. Shaded bands: the bootstrap before the first task and stretches with no task running anywhere (driver alone). Ctrl + wheel or the slider zooms.");
+    if (!T) { notAvailable(sec, "No timeline: " + ((A.notes || []).join("; ") || "no task was reconstructed.")); return; }
+    add(sec, "p", "explain", T.note);
+    var n = T.rows.length;
+    var rowH = Math.max(4, Math.min(18, Math.floor(900 / Math.max(n, 1))));
+    chartBox(sec, p + "timeline", n * rowH + 150, function () {
+      var bars = T.mode === "exact" ? T.bars : T.cells;
+      var series = [];
+      function rect(params, api, x0, x1, row, frac, color, opacity) {
+        var a = api.coord([x0, row]), b = api.coord([x1, row]);
+        var h = api.size([0, 1])[1] * frac;
+        var r = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 0.6), height: h },
+          { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
+        return r && { type: "rect", shape: r, style: { fill: color, opacity: opacity } };
+      }
+      var marks = [];
+      if (T.bootstrapMs > 0) marks.push([{ name: "bootstrap", xAxis: 0, itemStyle: { color: "rgba(138,153,168,0.28)" } }, { xAxis: T.bootstrapMs }]);
+      T.gaps.forEach(function (g) { marks.push([{ name: "", xAxis: g[0], itemStyle: { color: "rgba(91,113,134,0.16)" } }, { xAxis: g[1] }]); });
+      series.push({ name: "idle (allocated)", type: "custom", data: T.alloc, progressive: 0, silent: true,
+        encode: { x: [1, 2], y: 0 }, itemStyle: { color: IDLE },
+        renderItem: function (params, api) { return rect(params, api, api.value(1), api.value(2), api.value(0), 0.86, IDLE, 1); },
+        markArea: { silent: true, label: { color: "#44515e", position: "insideTopLeft", fontSize: 11 }, data: marks } });
+      T.activities.forEach(function (name, k) {
+        var data = [];
+        for (var i = 0; i < bars.length; i++) if (bars[i][3] === k) data.push(bars[i]);
+        if (!data.length) return;
+        series.push({ name: name, type: "custom", data: data, progressive: 0, itemStyle: { color: T.colors[k] },
+          encode: T.mode === "exact" ? { x: [1, 2], y: 0 } : { y: 0 },
+          renderItem: T.mode === "exact"
+            ? function (params, api) { return rect(params, api, api.value(1), api.value(2), api.value(0), 0.86, T.colors[k], 1); }
+            : function (params, api) {
+              return rect(params, api, api.value(1) * T.binMs, api.value(2) * T.binMs, api.value(0), 0.86, T.colors[k], 0.3 + 0.7 * api.value(4) / 1000);
+            } });
+      });
+      return {
+        legend: { top: 4, type: "scroll" },
+        grid: { left: 190, right: 30, top: 40, bottom: 70 },
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          var v = q.value, row = esc(T.rows[v[0]]);
+          if (q.seriesName === "idle (allocated)") return row;
+          if (T.mode === "exact") {
+            return dot(q.color) + "<b>" + esc(q.seriesName) + "</b> " + dur(v[2] - v[1]) + "<br>stage " + v[4] + " · task " + v[5] +
+              "<br>" + row + "<br>" + tplus(v[1]) + " → " + tplus(v[2]) + "<br>" + utc(T.start + v[1]);
+          }
+          return row + "<br>" + tplus(v[1] * T.binMs) + " → " + tplus(v[2] * T.binMs) + "<br>" + dot(q.color) + "mostly <b>" + esc(q.seriesName) +
+            "</b><br>tasks held " + (v[4] / 10).toFixed(0) + "% of the allocated slot time";
+        } }, baseTooltip),
+        dataZoom: [{ type: "inside", xAxisIndex: 0, filterMode: "weakFilter", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
+          { type: "slider", xAxisIndex: 0, filterMode: "weakFilter", height: 18, bottom: 10, labelFormatter: function (v) { return tplus(v); } }],
+        xAxis: { type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
+          axisLabel: { formatter: function (v) { return tplus(v); } }, splitLine: { lineStyle: { color: "#eef1f4" } } },
+        yAxis: { type: "category", data: T.rows, inverse: true, axisTick: { show: false },
+          axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : "auto", width: 180, overflow: "truncate" } },
+        series: series
+      };
+    });
+  }
+
+  // ---- stages -----------------------------------------------------------------
+  function stages(sec, A, p) {
+    var df = A.dataflow;
+    heading(sec, "Stages: where each stage's slot time went", "Slot time of each stage's task attempts, split by cause, plus the idle slot time of its straggler tail. ★ marks stages on the critical path.");
+    if (!df || !df.stages.length) { notAvailable(sec, "No stage breakdown for this application."); return; }
+    if (df.stagesAll > df.stages.length) add(sec, "p", "explain", "Showing the " + df.stages.length + " stages with the most slot time of " + df.stagesAll + ", in stage order.");
+    var S = df.stages;
+    chartBox(sec, p + "stages", 110 + 24 * S.length, function () {
+      var cats = S.map(function (s) { return (s.critical ? "★ " : "") + "stage " + s.id + (s.attempt ? "." + s.attempt : "") + (s.kind && s.kind !== "stage" && s.kind !== "spark" ? " " + s.kind : ""); });
+      var series = CAUSES.map(function (c, k) {
+        return { name: c, type: "bar", stack: "s", barMaxWidth: 18, itemStyle: { color: CCOL[k] },
+          data: S.map(function (s) { return s.causes[k]; }) };
+      }).filter(function (s) { return s.data.some(function (v) { return v > 0; }); });
+      return {
+        legend: { top: 4, type: "scroll" },
+        grid: { left: 130, right: 40, top: 40, bottom: 40 },
+        tooltip: Object.assign({ trigger: "axis", axisPointer: { type: "shadow" }, formatter: function (ps) {
+          var s = S[ps[0].dataIndex];
+          var out = "<b>stage " + s.id + "." + s.attempt + "</b> " + esc(s.name) + "<br>" + num(s.tasks) + " task attempts · wall " + dur(s.wallMs) +
+            " (from " + tplus(s.startMs) + ") · straggler tail " + dur(s.tailMs) + (s.critical ? "<br>on the critical path" : "") +
+            "<br>slot time " + dur(s.totalMs) + ":";
+          ps.forEach(function (q) { if (q.value > 0) out += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + dur(q.value) + " (" + pct(q.value, s.totalMs) + ")"; });
+          return out;
+        } }, baseTooltip),
+        xAxis: { type: "value", name: "slot time", nameLocation: "middle", nameGap: 26, axisLabel: { formatter: dur } },
+        yAxis: { type: "category", data: cats, inverse: true, axisLabel: { fontSize: 12 } },
+        series: series
+      };
+    });
+  }
+
+  // ---- nodes ------------------------------------------------------------------------
+  function nodes(sec, A, p) {
+    var df = A.dataflow, NT = A.nodeTime;
+    heading(sec, "Nodes", "Per-node heat maps. First: each node's allocated slot time by cause (numbers: % of that node's slot time; colour: how far it lies above (red) or below (blue) the median node, in percentage points, so a node unlike its peers stands out). Second: over wall time, the share of each node's allocated slots that ran tasks (orange: idle slots; white: no executor there).");
+    if (!df || !df.nodes.length) { notAvailable(sec, "No node breakdown for this application."); return; }
+    if (df.nodesAll > df.nodes.length) add(sec, "p", "explain", "Showing the " + df.nodes.length + " nodes with the most slot time of " + df.nodesAll + ".");
+    var N = df.nodes;
+    var cols = [];
+    CAUSES.forEach(function (c, k) { if (N.some(function (n) { return n.causes[k] > 0; })) cols.push(k); });
+    var hostName = function (h) { return h || "(unknown host)"; };
+    chartBox(sec, p + "nodes", 130 + 24 * N.length, function () {
+      // Colour: the node's share minus the median share of its peers, in
+      // percentage points, so that a node unlike the others stands out.
+      var data = [], med = {}, span = 2;
+      cols.forEach(function (k) {
+        var xs = N.map(function (n) { return n.totalMs > 0 ? 100 * n.causes[k] / n.totalMs : 0; }).sort(function (a, b) { return a - b; });
+        med[k] = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
+      });
+      N.forEach(function (n, y) {
+        cols.forEach(function (k, x) {
+          var share = n.totalMs > 0 ? 100 * n.causes[k] / n.totalMs : 0;
+          span = Math.max(span, Math.abs(share - med[k]));
+          data.push([x, y, Math.round(10 * share) / 10, share - med[k], n.causes[k], med[k]]);
+        });
+      });
+      return {
+        grid: { left: 200, right: 30, top: 30, bottom: 70 },
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          var n = N[q.value[1]], k = cols[q.value[0]];
+          return "<b>" + esc(hostName(n.host)) + "</b> (" + n.executors + " executors, " + n.slots + " slots)<br>" + dot(CCOL[k]) + esc(CAUSES[k]) + ": " +
+            dur(q.value[4]) + " = " + q.value[2] + "% of its " + dur(n.totalMs) + " slot time<br>median node: " + q.value[5].toFixed(1) + "%";
+        } }, baseTooltip),
+        xAxis: { type: "category", data: cols.map(function (k) { return CAUSES[k]; }), position: "top", axisLabel: { interval: 0, fontSize: 12 }, splitArea: { show: true } },
+        yAxis: { type: "category", data: N.map(function (n) { return hostName(n.host); }), inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
+        visualMap: { dimension: 3, min: -span, max: span, calculable: false, orient: "horizontal", left: "center", bottom: 8, itemHeight: 220,
+          text: ["above the median node", "below"], formatter: function (v) { return (v > 0 ? "+" : "") + v.toFixed(1) + " pp"; },
+          inRange: { color: ["#3b82f6", "#dbeafe", "#f8fafc", "#fde2c4", "#e5484d", "#7f1d1d"] } },
+        series: [{ type: "heatmap", data: data, label: { show: true, fontSize: 11, color: "#1b2430", formatter: function (q) { return q.value[2] > 0 ? q.value[2] + "%" : ""; } },
+          itemStyle: { borderColor: "#fff", borderWidth: 1 } }]
+      };
+    });
+    if (!NT || !NT.hosts.length) return;
+    if (NT.all > NT.hosts.length) add(sec, "p", "explain", "Over time: the " + NT.hosts.length + " nodes with the most slot time of " + NT.all + ".");
+    chartBox(sec, p + "nodetime", 130 + 22 * NT.hosts.length, function () {
+      var data = [], bins = NT.busy.length ? NT.busy[0].length : 0, xs = [];
+      for (var b = 0; b < bins; b++) xs.push(tplus(b * NT.binMs));
+      NT.busy.forEach(function (row, y) { row.forEach(function (v, x) { if (v >= 0) data.push([x, y, v / 10]); }); });
+      return {
+        grid: { left: 200, right: 30, top: 20, bottom: 80 },
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          return "<b>" + esc(NT.hosts[q.value[1]]) + "</b><br>" + tplus(q.value[0] * NT.binMs) + " → " + tplus((q.value[0] + 1) * NT.binMs) +
+            "<br>tasks held " + q.value[2].toFixed(0) + "% of its allocated slot time";
+        } }, baseTooltip),
+        xAxis: { type: "category", data: xs, name: "wall time", nameLocation: "middle", nameGap: 28 },
+        yAxis: { type: "category", data: NT.hosts, inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
+        visualMap: { min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
+          text: ["100% of slots busy", "0%"], inRange: { color: ["#fdba74", "#fde7c7", "#9ecae1", "#2171b5", "#08306b"] } },
+        series: [{ type: "heatmap", data: data, progressive: 0 }]
+      };
+    });
+  }
+
+  // ---- what-if -------------------------------------------------------------------
+  function whatIf(sec, A, p) {
+    var W = A.whatIf;
+    heading(sec, "What if: completion time against executors", "The recorded tasks replayed through a scheduler that respects the stage DAG, with 10% to 500% of the recorded executors (Sparklens's what-if). The big dot is the recorded run.");
+    if (!W || !W.estimates || !W.estimates.length) { notAvailable(sec, "No what-if for this application" + (A.identity.engine === "spark" ? "." : " (Spark applications only).")); return; }
+    add(sec, "p", "explain", "At 100% the replay gives " + dur(W.modelMs) + " against " + dur(W.recordedMs) + " recorded (" + (100 * W.modelError).toFixed(1) + "% off).");
+    chartBox(sec, p + "whatif", 380, function () {
+      var est = W.estimates.map(function (e) { return [e.percent, e.appMs, e.slots, e.executors, e.utilization]; });
+      return {
+        legend: { top: 4 },
+        grid: { left: 80, right: 70, top: 44, bottom: 50 },
+        tooltip: Object.assign({ trigger: "axis", formatter: function (ps) {
+          var out = "";
+          ps.forEach(function (q) {
+            var v = q.value;
+            if (q.seriesName === "estimated completion") out += "<b>" + v[0] + "% of the executors</b> (" + Number(v[3]).toFixed(1) + " executors, " + v[2] + " slots)<br>" + dot(q.color) + "estimated " + dur(v[1]);
+            else if (q.seriesName === "cluster utilization") out += "<br>" + dot(q.color) + "utilization " + (100 * v[4]).toFixed(0) + "%";
+            else out += "<br>" + dot(q.color) + "recorded " + dur(v[1]);
+          });
+          return out;
+        } }, baseTooltip),
+        xAxis: { type: "value", name: "executors (% of recorded)", nameLocation: "middle", nameGap: 30, min: 0, axisLabel: { formatter: "{value}%" } },
+        yAxis: [{ type: "value", name: "completion time", axisLabel: { formatter: dur } },
+          { type: "value", name: "utilization", min: 0, max: 100, axisLabel: { formatter: "{value}%" }, splitLine: { show: false } }],
+        series: [
+          { name: "estimated completion", type: "line", data: est, symbolSize: 7, lineStyle: { width: 3 }, itemStyle: { color: "#2563eb" }, encode: { x: 0, y: 1 } },
+          { name: "cluster utilization", type: "line", yAxisIndex: 1, data: est.map(function (e) { return [e[0], 100 * e[4], e[2], e[3], e[4]]; }),
+            itemStyle: { color: "#9aa5b1" }, lineStyle: { type: "dashed" }, symbolSize: 4, encode: { x: 0, y: 1 } },
+          { name: "recorded run", type: "scatter", data: [[100, W.recordedMs]], symbolSize: 16, itemStyle: { color: "#e5484d" }, z: 5 }
+        ]
+      };
+    });
+  }
+
+  // ---- resize and self-check ---------------------------------------------------------
+  window.addEventListener("resize", function () { charts.forEach(function (c) { c.chart.resize(); }); });
+  function painted(box) {
+    var cv = box.querySelector("canvas");
+    if (!cv || !cv.width || !cv.height) return false;
+    try {
+      var px = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+      for (var i = 3; i < px.length; i += 4 * 7) if (px[i] !== 0) return true;
+    } catch (e) { errors.push("self-check " + box.id + ": " + e.message); }
+    return false;
+  }
+  function selfCheck() {
+    var empty = [];
+    charts.forEach(function (c) { if (!painted(c.box)) empty.push(c.id); });
+    var b = document.body.dataset;
+    b.charts = String(charts.length);
+    b.chartsOk = String(charts.length - empty.length);
+    b.chartsEmpty = empty.join(" ");
+    b.jsErrors = JSON.stringify(errors);
+    b.selfcheck = "done";
+  }
+  setTimeout(selfCheck, 50);
+})();

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// simAnalyses analyzes every application of a named simulator scenario,
+// keeping the reconstructions as the HTML report needs.
+func simAnalyses(t testing.TB, scenario string, seed uint64) []*Analysis {
+	t.Helper()
+	sc, err := sim.Named(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(sc, seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyzeApps(res.Apps)
+}
+
+func analyzeApps(apps []*model.App) []*Analysis {
+	var as []*Analysis
+	for _, app := range apps {
+		as = append(as, BuildAnalysis(app, AnalysisOptions{Reconstruction: true}))
+	}
+	return as
+}
+
+var dataBlob = regexp.MustCompile(`(?s)<script type="application/json" id="clusterlens-data">(.*?)</script>`)
+
+// pageData writes the page and returns it with its decoded JSON blob.
+func pageData(t *testing.T, as []*Analysis, opts HTMLOptions) (string, *htmlPage) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, as, opts); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	m := dataBlob.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no data blob in the page")
+	}
+	var p htmlPage
+	if err := json.Unmarshal([]byte(m[1]), &p); err != nil {
+		t.Fatalf("data blob: %v", err)
+	}
+	return page, &p
+}
+
+func TestWriteHTMLSelfContained(t *testing.T) {
+	as := simAnalyses(t, "imbalance", 3)
+	page, p := pageData(t, as, HTMLOptions{})
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.HasSuffix(page, "</html>\n") {
+		t.Error("page is not one HTML document")
+	}
+	for _, bad := range []string{"<script src", "<link", "@import", "src=\"http", "url(http"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page loads something from outside: %q", bad)
+		}
+	}
+	if !strings.Contains(page, `version="`+EChartsVersion+`"`) || !strings.Contains(page, "Apache Software Foundation") {
+		t.Error("ECharts is not inlined with its license header")
+	}
+	if len(p.Applications) != len(as) || len(p.Causes) != len(p.CauseColors) {
+		t.Fatalf("%d applications for %d analyses, %d causes, %d colours", len(p.Applications), len(as), len(p.Causes), len(p.CauseColors))
+	}
+	engines := map[string]int{}
+	for i, h := range p.Applications {
+		a := as[i]
+		engines[h.Identity.Engine]++
+		if h.Identity.ID != a.Summary.App.ID || len(h.Findings) != len(a.Findings) {
+			t.Errorf("app %d: id %q, %d findings, want %q, %d", i, h.Identity.ID, len(h.Findings), a.Summary.App.ID, len(a.Findings))
+		}
+		if h.Timeline == nil || len(h.Timeline.Rows) == 0 || h.NodeTime == nil || h.Dataflow == nil {
+			t.Errorf("app %s: timeline, node heat map or breakdown missing", h.Identity.ID)
+			continue
+		}
+		if (h.WhatIf != nil) != (a.WhatIf != nil) {
+			t.Errorf("app %s: what-if %v, analysis has %v", h.Identity.ID, h.WhatIf != nil, a.WhatIf != nil)
+		}
+		var sum int64
+		for _, c := range h.Dataflow.Causes {
+			sum += c
+		}
+		if sum != h.Dataflow.TotalMs {
+			t.Errorf("app %s: causes add up to %d, total %d", h.Identity.ID, sum, h.Dataflow.TotalMs)
+		}
+	}
+	if engines["spark"] == 0 || engines["mapreduce"] == 0 {
+		t.Errorf("scenario should give both engines: %v", engines)
+	}
+}
+
+// TestWriteHTMLEscapes: names from logs cannot close the data script or
+// inject markup into the title.
+func TestWriteHTMLEscapes(t *testing.T) {
+	as := simAnalyses(t, "demo", 1)[:1]
+	as[0].Summary.App.Name = `</script><script>alert(1)</script><b>`
+	page, p := pageData(t, as, HTMLOptions{})
+	if strings.Contains(page, "<script>alert(1)") || !strings.Contains(page, "<title>clusterlens report: &lt;/script&gt;") {
+		t.Error("application name injected markup")
+	}
+	if p.Applications[0].Identity.Name != as[0].Summary.App.Name {
+		t.Errorf("name %q did not round-trip", p.Applications[0].Identity.Name)
+	}
+}
+
+func TestWriteHTMLWithoutReconstruction(t *testing.T) {
+	sc, err := sim.Named("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(sc, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := BuildAnalysis(res.Apps[0], AnalysisOptions{})
+	_, p := pageData(t, []*Analysis{a}, HTMLOptions{})
+	h := p.Applications[0]
+	if h.Timeline != nil || h.Dataflow == nil || !strings.Contains(strings.Join(h.Notes, ";"), "timeline") {
+		t.Errorf("without the reconstruction: timeline %v, notes %q", h.Timeline != nil, h.Notes)
+	}
+	// No application at all is a valid, empty report.
+	if _, p := pageData(t, nil, HTMLOptions{}); len(p.Applications) != 0 {
+		t.Error("empty report has applications")
+	}
+}
