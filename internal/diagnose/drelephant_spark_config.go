@@ -67,11 +67,14 @@ type configCheck struct {
 // overhead, a number of MiB when it ends in a digit, is read straight to
 // bytes rather than through Dr. Elephant's print-and-parse round trip.
 func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
-	app := in.App
-	if !in.spark() || !app.Env.Seen {
+	if !in.spark() || !in.App.Env.Seen {
 		return nil
 	}
-	prop := func(k string) (string, bool) { return app.Env.SparkProp(k) }
+	return configFindings(in.App.Env.SparkProp, p, in.appScope())
+}
+
+// configFindings grades the Spark properties prop.
+func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigParams, scope Scope) []Finding {
 	mem := func(k string) int64 {
 		v, ok := prop(k)
 		if !ok {
@@ -132,7 +135,7 @@ func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
 		sev = max(sev, Moderate)
 		why = append(why, fmt.Sprintf("spark.serializer is %q, not %s (moderate)", serializer, p.Serializer))
 	}
-	dynamic, shuffle := propTrue(app.Env.SparkProp("spark.dynamicAllocation.enabled")), propTrue(app.Env.SparkProp("spark.shuffle.service.enabled"))
+	dynamic, shuffle := propTrue(prop("spark.dynamicAllocation.enabled")), propTrue(prop("spark.shuffle.service.enabled"))
 	switch {
 	case shuffle:
 	case dynamic:
@@ -152,7 +155,7 @@ func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
 	ev = append(ev, fact("kryoSerializer", flag(kryo), "flag"), fact("shuffleServiceEnabled", flag(shuffle), "flag"), fact("dynamicAllocationEnabled", flag(dynamic), "flag"))
 	return []Finding{{
 		Severity:       sev,
-		Scope:          in.appScope(),
+		Scope:          scope,
 		Summary:        "Configuration checks: " + strings.Join(why, "; ") + ".",
 		Evidence:       ev,
 		Recommendation: "Set spark.serializer=org.apache.spark.serializer.KryoSerializer, enable spark.shuffle.service.enabled (required with dynamic allocation), keep executor and driver memory under 10 GiB and cores under 4 unless measured otherwise, keep spark.dynamicAllocation.minExecutors <= 1 and maxExecutors <= 900, name jars without *, and do not ask for more than 2 GiB of memory overhead.",

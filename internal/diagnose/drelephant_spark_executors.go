@@ -63,7 +63,16 @@ var executorMetrics = []executorMetric{
 // threshold; the severity is the worst.
 func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 	r, err := fetchSparkREST(in)
-	if err != nil || len(r.executors) == 0 {
+	if err != nil {
+		return nil
+	}
+	return executorsFindings(r, p, in.appScope())
+}
+
+// executorsFindings grades the executor summaries of r; with none (where
+// Dr. Elephant's Distribution throws) there is no finding.
+func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) []Finding {
+	if len(r.executors) == 0 {
 		return nil
 	}
 	sev := None
@@ -81,10 +90,7 @@ func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 		if m.bytes {
 			ignore = p.IgnoreMaxBytesLessThan
 		}
-		ratio := float64(math.MaxInt64)
-		if median != 0 {
-			ratio = float64(maxV) / float64(median)
-		}
+		s, ratio := distributionSeverity(maxV, median, ignore, p.MaxToMedian)
 		ev = append(ev, gate(m.name+"Max", float64(maxV), m.unit, ">=", float64(ignore)))
 		if maxV < ignore {
 			ev = append(ev, fact(m.name+"MaxToMedian", ratio, "ratio"))
@@ -94,7 +100,7 @@ func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 			fact(m.name+"Median", float64(median), m.unit),
 			fact(m.name+"P25", float64(drPercentile(values, 25)), m.unit),
 			fact(m.name+"P75", float64(drPercentile(values, 75)), m.unit))
-		if s := p.MaxToMedian.Ascending(ratio); s > sev || worst == "" && s > None {
+		if s > sev {
 			sev, worst, worstRatio = s, m.name, ratio
 		}
 	}
@@ -103,10 +109,24 @@ func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 	}
 	return []Finding{{
 		Severity: sev,
-		Scope:    in.appScope(),
+		Scope:    scope,
 		Summary: fmt.Sprintf("Across %d executors the largest %s is %.1fx the median: the work was spread unevenly over the executors.",
 			len(r.executors), worst, finite(worstRatio)),
 		Evidence:       append(ev, fact("executors", float64(len(r.executors)), "executors")),
 		Recommendation: "Even out the partitions (repartition, salt skewed keys, spark.sql.shuffle.partitions) so each executor gets a similar share; with dynamic allocation, executors added late naturally do less.",
 	}}
+}
+
+// distributionSeverity is Evaluator.severityOfDistribution: none when the
+// max is below ignore, else max / median graded (a zero median grades
+// Long.MAX_VALUE). ratio is max / median (Long.MAX_VALUE for a zero median).
+func distributionSeverity(maxV, median, ignore int64, l Limits) (Severity, float64) {
+	ratio := float64(math.MaxInt64)
+	if median != 0 {
+		ratio = float64(maxV) / float64(median)
+	}
+	if maxV < ignore {
+		return None, ratio
+	}
+	return l.Ascending(ratio), ratio
 }

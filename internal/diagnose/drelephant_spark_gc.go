@@ -40,6 +40,11 @@ func drSparkExecutorGC(in *Input, p DrElephantExecutorGCParams) []Finding {
 	if err != nil {
 		return nil
 	}
+	return executorGCFindings(r, p, in.appScope())
+}
+
+// executorGCFindings grades the executor summaries of r.
+func executorGCFindings(r *sparkREST, p DrElephantExecutorGCParams, scope Scope) []Finding {
 	var gc, run int64
 	n := 0
 	for _, e := range r.executors {
@@ -57,7 +62,7 @@ func drSparkExecutorGC(in *Input, p DrElephantExecutorGCParams) []Finding {
 	}
 	return []Finding{{
 		Severity: sev,
-		Scope:    in.appScope(),
+		Scope:    scope,
 		Summary: fmt.Sprintf("Executors spent %s of their task time in garbage collection (%s of %s over %d executors).",
 			pct(ratio), dur(gc), dur(run), n),
 		Evidence: []Evidence{

@@ -41,6 +41,11 @@ func drSparkJobs(in *Input, p DrElephantSparkJobsParams) []Finding {
 	if err != nil {
 		return nil
 	}
+	return jobsFindings(r, p, in.appScope())
+}
+
+// jobsFindings grades the jobs of r.
+func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Finding {
 	var done, failed int
 	var failedIDs, highIDs []string
 	worstRate, worstJob := 0.0, ""
@@ -70,7 +75,7 @@ func drSparkJobs(in *Input, p DrElephantSparkJobsParams) []Finding {
 	}
 	return []Finding{{
 		Severity: sev,
-		Scope:    in.appScope(),
+		Scope:    scope,
 		Summary: fmt.Sprintf("%d of %d jobs failed (%s, jobs %v); the highest task failure rate of a job is %s (job %s); jobs with high task failure rates: %v.",
 			failed, done+failed, pct(jobRate), failedIDs, pct(worstRate), worstJob, highIDs),
 		Evidence: []Evidence{

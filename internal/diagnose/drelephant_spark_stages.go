@@ -47,8 +47,14 @@ func drSparkStages(in *Input, p DrElephantSparkStagesParams) []Finding {
 	if err != nil {
 		return nil
 	}
+	return stagesFindings(r, in.App.Env.SparkProp, p, in.appScope())
+}
+
+// stagesFindings grades the stages of r with the application's Spark
+// properties prop.
+func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephantSparkStagesParams, scope Scope) []Finding {
 	instances := int64(len(r.executors))
-	if v, ok := in.App.Env.SparkProp("spark.executor.instances"); ok {
+	if v, ok := prop("spark.executor.instances"); ok {
 		if n, err := strconv.Atoi(v); err == nil {
 			instances = int64(n)
 		}
@@ -90,7 +96,7 @@ func drSparkStages(in *Input, p DrElephantSparkStagesParams) []Finding {
 	}
 	return []Finding{{
 		Severity: sev,
-		Scope:    in.appScope(),
+		Scope:    scope,
 		Summary: fmt.Sprintf("%d of %d stages failed (%s); the highest task failure rate of a stage is %s (stages with high rates: %v); the longest executor run time per executor of a stage is %s (long stages: %v).",
 			failed, done+failed, pct(stageRate), pct(worstRate), highFail, dur(worstRun), longRun),
 		Evidence: []Evidence{
@@ -100,6 +106,8 @@ func drSparkStages(in *Input, p DrElephantSparkStagesParams) []Finding {
 			fact("completeStages", float64(done), "count"),
 			fact("failedStages", float64(failed), "count"),
 			fact("executorInstances", float64(instances), "executors"),
+			fact("stagesWithHighTaskFailureRate", float64(len(highFail)), "count"),
+			fact("stagesWithLongRuntime", float64(len(longRun)), "count"),
 		},
 		Recommendation: "For failing tasks, read their errors (memory, fetch failures, bad records); for long stages, add executors (spark.executor.instances) or split the stage's work into more partitions.",
 	}}

@@ -1,0 +1,255 @@
+package diagnose
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/shs"
+)
+
+// The first tests port Dr. Elephant's own Spark heuristic tests
+// (test/com/linkedin/drelephant/spark/heuristics/*Test.scala): the same
+// REST data (executor summaries, jobs, stages), thresholds and expected
+// severities. The rest run the detectors end to end on hand-built
+// applications, whose REST view internal/shs computes.
+
+// TestDrElephantPortedExecutors: ExecutorsHeuristicTest with thresholds
+// 1.414, 2, 4, 16 and ignore limits 4 000 000 bytes and 4 000 001 ms. Four
+// executors with metrics 1, 2, 3, 4 million (+0…4): medians are
+// (2 000 00x + 3 000 00x) / 2 = 2 500 00x, so every ratio is 1.6: low. The
+// distribution: min 1 000 000, p25 1 000 000, median 2 500 000, p75
+// 3 000 000, max 4 000 000. severityOfDistribution: 16 000 over 1000 with
+// ignore 16 000 is critical, with ignore 16 001 none; a zero median is
+// critical when the max counts, none when not.
+func TestDrElephantPortedExecutors(t *testing.T) {
+	p := DrElephantExecutorsParams{MaxToMedian: Limits{1.414, 2, 4, 16}, IgnoreMaxBytesLessThan: 4_000_000, IgnoreMaxMillisLessThan: 4_000_001}
+	r := &sparkREST{}
+	for i := int64(1); i <= 4; i++ {
+		r.executors = append(r.executors, shs.ExecutorSummary{ID: strconv.FormatInt(i, 10), MemoryUsed: i * 1_000_000, TotalDuration: i*1_000_000 + 1,
+			TotalInputBytes: i*1_000_000 + 2, TotalShuffleRead: i*1_000_000 + 3, TotalShuffleWrite: i*1_000_000 + 4})
+	}
+	fs := executorsFindings(r, p, Scope{Kind: ScopeApplication, IDs: []string{"application_1"}})
+	if len(fs) != 1 || fs[0].Severity != Low {
+		t.Fatalf("findings %+v, want one low", fs)
+	}
+	for name, want := range map[string]float64{"storageMemoryUsedMedian": 2_500_000, "storageMemoryUsedP25": 1_000_000, "storageMemoryUsedP75": 3_000_000,
+		"storageMemoryUsedMax": 4_000_000, "taskTimeMedian": 2_500_001, "taskTimeMax": 4_000_001, "shuffleWriteBytesMedian": 2_500_004} {
+		if got := evidence(t, fs[0], name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		maxV, median, ignore int64
+		want                 Severity
+	}{{16000, 1000, 16000, Critical}, {16000, 1000, 16001, None}, {16000, 0, 16000, Critical}, {16000, 0, 16001, None}} {
+		if got, _ := distributionSeverity(c.maxV, c.median, c.ignore, p.MaxToMedian); got != c.want {
+			t.Errorf("max %d median %d ignore %d: %v, want %v", c.maxV, c.median, c.ignore, got, c.want)
+		}
+	}
+}
+
+// TestDrElephantPortedExecutorGC: ExecutorGcHeuristicTest: GC 2, 6, 4, 8
+// minutes over 15, 14, 20, 30 minutes of tasks: 1 200 000 / 4 740 000 =
+// 0.2531 ≥ 0.2: critical. The driver is left out.
+func TestDrElephantPortedExecutorGC(t *testing.T) {
+	r := &sparkREST{executors: []shs.ExecutorSummary{
+		{ID: "1", TotalGCTime: 2 * minuteMs, TotalDuration: 15 * minuteMs},
+		{ID: "2", TotalGCTime: 6 * minuteMs, TotalDuration: 14 * minuteMs},
+		{ID: "3", TotalGCTime: 4 * minuteMs, TotalDuration: 20 * minuteMs},
+		{ID: "4", TotalGCTime: 8 * minuteMs, TotalDuration: 30 * minuteMs},
+		{ID: "driver", TotalGCTime: 100 * minuteMs, TotalDuration: 1},
+	}}
+	fs := executorGCFindings(r, DefaultDrElephantExecutorGCParams, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
+	if len(fs) != 1 || fs[0].Severity != Critical {
+		t.Fatalf("findings %+v, want one critical", fs)
+	}
+	if got := evidence(t, fs[0], "gcRatio"); !near(got, 1_200_000.0/4_740_000) {
+		t.Errorf("gcRatio %v, want 0.2531", got)
+	}
+	if got := evidence(t, fs[0], "totalExecutorRuntimeMs"); got != 4_740_000 {
+		t.Errorf("runtime %v, want 4740000", got)
+	}
+}
+
+// TestDrElephantPortedJobs: JobsHeuristicTest with thresholds 0.2, 0.4,
+// 0.6, 0.8: jobs 0–2 succeeded, 3 and 4 failed (rate 0.4, moderate); task
+// failure rates 0, 0.2, 0.4, 0.6, 0.8, so jobs 3 (severe) and 4 (critical)
+// have high rates: critical.
+func TestDrElephantPortedJobs(t *testing.T) {
+	p := DrElephantSparkJobsParams{JobFailureRate: Limits{0.2, 0.4, 0.6, 0.8}, TaskFailureRate: Limits{0.2, 0.4, 0.6, 0.8}}
+	r := &sparkREST{}
+	for i, c := range [][3]int64{{1, 10, 0}, {1, 8, 2}, {1, 6, 4}, {0, 4, 6}, {0, 2, 8}} {
+		status := "FAILED"
+		if c[0] == 1 {
+			status = "SUCCEEDED"
+		}
+		r.jobs = append(r.jobs, shs.JobData{JobID: int32(i), Status: status, NumCompletedTasks: c[1], NumFailedTasks: c[2]})
+	}
+	fs := jobsFindings(r, p, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
+	if len(fs) != 1 || fs[0].Severity != Critical {
+		t.Fatalf("findings %+v, want one critical", fs)
+	}
+	for name, want := range map[string]float64{"jobFailureRate": 0.4, "maxJobTaskFailureRate": 0.8, "succeededJobs": 3, "failedJobs": 2, "jobsWithHighTaskFailureRate": 2} {
+		if got := evidence(t, fs[0], name); !near(got, want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	// With the default limits a 10% job failure rate is exactly low.
+	r = &sparkREST{}
+	for i := 0; i < 10; i++ {
+		status := "SUCCEEDED"
+		if i == 0 {
+			status = "FAILED"
+		}
+		r.jobs = append(r.jobs, shs.JobData{JobID: int32(i), Status: status, NumCompletedTasks: 1})
+	}
+	if fs := jobsFindings(r, DefaultDrElephantSparkJobsParams, Scope{}); len(fs) != 1 || fs[0].Severity != Low {
+		t.Errorf("1 of 10 jobs failed: %+v, want low", fs)
+	}
+}
+
+// TestDrElephantPortedStages: StagesHeuristicTest with thresholds 0.2, 0.4,
+// 0.6, 0.8 and 15, 30, 45, 60 minutes and spark.executor.instances 2: 8
+// complete and 2 failed stages (0.2, low); stages 3 and 4 have task failure
+// rates 0.6 and 0.8; stages of 90 and 120 executor minutes run 45 and 60
+// minutes per executor (severe, critical): critical.
+func TestDrElephantPortedStages(t *testing.T) {
+	p := DrElephantSparkStagesParams{StageFailureRate: Limits{0.2, 0.4, 0.6, 0.8}, TaskFailureRate: Limits{0.2, 0.4, 0.6, 0.8}, RuntimeMinutes: Limits{15, 30, 45, 60}}
+	r := &sparkREST{}
+	for i, c := range [][4]int64{{1, 10, 0, 2}, {1, 8, 2, 2}, {1, 6, 4, 2}, {0, 4, 6, 2}, {0, 2, 8, 2}, {1, 10, 0, 0}, {1, 10, 0, 30}, {1, 10, 0, 60}, {1, 10, 0, 90}, {1, 10, 0, 120}} {
+		status := "FAILED"
+		if c[0] == 1 {
+			status = "COMPLETE"
+		}
+		r.stages = append(r.stages, shs.StageData{StageID: int32(i), Status: status, NumCompleteTasks: c[1], NumFailedTasks: c[2], ExecutorRunTime: c[3] * minuteMs})
+	}
+	prop := func(k string) (string, bool) { return "2", k == "spark.executor.instances" }
+	fs := stagesFindings(r, prop, p, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
+	if len(fs) != 1 || fs[0].Severity != Critical {
+		t.Fatalf("findings %+v, want one critical", fs)
+	}
+	for name, want := range map[string]float64{"stageFailureRate": 0.2, "maxStageTaskFailureRate": 0.8, "maxStageRuntimePerExecutorMs": 60 * minuteMs,
+		"completeStages": 8, "failedStages": 2, "stagesWithHighTaskFailureRate": 2, "stagesWithLongRuntime": 2, "executorInstances": 2} {
+		if got := evidence(t, fs[0], name); !near(got, want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestDrElephantSparkConfig: with Kryo and the shuffle service nothing is
+// reported; executor memory "10g" (10 GiB) is exactly low, "9g" passes;
+// dynamic allocation without the shuffle service is severe; minExecutors 2
+// is critical; an overhead of "2048" (MiB) is 2 GiB, low; no serializer is
+// moderate; "*" in spark.yarn.secondary.jars is critical.
+func TestDrElephantSparkConfig(t *testing.T) {
+	base := map[string]string{"spark.serializer": "org.apache.spark.serializer.KryoSerializer", "spark.shuffle.service.enabled": "true"}
+	cases := []struct {
+		name string
+		set  map[string]string
+		drop string
+		want Severity
+	}{
+		{"clean", nil, "", None},
+		{"executor memory 10g", map[string]string{"spark.executor.memory": "10g"}, "", Low},
+		{"executor memory 9g", map[string]string{"spark.executor.memory": "9g"}, "", None},
+		{"driver cores 6", map[string]string{"spark.driver.cores": "6"}, "", Moderate},
+		{"dynamic allocation without shuffle service", map[string]string{"spark.dynamicAllocation.enabled": "true"}, "spark.shuffle.service.enabled", Severe},
+		{"no shuffle service", nil, "spark.shuffle.service.enabled", Moderate},
+		{"min executors 2", map[string]string{"spark.dynamicAllocation.minExecutors": "2"}, "", Critical},
+		{"min executors 1", map[string]string{"spark.dynamicAllocation.minExecutors": "1"}, "", None},
+		{"max executors 901", map[string]string{"spark.dynamicAllocation.maxExecutors": "901"}, "", Critical},
+		{"overhead 2048", map[string]string{"spark.yarn.executor.memoryOverhead": "2048"}, "", Low},
+		{"overhead 2047", map[string]string{"spark.yarn.driver.memoryOverhead": "2047"}, "", None},
+		{"no serializer", nil, "spark.serializer", Moderate},
+		{"java serializer", map[string]string{"spark.serializer": "org.apache.spark.serializer.JavaSerializer"}, "", Moderate},
+		{"jars *", map[string]string{"spark.yarn.secondary.jars": "lib/*.jar"}, "", Critical},
+	}
+	for _, c := range cases {
+		props := map[string]string{}
+		for k, v := range base {
+			if k != c.drop {
+				props[k] = v
+			}
+		}
+		for k, v := range c.set {
+			props[k] = v
+		}
+		prop := func(k string) (string, bool) { v, ok := props[k]; return v, ok }
+		fs := configFindings(prop, DefaultDrElephantSparkConfigParams, Scope{})
+		got := None
+		if len(fs) == 1 {
+			got = fs[0].Severity
+		}
+		if got != c.want {
+			t.Errorf("%s: %v, want %v (%+v)", c.name, got, c.want, fs)
+		}
+	}
+}
+
+// TestDrElephantStringToBytes: MemoryFormatUtils.stringToBytes.
+func TestDrElephantStringToBytes(t *testing.T) {
+	for s, want := range map[string]int64{"4g": 4 << 30, "512 MB": 512 << 20, "1.5GB": 3 << 29, "100": 100, "2k": 2048, "1,024 KB": 1 << 20} {
+		if got, err := stringToBytes(s); err != nil || got != want {
+			t.Errorf("%q = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "lots", "4 zb", "-1g"} {
+		if _, err := stringToBytes(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestDrElephantSparkEndToEnd runs the Spark heuristics on a hand-built
+// application through internal/shs. Three executors run one task each of
+// 10, 10 and 40 minutes with 1 minute of GC each: the task-time median is
+// 10 minutes and the max 40 (4x ≥ 3.162: severe); GC is 3 of 60 minutes
+// (0.05 < 0.08: none). Shorter tasks (1, 1, 4 minutes) fall under the
+// 5-minute ignore limit: none.
+func TestDrElephantSparkEndToEnd(t *testing.T) {
+	build := func(mins ...float64) *model.App {
+		b := newApp(3000, len(mins), 1)
+		st := &model.Stage{ID: 0, JobIDs: []int32{0}, Submitted: ms(0), Completed: ms(2400), Status: model.StageComplete, NumTasks: int32(len(mins))}
+		for i, m := range mins {
+			tm := model.TaskMetrics{}
+			tm[model.JVMGCTime] = minuteMs
+			tm[model.ExecutorRunTime] = int64(m * minuteMs)
+			st.AddTask(model.Task{ID: int64(i), Index: int32(i), Launch: ms(0), Finish: ms(m * 60), Status: model.TaskSuccess, Executor: uint32(i), Host: 1, HasMetrics: true}, &tm)
+		}
+		b.app.Stages = append(b.app.Stages, st)
+		b.app.Jobs = append(b.app.Jobs, &model.Job{ID: 0, Submitted: ms(0), Completed: ms(2400), Status: model.JobSucceeded, StageIDs: []int32{0}})
+		return b.app
+	}
+	sev, f := drRun(t, build(10, 10, 40), "drelephant-spark-executors", nil)
+	if sev != Severe || !near(evidence(t, f, "taskTimeMaxToMedian"), 4) {
+		t.Errorf("executors: %v %+v, want severe at 4x", sev, f.Evidence)
+	}
+	if sev, _ := drRun(t, build(1, 1, 4), "drelephant-spark-executors", nil); sev != None {
+		t.Errorf("short tasks: %v, want none", sev)
+	}
+	if sev, f := drRun(t, build(10, 10, 40), "drelephant-spark-executor-gc", nil); sev != None {
+		t.Errorf("gc: %v %+v, want none", sev, f.Evidence)
+	}
+	// 8 of 40 minutes in GC (0.2): critical.
+	app := build(10, 10, 20)
+	for i := range app.Stages[0].Tasks {
+		var m model.TaskMetrics
+		app.Stages[0].TaskMetrics(i, &m)
+		m[model.JVMGCTime] = 8 * minuteMs / 3
+		app.Stages[0].SetTaskMetrics(i, &m)
+	}
+	if sev, f := drRun(t, app, "drelephant-spark-executor-gc", nil); sev != Critical || !near(evidence(t, f, "gcRatio"), 0.2) {
+		t.Errorf("gc: %v %+v, want critical", sev, f.Evidence)
+	}
+	// MapReduce jobs are not Spark applications.
+	for _, name := range []string{"drelephant-spark-executors", "drelephant-spark-executor-gc", "drelephant-spark-jobs", "drelephant-spark-stages", "drelephant-spark-configuration"} {
+		if sev, _ := drRun(t, newMR().tasks(model.StageMap, 3, 1000, model.TaskMetrics{}).app, name, nil); sev != None {
+			t.Errorf("%s on MapReduce: %v", name, sev)
+		}
+	}
+	if !slices.IsSorted(drElephantDetectors) {
+		t.Error("drElephantDetectors not sorted")
+	}
+}
