@@ -1,7 +1,8 @@
-// Package sim simulates clusters running Spark applications and writes what
-// they would log. For now it holds the demo's small application; the full
-// discrete-event simulator grows here.
 package sim
+
+// This file holds the first, hand-made demo log generator. clusterlens demo
+// now simulates the "demo" scenario; WriteDemoSparkLog stays because the
+// summary command's tests check its output by hand.
 
 import (
 	"bufio"

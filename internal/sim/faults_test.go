@@ -4,6 +4,9 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
 // window returns a fault's window in truth.
@@ -159,4 +162,62 @@ func pearson(x, y []float64) float64 {
 		return 0
 	}
 	return sxy / math.Sqrt(sxx*syy)
+}
+
+// TestNetworkBytesFollowTransfers checks that the network bytes the nodes
+// received add up to what the attempts moved: remote shuffle and input
+// reads, and two replicas of every HDFS output.
+func TestNetworkBytesFollowTransfers(t *testing.T) {
+	for _, seed := range seeds {
+		res, m := simulateMetrics(t, mustNamed(t, "clean"), seed)
+		var want float64
+		var tm model.TaskMetrics
+		for _, app := range res.Apps {
+			for _, st := range app.Stages {
+				for i := range st.Tasks {
+					tk := &st.Tasks[i]
+					if tk.Status != model.TaskSuccess {
+						continue
+					}
+					st.TaskMetrics(i, &tm)
+					want += float64(tm[model.ShuffleRemoteBytesRead]) + 2*float64(tm[model.OutputBytes])
+					if tk.Locality == model.RackLocal || tk.Locality == model.AnyLocality {
+						want += float64(tm[model.InputBytes])
+					}
+				}
+			}
+		}
+		var got float64
+		for _, s := range m["net_rx_bytes_per_s"] {
+			got += s.value // one-second samples: bytes per second = bytes
+		}
+		if r := got / want; r < 0.8 || r > 1.2 {
+			t.Errorf("seed %d: nodes received %.3g bytes, attempts moved %.3g (ratio %.2f)", seed, got, want, r)
+		}
+	}
+}
+
+// TestFaultsAt50Nodes runs the CPU-hog scenario resized to 50 nodes with
+// the faulty node drawn from the seed.
+func TestFaultsAt50Nodes(t *testing.T) {
+	hosts := map[string]bool{}
+	for _, seed := range seeds {
+		sc := mustNamed(t, "cpu-hog").WithNodes(50)
+		sc.Faults[0].Node = -1
+		res, m := simulateMetrics(t, sc, seed)
+		f := window(t, res, FaultCPUHog)
+		hosts[f.Host] = true
+		if in := meanOf(m["cpu_usage"], f.Host, false, f.StartMs+5000, f.EndMs); in < 90 {
+			t.Errorf("seed %d: cpu_usage %.1f on %s", seed, in, f.Host)
+		}
+		if len(res.Truth.Nodes) != 50 || res.Truth.Apps[0].Executors != 25 {
+			t.Errorf("seed %d: %d nodes, %d executors", seed, len(res.Truth.Nodes), res.Truth.Apps[0].Executors)
+		}
+		for i, app := range res.Apps {
+			checkCounts(t, summary.Build(app), res.Truth.Apps[i])
+		}
+	}
+	if len(hosts) < 2 {
+		t.Errorf("the fault landed on %v for every seed", hosts)
+	}
 }

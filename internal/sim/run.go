@@ -40,7 +40,14 @@ func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc)
 		return nil, err
 	}
 	cl := newCluster(&sc.Cluster, newRNG(seed, 1))
-	for _, f := range sc.Faults {
+	frng := newRNG(seed, 6)
+	faults := append([]FaultSpec(nil), sc.Faults...)
+	for i := range faults {
+		if faults[i].Node < 0 {
+			faults[i].Node = frng.IntN(len(cl.nodes))
+		}
+	}
+	for _, f := range faults {
 		n := cl.nodes[f.Node]
 		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000),
 			peers: map[int]bool{}})
@@ -112,7 +119,7 @@ func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc)
 			res.Apps = append(res.Apps, a.app)
 		}
 	}
-	e.fillTruth(truth, runs)
+	e.fillTruth(truth, runs, faults)
 	return res, nil
 }
 
@@ -169,7 +176,7 @@ func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
 }
 
 // fillTruth writes the ground truth of a finished run.
-func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
+func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 	sc := e.sc
 	tr.EndMs = max(e.lastEnd, e.sc.StartMs+int64(sc.HorizonS*1000))
 	for _, n := range e.cl.nodes {
@@ -178,7 +185,7 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun) {
 	}
 	tr.Faults = []FaultTruth{}
 	seen := map[*node]int{}
-	for _, f := range sc.Faults {
+	for _, f := range faults {
 		n := e.cl.nodes[f.Node]
 		fr := n.faults[seen[n]]
 		seen[n]++

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -141,8 +142,8 @@ func (n *NoiseSpec) resolve(def NoiseSpec) {
 	}
 }
 
-// FaultSpec is a node fault: kind, node index, window (seconds from start)
-// and, for packet loss, the loss rate.
+// FaultSpec is a node fault: kind, node index (-1: a node drawn from the
+// seed), window (seconds from start) and, for packet loss, the loss rate.
 type FaultSpec struct {
 	Kind   string  `json:"kind"`
 	Node   int     `json:"node"`
@@ -300,7 +301,7 @@ func (sc *Scenario) Resolve() error {
 		return fmt.Errorf("%w: no apps and no arrivals", ErrScenario)
 	}
 	for i, f := range sc.Faults {
-		if f.Node < 0 || f.Node >= c.Nodes || f.EndS <= f.StartS || f.StartS < 0 {
+		if f.Node < -1 || f.Node >= c.Nodes || f.EndS <= f.StartS || f.StartS < 0 {
 			return fmt.Errorf("%w: fault %d: node in range and 0 <= startS < endS needed", ErrScenario, i)
 		}
 		switch f.Kind {
@@ -343,6 +344,35 @@ func (sc *Scenario) Resolve() error {
 		}
 	}
 	return nil
+}
+
+// WithNodes resizes the scenario to n nodes and scales each listed
+// application's executors, input and partitions (and the racks) with the
+// cluster, so that the same work covers the same share of it. Fault and
+// problem nodes keep their indexes (they must stay below n). It returns sc.
+func (sc *Scenario) WithNodes(n int) *Scenario {
+	old := sc.Cluster.Nodes
+	if old <= 0 || n <= 0 {
+		sc.Cluster.Nodes = n
+		return sc
+	}
+	f := float64(n) / float64(old)
+	scale := func(v int) int { return max(1, int(math.Round(float64(v)*f))) }
+	sc.Cluster.Nodes = n
+	if sc.Cluster.Racks > 0 {
+		sc.Cluster.Racks = scale(sc.Cluster.Racks)
+	}
+	for i := range sc.Apps {
+		a := &sc.Apps[i]
+		if a.Executors > 0 {
+			a.Executors = scale(a.Executors)
+		}
+		if a.Partitions > 0 {
+			a.Partitions = scale(a.Partitions)
+		}
+		a.InputGB = math.Round(a.InputGB*f*10) / 10
+	}
+	return sc
 }
 
 func (a *AppSpec) resolve() error {
