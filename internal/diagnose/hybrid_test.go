@@ -96,18 +96,24 @@ func TestDataSkew(t *testing.T) {
 	}
 }
 
-// TestUnevenPlacement: 10 tasks; h1 and h2 run 4 node-local tasks of 10 s
-// each, h3 two off-rack (ANY) tasks of 20 s. The Euclidean split puts the
-// two 20 s tasks in the outlier cluster (means 20 s and 10 s, separation
-// 2); h3's weighted ratio is 1 (> 0.5), and its outliers are 0.2 of the
+// TestUnevenPlacement: three hosts with 4 slots. h1 and h2 run 4
+// node-local tasks of 10 s each (10 s per slot); h3 runs two 20 s tasks
+// (10 s per slot, but twice the median node's mean duration). In runtime
+// space h1 and h2 sit at the median node (distance 0), h3 at distance 1:
+// the Euclidean split makes h3 the outlier. Off-rack, its locality ratio
+// is 1 (>= 0.5): it lacks the data; its 4 of 12 slots are 0.33 of the
 // stage (severe).
 func TestUnevenPlacement(t *testing.T) {
-	build := func(loc model.Locality) *multiApp {
+	build := func(locs ...model.Locality) *multiApp {
 		b := newMulti(model.Spark, 100, 3, 4)
-		b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 4, 4, 0, 10, 100, model.NodeLocal), wave(2, 4, 4, 0, 10, 100, model.NodeLocal)...), wave(3, 2, 4, 0, 20, 100, loc)...)...)
+		tasks := append(wave(1, 4, 4, 0, 10, 100, model.NodeLocal), wave(2, 4, 4, 0, 10, 100, model.NodeLocal)...)
+		for _, l := range locs {
+			tasks = append(tasks, hbTask{host: 3, dur: 20, mib: 100, loc: l})
+		}
+		b.stage(0, 0, model.StageSpark, 0, tasks...)
 		return b
 	}
-	fs := runOnly(build(model.AnyLocality), "uneven-placement")
+	fs := runOnly(build(model.AnyLocality, model.AnyLocality), "uneven-placement")
 	if len(fs) != 1 {
 		t.Fatalf("findings: %+v", fs)
 	}
@@ -115,25 +121,35 @@ func TestUnevenPlacement(t *testing.T) {
 	if f.Severity != Severe || f.Scope.Kind != ScopeNode || !slices.Equal(f.Scope.IDs, []string{"h3"}) {
 		t.Errorf("finding %+v", f)
 	}
-	checkEvidence(t, f, map[string]float64{"nonLocalOutlierShare": 0.2, "maxNodeRatio": 1, "separation": 2, "stage": 0, "outliers": 2,
-		"tasks": 10, "outlierMeanMs": 20_000, "normalMeanMs": 10_000, "cutMs": 20_000})
-	// Rack-local outliers weigh 0.5: ratio 0.5 is not above NodeRatio.
-	if fs := runOnly(build(model.RackLocal), "uneven-placement"); len(fs) != 0 {
-		t.Errorf("rack-local outliers reported: %+v", fs)
+	checkEvidence(t, f, map[string]float64{"flaggedSlotShare": 1.0 / 3, "maxNodeRatio": 1, "outlierDistance": 1, "stage": 0, "outlierNodes": 1,
+		"nodes": 3, "medianNodeSlotMs": 10_000, "medianNodeTaskMs": 10_000})
+	// Rack-local and node-local: ratio 0.25, a slow node rather than missing data.
+	if fs := runOnly(build(model.RackLocal, model.NodeLocal), "uneven-placement"); len(fs) != 0 {
+		t.Errorf("mostly local outlier reported: %+v", fs)
 	}
-	// Slow but local: a slow node, not a placement problem.
-	if fs := runOnly(build(model.NodeLocal), "uneven-placement"); len(fs) != 0 {
+	// Slow but local: not a placement problem.
+	if fs := runOnly(build(model.NodeLocal, model.NodeLocal), "uneven-placement"); len(fs) != 0 {
 		t.Errorf("local outliers reported: %+v", fs)
 	}
+	// Underloaded instead of slow: h3 ran one 10 s off-rack task (2.5 s per
+	// slot, a quarter of the median node's): distance 0.75, flagged.
+	b := newMulti(model.Spark, 100, 3, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 4, 4, 0, 10, 100, model.NodeLocal), wave(2, 4, 4, 0, 10, 100, model.NodeLocal)...),
+		hbTask{host: 3, dur: 10, mib: 100, loc: model.AnyLocality})...)
+	fs = runOnly(b, "uneven-placement")
+	if len(fs) != 1 || !slices.Equal(fs[0].Scope.IDs, []string{"h3"}) {
+		t.Fatalf("underloaded node: %+v", fs)
+	}
+	checkEvidence(t, fs[0], map[string]float64{"outlierDistance": 0.75})
 }
 
 // TestSplitOutliers checks the exact 1-D two-cluster split.
 func TestSplitOutliers(t *testing.T) {
-	cut, lo, hi, ok := splitOutliers([]int64{1, 2, 3, 10, 11})
+	cut, lo, hi, ok := splitOutliers([]float64{1, 2, 3, 10, 11})
 	if !ok || cut != 10 || lo != 2 || hi != 10.5 {
 		t.Errorf("split = %v %v %v %v", cut, lo, hi, ok)
 	}
-	if _, _, _, ok := splitOutliers([]int64{5, 5, 5}); ok {
+	if _, _, _, ok := splitOutliers([]float64{5, 5, 5}); ok {
 		t.Error("equal durations split")
 	}
 }

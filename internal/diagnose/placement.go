@@ -1,16 +1,16 @@
 package diagnose
 
 import (
-	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// LocalityWeights weight a slow task by where it ran relative to its data:
-// 0 for a task that read locally, up to 1 for one that read across racks.
+// LocalityWeights weight a task by where it ran relative to its data: 0
+// for a task that read locally, up to 1 for one that read across racks.
 type LocalityWeights struct {
 	ProcessLocal, NodeLocal, NoPref, RackLocal, Any float64
 }
@@ -35,36 +35,34 @@ func (w LocalityWeights) weight(l model.Locality) float64 {
 // UnevenPlacementParams tune the uneven-placement detector, HybridTune's
 // Algorithm 3 (Ren et al., JCST 2019, §4, Algorithm 3).
 type UnevenPlacementParams struct {
-	// Weights weight the runtime outliers by locality category. The paper
-	// weights the categories without publishing values; clusterlens's are
-	// 0 for process- and node-local and no-preference tasks, 0.5 for
-	// rack-local and 1 for off-rack (ANY) tasks.
+	// Weights weight each task by locality category. The paper weights the
+	// categories without publishing values; clusterlens's are 0 for
+	// process- and node-local and no-preference tasks, 0.5 for rack-local
+	// and 1 for off-rack (ANY) tasks.
 	Weights LocalityWeights
-	// MinSeparation is how much longer the outlier cluster's mean duration
-	// must be than the normal cluster's for the split to count
-	// (clusterlens's; the paper splits without such a test).
-	MinSeparation float64
-	// NodeRatio is the weighted share of a node's tasks that are non-local
-	// runtime outliers above which the node lacks the stage's data
+	// NodeRatio is the weighted non-local share of a runtime-outlier node's
+	// tasks at or above which the node lacks the stage's data
 	// (clusterlens's).
 	NodeRatio float64
-	// Share grades the weighted outliers on the flagged nodes as a share of
-	// the stage's tasks (clusterlens's limits).
-	Share Limits
-	// MaxOutlierShare is the largest share of the stage's tasks the outlier
-	// cluster may hold: outliers are the exception (clusterlens's gate).
+	// MinDistance is the least mean distance of the outlier cluster from
+	// the median node for the split to count (clusterlens's; the paper
+	// splits without such a test).
+	MinDistance float64
+	// MaxOutlierShare is the largest share of the nodes the outlier cluster
+	// may hold: outliers are the exception (clusterlens's).
 	MaxOutlierShare float64
-	// MinTasks is the fewest successful attempts a stage needs.
-	MinTasks int
-	// MinExcessMs is the least difference between the clusters' mean
-	// durations worth a finding (clusterlens's gate).
-	MinExcessMs int64
+	// Share grades the flagged nodes' task slots as a share of the stage's
+	// (clusterlens's limits).
+	Share Limits
+	// MinNodes is the fewest nodes a stage needs; MinTasks the fewest
+	// successful attempts.
+	MinNodes, MinTasks int
 }
 
 // DefaultUnevenPlacementParams are the defaults.
 var DefaultUnevenPlacementParams = UnevenPlacementParams{
-	Weights:       LocalityWeights{RackLocal: 0.5, Any: 1},
-	MinSeparation: 1.25, NodeRatio: 0.5, Share: Limits{0.05, 0.1, 0.2, 0.4}, MaxOutlierShare: 0.5, MinTasks: 5, MinExcessMs: 2_000,
+	Weights:   LocalityWeights{RackLocal: 0.5, Any: 1},
+	NodeRatio: 0.5, MinDistance: 0.25, MaxOutlierShare: 0.5, Share: Limits{0.05, 0.1, 0.2, 0.4}, MinNodes: 3, MinTasks: 5,
 }
 
 func init() {
@@ -77,37 +75,49 @@ func init() {
 	})
 }
 
-// unevenPlacement follows HybridTune's Algorithm 3 per stage: the attempts'
-// durations are split into a normal and an outlier cluster by the cut that
-// minimises the within-cluster squared Euclidean distance (exact 1-D
-// two-means); each outlier weighs by its locality category; a node whose
-// weighted outliers exceed NodeRatio of its tasks holds too little of the
-// stage's data, so its tasks read remotely. Stages whose attempts all have
-// unknown locality are skipped (MapReduce reduces; maps carry the locality
-// the history or the split locations give).
+// unevenPlacement follows HybridTune's Algorithm 3 per stage that reads
+// input (its median attempt read input bytes) and whose attempts carry
+// locality (Spark's, MapReduce maps' from the history or the split
+// locations). Each node that ran the stage's attempts is a point of
+// runtime: its slots' busy time (as in workload-imbalance) and its mean
+// attempt duration, each over the stage's median node, so a node without
+// the data shows up either way: its tasks read remotely and run long, or
+// the scheduler waited for data-local slots and left it underloaded. The
+// nodes are split by their Euclidean distance from the median node (1, 1)
+// with the cut that minimises the clusters' squared distances to their
+// means (exact 1-D two-means); the far cluster holds the runtime outliers.
+// An outlier whose tasks' locality weights average NodeRatio or more ran
+// mostly non-local tasks: it holds too little of the stage's data. The
+// paper does not say which runtime it clusters; clustering nodes on both
+// busy time and duration is clusterlens's reading.
 func unevenPlacement(in *Input, p UnevenPlacementParams) []Finding {
 	app := in.App
+	a, err := in.hiTune()
+	if err != nil {
+		return nil
+	}
 	var out []Finding
 	for si, st := range app.Stages {
 		if !workStage(st) {
 			continue
 		}
 		recs := stageRecords(app, si)
-		if len(recs) < p.MinTasks || !slices.ContainsFunc(recs, func(r taskRec) bool { return r.loc != model.LocalityUnknown }) {
+		if len(recs) < p.MinTasks || !slices.ContainsFunc(recs, func(r taskRec) bool { return r.loc != model.LocalityUnknown }) ||
+			medianOf(recs, func(r *taskRec) float64 { return float64(r.input) }) <= 0 {
 			continue
 		}
-		if f, ok := placementFinding(app, st, recs, p); ok {
+		if f, ok := placementFinding(app, st, recs, nodeLoads(app, a.Reconstruction.Executors, recs), p); ok {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// splitOutliers returns the duration cut (outliers have dur >= cut) that
-// minimises the two clusters' summed squared distances to their means, and
-// the clusters' means. ok is false when all durations are equal.
-func splitOutliers(durs []int64) (cut int64, lowMean, highMean float64, ok bool) {
-	s := slices.Clone(durs)
+// splitOutliers returns the cut (outliers have value >= cut) that minimises
+// the two clusters' summed squared distances to their means, and the
+// clusters' means. ok is false when all values are equal.
+func splitOutliers(vs []float64) (cut, lowMean, highMean float64, ok bool) {
+	s := slices.Clone(vs)
 	slices.Sort(s)
 	n := len(s)
 	if n < 2 || s[0] == s[n-1] {
@@ -115,8 +125,7 @@ func splitOutliers(durs []int64) (cut int64, lowMean, highMean float64, ok bool)
 	}
 	pre, pre2 := make([]float64, n+1), make([]float64, n+1)
 	for i, v := range s {
-		f := float64(v)
-		pre[i+1], pre2[i+1] = pre[i]+f, pre2[i]+f*f
+		pre[i+1], pre2[i+1] = pre[i]+v, pre2[i]+v*v
 	}
 	sse := func(i, j int) float64 { // s[i:j]
 		sum, k := pre[j]-pre[i], float64(j-i)
@@ -131,62 +140,73 @@ func splitOutliers(durs []int64) (cut int64, lowMean, highMean float64, ok bool)
 			best, bi = e, i
 		}
 	}
-	return s[bi], (pre[bi]) / float64(bi), (pre[n] - pre[bi]) / float64(n-bi), true
+	return s[bi], pre[bi] / float64(bi), (pre[n] - pre[bi]) / float64(n-bi), true
 }
 
-func placementFinding(app *model.App, st *model.Stage, recs []taskRec, p UnevenPlacementParams) (Finding, bool) {
-	durs := make([]int64, len(recs))
-	for i, r := range recs {
-		durs[i] = r.dur
-	}
-	cut, lowMean, highMean, ok := splitOutliers(durs)
-	if !ok || highMean < p.MinSeparation*lowMean || highMean-lowMean < float64(p.MinExcessMs) {
-		return Finding{}, false
-	}
-	type node struct {
-		host            string
-		tasks, outliers int
-		weighted        float64
-	}
-	idx := map[string]*node{}
-	var nodes []*node
-	var outliers int
+// placementNode is one node of a stage in Algorithm 3.
+type placementNode struct {
+	nodeLoad
+	meanMs, distance, ratio float64
+}
+
+func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []nodeLoad, p UnevenPlacementParams) (Finding, bool) {
+	weight, durSum := map[string]float64{}, map[string]float64{}
 	for _, r := range recs {
 		h := app.Host(r.host)
-		n := idx[h]
-		if n == nil {
-			n = &node{host: h}
-			idx[h] = n
-			nodes = append(nodes, n)
-		}
-		n.tasks++
-		if r.dur >= cut {
-			outliers++
-			n.outliers++
-			n.weighted += p.Weights.weight(r.loc)
-		}
+		weight[h] += p.Weights.weight(r.loc)
+		durSum[h] += float64(r.dur)
 	}
-	if float64(outliers) > p.MaxOutlierShare*float64(len(recs)) {
+	var nodes []placementNode
+	var ws, ds []float64
+	for _, l := range loads {
+		if l.tasks == 0 || l.host == "" {
+			continue
+		}
+		n := placementNode{nodeLoad: l, meanMs: durSum[l.host] / float64(l.tasks), ratio: weight[l.host] / float64(l.tasks)}
+		nodes = append(nodes, n)
+		ws, ds = append(ws, n.perSlot), append(ds, n.meanMs)
+	}
+	if len(nodes) < max(p.MinNodes, 2) {
 		return Finding{}, false
 	}
-	slices.SortFunc(nodes, func(a, b *node) int { return cmp.Compare(a.host, b.host) })
+	mw, md := median(ws), median(ds)
+	if mw <= 0 || md <= 0 {
+		return Finding{}, false
+	}
+	dists := make([]float64, len(nodes))
+	for i := range nodes {
+		nodes[i].distance = math.Hypot(nodes[i].perSlot/mw-1, nodes[i].meanMs/md-1)
+		dists[i] = nodes[i].distance
+	}
+	cut, _, far, ok := splitOutliers(dists)
+	if !ok || far < p.MinDistance {
+		return Finding{}, false
+	}
+	var outliers, totalSlots, flaggedSlots int
 	var hosts, text []string
-	var weighted, maxRatio float64
+	var maxRatio float64
 	for _, n := range nodes {
-		ratio := n.weighted / float64(n.tasks)
-		if n.host == "" || ratio <= p.NodeRatio {
+		totalSlots += max(n.slots, 1)
+		if n.distance < cut {
+			continue
+		}
+		outliers++
+		if n.ratio < p.NodeRatio {
 			continue
 		}
 		hosts = append(hosts, n.host)
+		flaggedSlots += max(n.slots, 1)
+		maxRatio = max(maxRatio, n.ratio)
 		if len(text) < 10 {
-			text = append(text, fmt.Sprintf("%s %.0f%%", n.host, 100*ratio))
+			text = append(text, fmt.Sprintf("%s (busy %.0f%%, tasks %.0f%% of the median node's; %.0f%% non-local)", n.host, 100*n.perSlot/mw, 100*n.meanMs/md, 100*n.ratio))
 		}
-		weighted += n.weighted
-		maxRatio = max(maxRatio, ratio)
 	}
-	share := weighted / float64(len(recs))
+	if float64(outliers) > p.MaxOutlierShare*float64(len(nodes)) || len(hosts) == 0 {
+		return Finding{}, false
+	}
+	share := float64(flaggedSlots) / float64(totalSlots)
 	sev := p.Share.Ascending(share)
-	if len(hosts) == 0 || sev == None {
+	if sev == None {
 		return Finding{}, false
 	}
 	if len(hosts) > len(text) {
@@ -195,20 +215,19 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, p UnevenP
 	return Finding{
 		Severity: sev,
 		Scope:    Scope{Kind: ScopeNode, IDs: hosts},
-		Summary: fmt.Sprintf("In %s, %d of %d tasks are runtime outliers (mean %s against %s); on %d nodes most tasks were slow and read their data remotely (weighted share of the node's tasks): %s.",
-			stageLabel(st), outliers, len(recs), dur(int64(highMean)), dur(int64(lowMean)), len(hosts), strings.Join(text, ", ")),
+		Summary: fmt.Sprintf("In %s, %d of %d nodes are runtime outliers and %d of them ran mostly non-local tasks, so they hold too little of its input: %s.",
+			stageLabel(st), outliers, len(nodes), len(hosts), strings.Join(text, ", ")),
 		Evidence: []Evidence{
-			graded("nonLocalOutlierShare", share, "share", p.Share),
-			gate("maxNodeRatio", maxRatio, "ratio", ">", p.NodeRatio),
-			gate("separation", highMean/lowMean, "ratio", ">=", p.MinSeparation),
+			graded("flaggedSlotShare", share, "share", p.Share),
+			gate("maxNodeRatio", maxRatio, "ratio", ">=", p.NodeRatio),
+			gate("outlierDistance", far, "ratio", ">=", p.MinDistance),
 			fact("stage", float64(st.ID), "id"),
-			fact("outliers", float64(outliers), "count"),
-			fact("tasks", float64(len(recs)), "count"),
-			fact("outlierMeanMs", highMean, "ms"),
-			fact("normalMeanMs", lowMean, "ms"),
-			fact("cutMs", float64(cut), "ms"),
+			fact("outlierNodes", float64(outliers), "count"),
+			fact("nodes", float64(len(nodes)), "count"),
+			fact("medianNodeSlotMs", mw, "ms"),
+			fact("medianNodeTaskMs", md, "ms"),
 		},
 		Recommendation: fmt.Sprintf("Place %s's input on the nodes that run it: run the HDFS balancer, raise the replication of its input files, "+
-			"or add executors on the nodes holding the blocks; in Spark a longer spark.locality.wait keeps tasks local when data-local slots free soon.", stageLabel(st)),
+			"or run executors on the nodes holding the blocks; in Spark a longer spark.locality.wait keeps tasks local when data-local slots free soon.", stageLabel(st)),
 	}, true
 }

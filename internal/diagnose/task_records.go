@@ -19,6 +19,7 @@ type taskRec struct {
 	finish      int64
 	dur         int64 // ms
 	bytes       int64 // input plus shuffle read (MapReduce: HDFS read, reduce shuffle bytes)
+	input       int64 // input bytes alone
 	loc         model.Locality
 	gcMs        int64
 	fetchWaitMs int64
@@ -47,7 +48,7 @@ func stageRecords(app *model.App, si int) []taskRec {
 		out = append(out, taskRec{
 			stage: si, task: i, id: t.ID, index: t.Index, host: t.Host,
 			launch: t.Launch, finish: t.Finish, dur: t.Finish - t.Launch,
-			bytes: m[model.InputBytes] + m.ShuffleReadBytes(), loc: t.Locality,
+			bytes: m[model.InputBytes] + m.ShuffleReadBytes(), input: m[model.InputBytes], loc: t.Locality,
 			gcMs: m[model.JVMGCTime], fetchWaitMs: m[model.ShuffleFetchWaitTime], spill: spill,
 		})
 	}
