@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"slices"
-
-	"github.com/clusterlens/clusterlens/internal/model"
-)
+import "slices"
 
 // allocateTick is Spark's dynamic allocation, checked every second: while
 // tasks wait, ask for more executors (doubling, up to twice the configured
@@ -83,5 +79,3 @@ func (e *engine) copyTask(st *stageRun, t *taskRun) {
 		return
 	}
 }
-
-var _ = model.Spark

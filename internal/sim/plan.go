@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -53,8 +52,6 @@ type stagePlan struct {
 	stragglers map[int32]float64
 	// launchGapMs is the least time between two launches (a slow scheduler), 0 for none.
 	launchGapMs int64
-	// est is the stage's expected bytes processed per task, to size shuffles.
-	est int64
 }
 
 const mb = 1 << 20
@@ -97,11 +94,10 @@ func newPlan(i int, spec AppSpec, sc *Scenario, c *cluster, rng *rand.Rand) *app
 			prefs: c.place(rng, nblocks, sc.Cluster.Replicas, avoid, only), localityWait: wait}
 		return st
 	}
-	c1, c2 := p.class, p.class
 	if p.engine == model.MapReduce {
-		p.mrPlan(spec, hdfs, rng, blocks)
+		p.mrPlan(spec, hdfs, blocks)
 	} else {
-		p.sparkPlan(spec, hdfs, c1, c2, blocks)
+		p.sparkPlan(spec, hdfs, blocks)
 	}
 	for si, st := range p.stages {
 		st.hungTask = -1
@@ -144,7 +140,7 @@ func newPlan(i int, spec AppSpec, sc *Scenario, c *cluster, rng *rand.Rand) *app
 	return p
 }
 
-// skewStage returns the stage index a problem lands on (the last when out of range).
+// problemStage returns the stage index a problem lands on (the last when out of range).
 func (p *appPlan) problemStage(s int) int { return min(s, len(p.stages)-1) }
 
 func setOf(nodes []int) map[int]bool {
@@ -156,13 +152,8 @@ func setOf(nodes []int) map[int]bool {
 }
 
 // sparkPlan lays out a Spark application of the spec's class.
-func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, c, _ jobClass, blocks []int64) {
+func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, blocks []int64) {
 	cls := p.class
-	var avg int64
-	for _, b := range blocks {
-		avg += b
-	}
-	avg /= int64(len(blocks))
 	add := func(job int, st *stagePlan, parents ...int) int {
 		st.job, st.parents, st.kind = job, parents, model.StageSpark
 		p.stages = append(p.stages, st)
@@ -178,7 +169,7 @@ func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, c, _ job
 	case "wordcount":
 		j := newJob("saveAsTextFile at WordCount.scala:41")
 		m := hdfs("map at WordCount.scala:38")
-		m.nsPerByte, m.outRatio, m.est = cls.mapNsPerByte, cls.mapOut, avg
+		m.nsPerByte, m.outRatio = cls.mapNsPerByte, cls.mapOut
 		s0 := add(j, m)
 		r := &stagePlan{name: "saveAsTextFile at WordCount.scala:41", tasks: parts, input: inShuffle,
 			nsPerByte: cls.reduceNsPerByte, writeRatio: cls.reduceOut}
@@ -190,11 +181,11 @@ func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, c, _ job
 		}
 		j0 := newJob("sortByKey at " + file + ":52")
 		smp := hdfs("sortByKey at " + file + ":52")
-		smp.nsPerByte, smp.est = 0.4, avg
+		smp.nsPerByte = 0.4
 		add(j0, smp)
 		j1 := newJob("saveAsNewAPIHadoopFile at " + file + ":60")
 		m := hdfs("map at " + file + ":50")
-		m.nsPerByte, m.outRatio, m.est = cls.mapNsPerByte, cls.mapOut, avg
+		m.nsPerByte, m.outRatio = cls.mapNsPerByte, cls.mapOut
 		s1 := add(j1, m)
 		r := &stagePlan{name: "saveAsNewAPIHadoopFile at " + file + ":60", tasks: parts, input: inShuffle,
 			nsPerByte: cls.reduceNsPerByte, writeRatio: cls.reduceOut}
@@ -202,17 +193,14 @@ func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, c, _ job
 	case "kmeans":
 		j0 := newJob("count at KMeans.scala:48")
 		load := hdfs("map at KMeans.scala:45")
-		load.nsPerByte, load.cache, load.est = 8, true, avg
-		s0 := add(j0, load)
-		for it := range spec.Iterations {
-			j := newJob(fmt.Sprintf("collectAsMap at KMeans.scala:%d", 70))
-			_ = it
+		load.nsPerByte, load.cache = 8, true
+		add(j0, load)
+		for range spec.Iterations {
+			// Each iteration reads the partitions cached by the load stage.
+			j := newJob("collectAsMap at KMeans.scala:70")
 			m := &stagePlan{name: "mapPartitions at KMeans.scala:66", tasks: len(blocks), input: inCached,
-				inBytes: append([]int64(nil), blocks...), nsPerByte: cls.mapNsPerByte, outRatio: cls.mapOut, est: avg}
-			m.parents = nil
+				inBytes: append([]int64(nil), blocks...), nsPerByte: cls.mapNsPerByte, outRatio: cls.mapOut}
 			sm := add(j, m)
-			p.stages[sm].prefs = nil
-			_ = s0
 			r := &stagePlan{name: "collectAsMap at KMeans.scala:70", tasks: max(1, parts/8), input: inShuffle,
 				nsPerByte: cls.reduceNsPerByte}
 			add(j, r, sm)
@@ -220,14 +208,14 @@ func (p *appPlan) sparkPlan(spec AppSpec, hdfs func(string) *stagePlan, c, _ job
 	default: // randomwriter: one stage generating and writing data
 		j := newJob("saveAsTextFile at RandomWriter.scala:30")
 		g := &stagePlan{name: "saveAsTextFile at RandomWriter.scala:30", tasks: len(blocks), input: inNone,
-			inBytes: append([]int64(nil), blocks...), nsPerByte: cls.mapNsPerByte, writeRatio: 1, est: avg}
+			inBytes: append([]int64(nil), blocks...), nsPerByte: cls.mapNsPerByte, writeRatio: 1}
 		add(j, g)
 	}
 }
 
 // mrPlan lays out a MapReduce job: a map stage (id 0) and, unless map-only,
 // a reduce stage (id 1), as the .jhist decoder models them.
-func (p *appPlan) mrPlan(spec AppSpec, hdfs func(string) *stagePlan, _ *rand.Rand, blocks []int64) {
+func (p *appPlan) mrPlan(spec AppSpec, hdfs func(string) *stagePlan, blocks []int64) {
 	cls := p.class
 	p.jobs = []jobPlan{{name: spec.Name}}
 	var m *stagePlan
