@@ -38,7 +38,11 @@
   }
   function dot(color) { return '<span style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:' + color + '"></span>'; }
   function unitValue(v, unit) {
+    if (Math.abs(v) >= 1e15) return (v < 0 ? "-" : "") + "∞";
     switch (unit) {
+      case "id": return String(v);
+      case "flag": return v ? "yes" : "no";
+      case "percent": return num(v) + "%";
       case "ms": return dur(v);
       case "core-ms": return coreHours(v) + " core-hours";
       case "share": return (100 * v).toFixed(1) + "%";
@@ -192,31 +196,51 @@
   }
 
   // ---- findings -------------------------------------------------------------
-  function findings(sec, A) {
-    heading(sec, "Findings (" + A.findings.length + ")", "Most severe first. Each finding lists the numbers that triggered it; graded numbers show the thresholds (low, moderate, severe, critical) they were compared against.");
-    if (!A.findings.length) { notAvailable(sec, "No finding at or above the reported severity."); return; }
-    A.findings.forEach(function (f) {
-      var box = add(sec, "div", "finding " + f.severity);
-      var t = add(box, "div", "title");
-      add(t, "span", "sev " + f.severity, f.severity);
-      t.appendChild(document.createTextNode(f.title));
-      if (f.scope) add(t, "span", "scope", f.scope.kind + (f.scope.ids && f.scope.ids.length ? " " + f.scope.ids.slice(0, 12).join(", ") + (f.scope.ids.length > 12 ? " … (" + f.scope.ids.length + ")" : "") : ""));
-      add(box, "div", "summary", f.summary);
-      if (f.evidence && f.evidence.length) {
-        var tb = add(box, "table");
-        var hr = add(tb, "tr");
-        add(hr, "th", null, "evidence"); add(hr, "th", null, "value"); add(hr, "th", null, "compared");
-        f.evidence.forEach(function (ev) {
-          var r = add(tb, "tr");
-          add(r, "td", null, ev.name);
-          add(r, "td", "num", unitValue(ev.value, ev.unit));
-          var lim = (ev.limits || []).map(function (l) { return unitValue(l, ev.unit); }).join(" / ");
-          add(r, "td", null, lim ? (ev.compare || "") + " " + lim : "");
-        });
-      }
-      if (f.recommendation) add(box, "div", "reco", f.recommendation);
-      add(box, "div", "source", "Source: " + f.source + "  ·  detector " + f.id);
+  function evidenceTable(parent, rows) {
+    var tb = add(parent, "table");
+    var hr = add(tb, "tr");
+    add(hr, "th", null, "evidence"); add(hr, "th", null, "value"); add(hr, "th", null, "compared with");
+    rows.forEach(function (ev) {
+      var r = add(tb, "tr");
+      add(r, "td", null, ev.name);
+      add(r, "td", "num", unitValue(ev.value, ev.unit));
+      var lim = (ev.limits || []).map(function (l) { return unitValue(l, ev.unit); }).join(" / ");
+      add(r, "td", null, lim ? (ev.compare || "") + " " + lim : "");
     });
+  }
+  function finding(parent, f) {
+    var box = add(parent, "div", "finding " + f.severity);
+    var t = add(box, "div", "title");
+    add(t, "span", "sev " + f.severity, f.severity);
+    t.appendChild(document.createTextNode(f.title));
+    if (f.scope) add(t, "span", "scope", f.scope.kind + (f.scope.ids && f.scope.ids.length ? " " + f.scope.ids.slice(0, 12).join(", ") + (f.scope.ids.length > 12 ? " … (" + f.scope.ids.length + ")" : "") : ""));
+    add(box, "div", "summary", f.summary);
+    var ev = f.evidence || [];
+    // The numbers that were graded or gated first; the context folded.
+    var main = ev.filter(function (e) { return e.limits && e.limits.length; });
+    var rest = ev.filter(function (e) { return !(e.limits && e.limits.length); });
+    if (!main.length) { main = rest.slice(0, 4); rest = rest.slice(4); }
+    if (main.length) evidenceTable(box, main);
+    if (rest.length) {
+      var d = add(box, "details", "more");
+      add(d, "summary", null, rest.length + " more number" + (rest.length > 1 ? "s" : ""));
+      evidenceTable(d, rest);
+    }
+    if (f.recommendation) add(box, "div", "reco", f.recommendation);
+    add(box, "div", "source", "Source: " + f.source + "  ·  detector " + f.id);
+  }
+  function findings(sec, A) {
+    heading(sec, "Findings (" + A.findings.length + ")", "Most severe first. Each finding shows the numbers that decided it, with the thresholds (low / moderate / severe / critical, or a single gate) they were compared with; other numbers are folded. Low-severity findings are folded at the end.");
+    if (!A.findings.length) { notAvailable(sec, "No finding at or above the reported severity."); return; }
+    var low = A.findings.filter(function (f) { return f.severity === "low" || f.severity === "none"; });
+    A.findings.forEach(function (f) { if (low.indexOf(f) < 0) finding(sec, f); });
+    if (low.length) {
+      var d = add(sec, "details", "more low");
+      if (low.length === A.findings.length) d.open = true;
+      add(d, "summary", null, low.length + " low-severity finding" + (low.length > 1 ? "s" : "") + ": " +
+        low.map(function (f) { return f.title; }).filter(function (x, i, xs) { return xs.indexOf(x) === i; }).join(", "));
+      low.forEach(function (f) { finding(d, f); });
+    }
   }
 
   // ---- timeline --------------------------------------------------------------

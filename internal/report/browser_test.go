@@ -1,0 +1,175 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+// chromium finds the browser: $CHROMIUM, else chromium on the PATH, else
+// /usr/bin/chromium. Locally the test skips without one; under CI=true,
+// where .ci/packages-browser.txt installs it, it fails.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found (CI installs it from .ci/packages-browser.txt; set CHROMIUM to its path)")
+	}
+	t.Skip("chromium not found; set CHROMIUM or install Debian's chromium to run the browser test")
+	return ""
+}
+
+// runChromium runs headless Chromium on a page with the flags that keep it
+// off the network and away from the user's profile.
+func runChromium(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=20000"}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, lastLines(stderr.String(), 20))
+	}
+	return out
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+var bodyTag = regexp.MustCompile(`<body[^>]*data-selfcheck="done"[^>]*>`)
+
+func bodyAttr(tag, name string) string {
+	m := regexp.MustCompile(`\b` + name + `="([^"]*)"`).FindStringSubmatch(tag)
+	if m == nil {
+		return ""
+	}
+	r := strings.NewReplacer("&quot;", `"`, "&amp;", "&", "&lt;", "<", "&gt;", ">", "&#39;", "'")
+	return r.Replace(m[1])
+}
+
+// checkInBrowser opens a report headless and asserts the page's self-check:
+// at least minCharts charts, each canvas painted, no JavaScript error. It
+// keeps a screenshot in dir (and returns its path).
+func checkInBrowser(t *testing.T, bin, page, dir, name string, minCharts int) string {
+	t.Helper()
+	dom := runChromium(t, bin, "--dump-dom", "file://"+page)
+	tag := bodyTag.Find(dom)
+	if tag == nil {
+		t.Fatalf("%s: the page's self-check did not run (script error before it?)", name)
+	}
+	charts, _ := strconv.Atoi(bodyAttr(string(tag), "data-charts"))
+	ok, _ := strconv.Atoi(bodyAttr(string(tag), "data-charts-ok"))
+	var jsErrors []string
+	if err := json.Unmarshal([]byte(bodyAttr(string(tag), "data-js-errors")), &jsErrors); err != nil {
+		t.Errorf("%s: JavaScript errors not readable: %v", name, err)
+	}
+	if len(jsErrors) > 0 {
+		t.Errorf("%s: JavaScript errors: %q", name, jsErrors)
+	}
+	if charts < minCharts || ok != charts {
+		t.Errorf("%s: %d of %d charts painted (want at least %d); empty: %q", name, ok, charts, minCharts, bodyAttr(string(tag), "data-charts-empty"))
+	}
+	shot := filepath.Join(dir, name+".png")
+	runChromium(t, bin, "--window-size=1400,7000", "--screenshot="+shot, "file://"+page)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("%s: no screenshot: %v", name, err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width < 1000 {
+		t.Errorf("%s: screenshot %v, %dx%d", name, err, cfg.Width, cfg.Height)
+	}
+	return shot
+}
+
+// screenshotDir is the test's temp dir, or under CI a folder that outlives
+// the test ($CLUSTERLENS_ARTIFACTS, else clusterlens-report-screenshots in
+// the system's temp dir), printed in the log.
+func screenshotDir(t *testing.T) string {
+	if os.Getenv("CI") != "true" {
+		return t.TempDir()
+	}
+	dir := os.Getenv("CLUSTERLENS_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "clusterlens-report-screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writePage(t *testing.T, as []*Analysis, dir, name string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, as, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestHTMLInBrowser renders reports in headless Chromium: a real multi-host
+// Spark log (a timeline too large to draw exactly, so binned) and the
+// simulator's imbalance scenario (two Spark applications drawn exactly and
+// two MapReduce jobs without a what-if, in one page).
+func TestHTMLInBrowser(t *testing.T) {
+	bin := chromium(t)
+	logs := sharedtest.Dir(t, "logs")
+	shots := screenshotDir(t)
+	pages := t.TempDir()
+
+	real := filepath.Join(logs, "spark-rapids-2021/tools/src/test/resources/spark-events-profiling/task_job_failure_eventlog_compressed.zstd")
+	res, err := load.Paths([]string{real}, load.Options{})
+	if err != nil || len(res.Apps) != 1 {
+		t.Fatalf("load %s: %v (%d applications)", real, err, len(res.Apps))
+	}
+	realAs := analyzeApps(res.Apps)
+	if realAs[0].recon == nil {
+		t.Fatal("real log: no reconstruction")
+	}
+	// overview (2), timeline, stages, nodes by cause, nodes over time, what-if
+	shot := checkInBrowser(t, bin, writePage(t, realAs, pages, "real-spark"), shots, "real-spark", 7)
+	t.Logf("screenshot of the real log's report: %s", shot)
+
+	simAs := simAnalyses(t, "imbalance", 3)
+	spark := 0
+	for _, a := range simAs {
+		if a.WhatIf != nil {
+			spark++
+		}
+	}
+	// six charts per application, plus the what-if for Spark
+	shot = checkInBrowser(t, bin, writePage(t, simAs, pages, "simulated"), shots, "simulated", 6*len(simAs)+spark)
+	t.Logf("screenshot of the simulated applications' report: %s", shot)
+}
