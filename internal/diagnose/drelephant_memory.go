@@ -36,7 +36,8 @@ var defaultMemoryParams = DrElephantMemoryParams{
 // drMemory is GenericMemoryHeuristic.apply: the average PHYSICAL_MEMORY_BYTES
 // of the tasks with times and counters over the container size from the job
 // conf (confKey, following one "${VAR}" indirection), lowered to the grade
-// of the container size.
+// of the container size. Unlike Dr. Elephant, a job whose tasks all report
+// zero physical memory (the counter was not logged) is not graded.
 func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey string) []Finding {
 	app := in.App
 	if !mrSucceeded(app) {
@@ -64,6 +65,11 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 		pmax = max(pmax, t.pmem)
 		pmem = append(pmem, t.pmem)
 		vmem = append(vmem, t.vmem)
+	}
+	if pmax == 0 {
+		// No task logged PHYSICAL_MEMORY_BYTES (Rumen traces and old
+		// histories may not): the use is unknown, not zero.
+		return nil
 	}
 	avg := drAverage(pmem)
 	ratio := float64(avg) / float64(container)

@@ -161,6 +161,10 @@ func TestDrElephantMemoryBoundaries(t *testing.T) {
 	if sev, _ := drRun(t, mk().conf("mapreduce.map.memory.mb", "${mem}").conf("mem", "8192").app, "drelephant-mapper-memory", nil); sev != Critical {
 		t.Errorf("${mem} = 8192: %v, want critical (1351/8192 = 0.16)", sev)
 	}
+	// No physical memory logged at all: unknown, not graded.
+	if sev, _ := drRun(t, newMR().tasks(model.StageMap, 10, 1000, model.TaskMetrics{}).conf("mapreduce.map.memory.mb", "8192").app, "drelephant-mapper-memory", nil); sev != None {
+		t.Errorf("no memory counter: %v, want none", sev)
+	}
 	p := DefaultDrElephantMapperMemoryParams
 	p.ContainerMemoryDefaultMB = 4096 // gate now 4505.6 MiB
 	if sev, _ := drRun(t, mk().conf("mapreduce.map.memory.mb", "4096").app, "drelephant-mapper-memory", p); sev != None {

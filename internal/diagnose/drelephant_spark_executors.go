@@ -107,11 +107,15 @@ func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) [
 	if sev == None {
 		return nil
 	}
+	spread := fmt.Sprintf("%.1fx the median", worstRatio)
+	if worstRatio >= math.MaxInt64 {
+		spread = "above a median of zero"
+	}
 	return []Finding{{
 		Severity: sev,
 		Scope:    scope,
-		Summary: fmt.Sprintf("Across %d executors the largest %s is %.1fx the median: the work was spread unevenly over the executors.",
-			len(r.executors), worst, finite(worstRatio)),
+		Summary: fmt.Sprintf("Across %d executors (the driver included, as the History Server lists it) the largest %s is %s: the work was spread unevenly over the executors.",
+			len(r.executors), worst, spread),
 		Evidence:       append(ev, fact("executors", float64(len(r.executors)), "executors")),
 		Recommendation: "Even out the partitions (repartition, salt skewed keys, spark.sql.shuffle.partitions) so each executor gets a similar share; with dynamic allocation, executors added late naturally do less.",
 	}}
