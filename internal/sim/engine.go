@@ -252,7 +252,9 @@ func (e *engine) startJob(a *appRun) {
 		job.NumTasks += int64(a.plan.stages[si].tasks)
 	}
 	if a.plan.engine == model.MapReduce {
-		job.Name = a.app.Name
+		// As the .jhist decoder builds it: submitted when the job was, no
+		// estimated task count.
+		job.Name, job.Submitted, job.NumTasks = a.app.Name, a.app.Start, 0
 		job.ResultStage = int32(jp.stages[len(jp.stages)-1])
 		job.Properties = [][2]string{{"queue", "default"}, {"priority", "NORMAL"}}
 	} else {

@@ -117,6 +117,7 @@ func addModelTask(st *stageRun, t *taskRun, loc model.Locality, w work) int {
 		Speculative: t.speculative, HasMetrics: true}
 	a.nextTask++
 	if a.plan.engine == model.MapReduce {
+		mt.HasMetrics = false // the .jhist decoder leaves it unset
 		mt.Rack = a.hosts.ID(a.rackName(x.node))
 		switch {
 		case st.plan.kind == model.StageReduce:
@@ -136,6 +137,8 @@ func addModelTask(st *stageRun, t *taskRun, loc model.Locality, w work) int {
 	if w.failed {
 		mt.Status = model.TaskFailed
 		mt.Reason = a.reason(failureReason(a, t, w))
+		// An unsuccessful attempt's record has no phase ends.
+		w.m[model.MapPhaseFinish], w.m[model.ShufflePhaseFinish], w.m[model.SortPhaseFinish] = 0, 0, 0
 		if a.plan.engine == model.Spark && w.nodeHung {
 			w.m = model.TaskMetrics{} // a lost executor reports no metrics
 			mt.HasMetrics = false
@@ -156,6 +159,7 @@ func killModelTask(t *taskRun, now int64) {
 		var m model.TaskMetrics
 		t.st.m.TaskMetrics(t.mi, &m)
 		m[model.ExecutorRunTime] = now - mt.Launch
+		m[model.MapPhaseFinish], m[model.ShufflePhaseFinish], m[model.SortPhaseFinish] = 0, 0, 0
 		t.st.m.SetTaskMetrics(t.mi, &m)
 	}
 }
