@@ -19,10 +19,24 @@ var causeColors = [dataflow.NumCauses]string{
 // busyPalette tells apart the activities that count as work.
 var busyPalette = []string{"#2e9d4f", "#3b82f6", "#14b8a6", "#84cc16", "#6366f1", "#0ea5e9", "#22c55e", "#a3e635"}
 
+// causeShades tell apart further activities of one idle cause (Spark's
+// deserialization and result serialization both count as serialization).
+var causeShades = [dataflow.NumCauses][]string{
+	dataflow.CauseSchedulerDelay: {"#f28b8e", "#b4232a"},
+	dataflow.CauseShuffleWait:    {"#c77d0a", "#fcd38d"},
+	dataflow.CauseGC:             {"#c39be8", "#6b2fa0"},
+	dataflow.CauseSerialization:  {"#b8961e", "#f3ea9b"},
+	dataflow.CauseStragglerTail:  {"#d08a5c"},
+	dataflow.CauseDriver:         {"#8aa0b4"},
+	dataflow.CauseAllocatedIdle:  {"#dfe6ec"},
+}
+
 // activityColors gives each activity of a reconstruction a colour: the
-// colour of its cause, or for work one of several greens and blues.
+// colour of its cause (then shades of it for further activities of the same
+// cause), or for work one of several greens and blues.
 func activityColors(acts []dataflow.Activity) []string {
 	out := make([]string, len(acts))
+	var used [dataflow.NumCauses]int
 	busy := 0
 	for i, a := range acts {
 		if a.Cause == dataflow.CauseBusy || a.Cause >= dataflow.NumCauses {
@@ -30,7 +44,12 @@ func activityColors(acts []dataflow.Activity) []string {
 			busy++
 			continue
 		}
-		out[i] = causeColors[a.Cause]
+		if n := used[a.Cause]; n == 0 || len(causeShades[a.Cause]) == 0 {
+			out[i] = causeColors[a.Cause]
+		} else {
+			out[i] = causeShades[a.Cause][(n-1)%len(causeShades[a.Cause])]
+		}
+		used[a.Cause]++
 	}
 	return out
 }

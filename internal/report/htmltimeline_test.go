@@ -97,3 +97,18 @@ func TestTimelineModes(t *testing.T) {
 		}
 	}
 }
+
+// TestActivityColorsDistinct: every activity of the built-in Spark and
+// MapReduce specifications gets its own colour on the timeline.
+func TestActivityColorsDistinct(t *testing.T) {
+	for _, a := range simAnalyses(t, "imbalance", 3) {
+		seen := map[string]string{}
+		for i, c := range activityColors(a.recon.Activities) {
+			name := a.recon.Activities[i].Name
+			if prev, ok := seen[c]; ok {
+				t.Errorf("%s: %s and %s share colour %s", a.Summary.App.Engine, prev, name, c)
+			}
+			seen[c] = name
+		}
+	}
+}
