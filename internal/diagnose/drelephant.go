@@ -15,11 +15,11 @@ import (
 // drSource prefixes every Dr. Elephant citation.
 const drSource = "Dr. Elephant (linkedin/dr-elephant), "
 
-// minuteMs is Statistics.MINUTE_IN_MS.
-const minuteMs = 60_000
+// drMinuteMs is Statistics.MINUTE_IN_MS.
+const drMinuteMs = 60_000
 
-// mib is FileUtils.ONE_MB.
-const mib = 1 << 20
+// drMiB is FileUtils.ONE_MB.
+const drMiB = 1 << 20
 
 // drAverage is Statistics.average: the mean of the values as a double,
 // truncated to a long; an empty list gives 0 (Java's (long) NaN).
@@ -87,24 +87,24 @@ func drTwoMeans(values []int64, middle int64) (small, large []int64) {
 	return small, large
 }
 
-// minSeverity is Severity.min.
-func minSeverity(a, b Severity) Severity { return min(a, b) }
+// drMin is Severity.min.
+func drMin(a, b Severity) Severity { return min(a, b) }
 
-// scaled returns the limits multiplied by f, as Dr. Elephant's
+// drScaled returns the limits multiplied by f, as Dr. Elephant's
 // loadParameters turns minutes into milliseconds and fractions into bytes.
-func (l Limits) scaled(f float64) Limits {
+func (l Limits) drScaled(f float64) Limits {
 	return Limits{l[0] * f, l[1] * f, l[2] * f, l[3] * f}
 }
 
-// gradedDown is evidence graded against limits when smaller is worse.
-func gradedDown(name string, v float64, unit string, l Limits) Evidence {
+// drGradedDown is evidence graded against limits when smaller is worse.
+func drGradedDown(name string, v float64, unit string, l Limits) Evidence {
 	return Evidence{Name: name, Value: v, Unit: unit, Compare: "<=", Limits: l[:]}
 }
 
-// finite keeps evidence encodable: Dr. Elephant divides by zero in places
+// drFinite keeps evidence encodable: Dr. Elephant divides by zero in places
 // (a zero median, zero CPU time), which makes an infinite ratio; it is
 // reported as Long.MAX_VALUE, the value ExecutorsHeuristic uses itself.
-func finite(v float64) float64 {
+func drFinite(v float64) float64 {
 	switch {
 	case math.IsNaN(v):
 		return 0

@@ -23,23 +23,23 @@ func withDrElephant(want []string) []string {
 	return out
 }
 
-// mrBuilder makes MapReduce jobs by hand, shaped as internal/mapreduce
+// drMRBuilder makes MapReduce jobs by hand, shaped as internal/mapreduce
 // reads them: one job, a map stage (id 0) and a reduce stage (id 1).
-type mrBuilder struct {
+type drMRBuilder struct {
 	app    *model.App
 	stages map[model.StageKind]*model.Stage
 	n      map[model.StageKind]int32
 }
 
-// newMR starts a succeeded MapReduce job.
-func newMR() *mrBuilder {
+// drNewMR starts a succeeded MapReduce job.
+func drNewMR() *drMRBuilder {
 	a := &model.App{ID: "job_1", Engine: model.MapReduce, Start: origin, End: origin + 1, Complete: true, Hosts: []string{"", "h1"}}
 	a.Jobs = []*model.Job{{ID: 0, Status: model.JobSucceeded, StageIDs: []int32{0, 1}}}
-	return &mrBuilder{app: a, stages: map[model.StageKind]*model.Stage{}, n: map[model.StageKind]int32{}}
+	return &drMRBuilder{app: a, stages: map[model.StageKind]*model.Stage{}, n: map[model.StageKind]int32{}}
 }
 
 // stage returns the stage of a kind, adding it on first use.
-func (b *mrBuilder) stage(kind model.StageKind) *model.Stage {
+func (b *drMRBuilder) stage(kind model.StageKind) *model.Stage {
 	if st, ok := b.stages[kind]; ok {
 		return st
 	}
@@ -55,7 +55,7 @@ func (b *mrBuilder) stage(kind model.StageKind) *model.Stage {
 
 // tasks adds n successful tasks of a kind, launched at origin, that ran
 // runMs with metrics m.
-func (b *mrBuilder) tasks(kind model.StageKind, n int, runMs int64, m model.TaskMetrics) *mrBuilder {
+func (b *drMRBuilder) tasks(kind model.StageKind, n int, runMs int64, m model.TaskMetrics) *drMRBuilder {
 	st := b.stage(kind)
 	for i := 0; i < n; i++ {
 		mm := m
@@ -67,7 +67,7 @@ func (b *mrBuilder) tasks(kind model.StageKind, n int, runMs int64, m model.Task
 
 // unsampled adds a task with neither times nor counters (an attempt still
 // running), as Dr. Elephant's tests add one "non-sampled task".
-func (b *mrBuilder) unsampled(kind model.StageKind) *mrBuilder {
+func (b *drMRBuilder) unsampled(kind model.StageKind) *drMRBuilder {
 	st := b.stage(kind)
 	st.AddTask(model.Task{ID: int64(b.n[kind]), Index: b.n[kind], Launch: origin, Status: model.TaskRunning, Host: 1}, &model.TaskMetrics{})
 	b.n[kind]++
@@ -75,13 +75,13 @@ func (b *mrBuilder) unsampled(kind model.StageKind) *mrBuilder {
 }
 
 // conf sets a job configuration property.
-func (b *mrBuilder) conf(k, v string) *mrBuilder {
+func (b *drMRBuilder) conf(k, v string) *drMRBuilder {
 	b.app.Conf = append(b.app.Conf, [2]string{k, v})
 	return b
 }
 
-// metrics builds task metrics.
-func metrics(kv map[model.Metric]int64) model.TaskMetrics {
+// drMetrics builds task metrics.
+func drMetrics(kv map[model.Metric]int64) model.TaskMetrics {
 	var m model.TaskMetrics
 	for k, v := range kv {
 		m[k] = v

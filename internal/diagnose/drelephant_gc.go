@@ -18,8 +18,8 @@ type DrElephantGCParams struct {
 	RuntimeMinutes Limits
 }
 
-// defaultGCParams are GenericGCHeuristic's defaults.
-var defaultGCParams = DrElephantGCParams{
+// drDefaultGCParams are GenericGCHeuristic's defaults.
+var drDefaultGCParams = DrElephantGCParams{
 	GCRatio:        Limits{0.01, 0.02, 0.03, 0.04},
 	RuntimeMinutes: Limits{5, 10, 12, 15},
 }
@@ -46,8 +46,8 @@ func drGC(in *Input, p DrElephantGCParams, kind model.StageKind) []Finding {
 	}
 	avgRun, avgCPU, avgGC := drAverage(run), drAverage(cpu), drAverage(gc)
 	ratio := float64(avgGC) / float64(avgCPU) // Java: NaN or Infinity when avgCPU is 0
-	runtime := p.RuntimeMinutes.scaled(minuteMs)
-	sev := minSeverity(p.GCRatio.Ascending(ratio), runtime.Ascending(float64(avgRun)))
+	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	sev := drMin(p.GCRatio.Ascending(ratio), runtime.Ascending(float64(avgRun)))
 	if sev == None {
 		return nil
 	}
@@ -56,9 +56,9 @@ func drGC(in *Input, p DrElephantGCParams, kind model.StageKind) []Finding {
 		Severity: sev,
 		Scope:    mrStageScope(kind),
 		Summary: fmt.Sprintf("The %s tasks spent %.3f of their CPU time in garbage collection (average GC %s, CPU %s) over an average run of %s.",
-			word, finite(ratio), dur(avgGC), dur(avgCPU), dur(avgRun)),
+			word, drFinite(ratio), dur(avgGC), dur(avgCPU), dur(avgRun)),
 		Evidence: []Evidence{
-			graded("gcCpuRatio", finite(ratio), "ratio", p.GCRatio),
+			graded("gcCpuRatio", drFinite(ratio), "ratio", p.GCRatio),
 			graded("avgRuntimeMs", float64(avgRun), "ms", runtime),
 			fact("avgGcMs", float64(avgGC), "ms"),
 			fact("avgCpuMs", float64(avgCPU), "ms"),

@@ -45,7 +45,7 @@ func TestDrElephantOwnHistory(t *testing.T) {
 	if sev, _ := drRun(t, app, "drelephant-reducer-memory", DrElephantMemoryParams{MemoryRatio: Limits{1, 1, 1, 1}, ContainerMemory: zero, ContainerMemoryDefaultMB: 2048}); sev != None {
 		t.Errorf("reducer memory graded without a memory counter: %v", sev)
 	}
-	if mb, ok := containerMemoryMB(app, "mapreduce.reduce.memory.mb"); !ok || mb != 1024 {
+	if mb, ok := drContainerMemoryMB(app, "mapreduce.reduce.memory.mb"); !ok || mb != 1024 {
 		t.Errorf("mapreduce.reduce.memory.mb = %d %v, want 1024", mb, ok)
 	}
 }

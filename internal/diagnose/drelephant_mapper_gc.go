@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantMapperGCParams are Mapper GC's defaults
 // (GenericGCHeuristic.java).
-var DefaultDrElephantMapperGCParams = defaultGCParams
+var DefaultDrElephantMapperGCParams = drDefaultGCParams
 
 func init() {
 	mustRegister(Func[DrElephantGCParams]{

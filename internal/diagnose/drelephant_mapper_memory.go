@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantMapperMemoryParams are Mapper Memory's defaults
 // (GenericMemoryHeuristic.java).
-var DefaultDrElephantMapperMemoryParams = defaultMemoryParams
+var DefaultDrElephantMapperMemoryParams = drDefaultMemoryParams
 
 func init() {
 	mustRegister(Func[DrElephantMemoryParams]{

@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantMapperSkewParams are Mapper Skew's defaults
 // (GenericSkewHeuristic.java).
-var DefaultDrElephantMapperSkewParams = defaultSkewParams
+var DefaultDrElephantMapperSkewParams = drDefaultSkewParams
 
 func init() {
 	mustRegister(Func[DrElephantSkewParams]{
@@ -19,5 +19,5 @@ func init() {
 // drMapperSkew is Dr. Elephant's MapperSkewHeuristic: GenericSkewHeuristic
 // over the map tasks' input bytes (HDFS_BYTES_READ).
 func drMapperSkew(in *Input, p DrElephantSkewParams) []Finding {
-	return drSkew(in, p, skewMeasure{kind: model.StageMap, bytes: func(t *mrTask) int64 { return t.hdfsRead }, what: "input (HDFS bytes read)"})
+	return drSkew(in, p, drSkewMeasure{kind: model.StageMap, bytes: func(t *mrTask) int64 { return t.hdfsRead }, what: "input (HDFS bytes read)"})
 }

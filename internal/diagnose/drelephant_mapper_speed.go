@@ -24,7 +24,7 @@ type DrElephantMapperSpeedParams struct {
 // DefaultDrElephantMapperSpeedParams are MapperSpeedHeuristic's defaults.
 var DefaultDrElephantMapperSpeedParams = DrElephantMapperSpeedParams{
 	DiskSpeed:      Limits{1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 32},
-	DiskReadSpeed:  100 * mib,
+	DiskReadSpeed:  100 * drMiB,
 	RuntimeMinutes: Limits{5, 10, 15, 30},
 }
 
@@ -67,9 +67,9 @@ func drMapperSpeed(in *Input, p DrElephantMapperSpeedParams) []Finding {
 	}
 	medSize, _ := drMedian(sizes)
 	medRun, _ := drMedian(run)
-	speed := p.DiskSpeed.scaled(float64(p.DiskReadSpeed))
-	runtime := p.RuntimeMinutes.scaled(minuteMs)
-	sev := minSeverity(speed.Descending(float64(medSpeed)), runtime.Ascending(float64(medRun)))
+	speed := p.DiskSpeed.drScaled(float64(p.DiskReadSpeed))
+	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	sev := drMin(speed.Descending(float64(medSpeed)), runtime.Ascending(float64(medRun)))
 	if sev == None {
 		return nil
 	}
@@ -77,9 +77,9 @@ func drMapperSpeed(in *Input, p DrElephantMapperSpeedParams) []Finding {
 		Severity: sev,
 		Scope:    mrStageScope(model.StageMap),
 		Summary: fmt.Sprintf("The median map task read %s/s (%s in %s), slow for tasks that long: the mappers are CPU-bound or wait on something other than their input.",
-			bytesStr(medSpeed), bytesStr(medSize), dur(medRun)),
+			drBytes(medSpeed), drBytes(medSize), dur(medRun)),
 		Evidence: []Evidence{
-			gradedDown("medianSpeedBytesPerSec", float64(medSpeed), "bytes/s", speed),
+			drGradedDown("medianSpeedBytesPerSec", float64(medSpeed), "bytes/s", speed),
 			graded("medianRuntimeMs", float64(medRun), "ms", runtime),
 			fact("medianInputBytes", float64(medSize), "bytes"),
 			fact("totalInputBytes", float64(total), "bytes"),

@@ -26,8 +26,8 @@ var DefaultDrElephantMapperSpillParams = DrElephantMapperSpillParams{
 	NumTasks: Limits{50, 100, 500, 1000},
 }
 
-// spillFactor is MapperSpillHeuristic.THRESHOLD_SPILL_FACTOR.
-const spillFactor = 10000
+// drSpillFactor is MapperSpillHeuristic.THRESHOLD_SPILL_FACTOR.
+const drSpillFactor = 10000
 
 func init() {
 	mustRegister(Func[DrElephantMapperSpillParams]{
@@ -59,9 +59,9 @@ func drMapperSpill(in *Input, p DrElephantMapperSpillParams) []Finding {
 	if spills != 0 {
 		ratio = float64(spills) / float64(out)
 	}
-	limits := p.Spill.scaled(spillFactor)
-	normalized := math.Trunc(ratio * spillFactor) // Java's (long) cast; +Inf stays above every limit
-	sev := minSeverity(limits.Ascending(normalized), p.NumTasks.Ascending(float64(len(tasks))))
+	limits := p.Spill.drScaled(drSpillFactor)
+	normalized := math.Trunc(ratio * drSpillFactor) // Java's (long) cast; +Inf stays above every limit
+	sev := drMin(limits.Ascending(normalized), p.NumTasks.Ascending(float64(len(tasks))))
 	if sev == None {
 		return nil
 	}
@@ -70,9 +70,9 @@ func drMapperSpill(in *Input, p DrElephantMapperSpillParams) []Finding {
 		Severity: sev,
 		Scope:    mrStageScope(model.StageMap),
 		Summary: fmt.Sprintf("The %d map tasks spilled %.2f records per output record (%d spilled per task for %d output): each record was written to disk more than once while sorting.",
-			n, finite(ratio), spills/n, out/n),
+			n, drFinite(ratio), spills/n, out/n),
 		Evidence: []Evidence{
-			graded("spillRatio", finite(ratio), "ratio", p.Spill),
+			graded("spillRatio", drFinite(ratio), "ratio", p.Spill),
 			graded("tasks", float64(n), "count", p.NumTasks),
 			fact("spilledRecords", float64(spills), "count"),
 			fact("mapOutputRecords", float64(out), "count"),

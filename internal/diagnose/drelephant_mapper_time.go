@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantMapperTimeParams are Mapper Time's defaults
 // (MapperTimeHeuristic.java).
-var DefaultDrElephantMapperTimeParams = defaultTimeParams
+var DefaultDrElephantMapperTimeParams = drDefaultTimeParams
 
 func init() {
 	mustRegister(Func[DrElephantTimeParams]{

@@ -7,19 +7,19 @@ import (
 	"strings"
 )
 
-// memoryFormat is MemoryFormatUtils's pattern: a decimal number and an
+// drMemoryFormat is MemoryFormatUtils's pattern: a decimal number and an
 // optional unit (B, K, KB, M, MB, G, GB, T, TB, P, PB, any case).
-var memoryFormat = regexp.MustCompile(`^([0-9.]+)\s*([a-zA-Z]*)$`)
+var drMemoryFormat = regexp.MustCompile(`^([0-9.]+)\s*([a-zA-Z]*)$`)
 
-// memoryUnits are MemoryFormatUtils's units, powers of 1024.
-var memoryUnits = map[string]float64{"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
+// drMemoryUnits are MemoryFormatUtils's units, powers of 1024.
+var drMemoryUnits = map[string]float64{"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
 
-// stringToBytes is Dr. Elephant's MemoryFormatUtils.stringToBytes
+// drStringToBytes is Dr. Elephant's MemoryFormatUtils.stringToBytes
 // (app/com/linkedin/drelephant/util/MemoryFormatUtils.java): "4g", "512 MB",
 // "1.5GB" or a plain byte count to bytes; commas are ignored. A number
 // without unit is bytes (unlike Spark's own settings, where it is MiB).
-func stringToBytes(s string) (int64, error) {
-	m := memoryFormat.FindStringSubmatch(strings.TrimSpace(strings.ReplaceAll(s, ",", "")))
+func drStringToBytes(s string) (int64, error) {
+	m := drMemoryFormat.FindStringSubmatch(strings.TrimSpace(strings.ReplaceAll(s, ",", "")))
 	if m == nil {
 		return 0, fmt.Errorf("parse memory %q: want a number and a unit", s)
 	}
@@ -34,7 +34,7 @@ func stringToBytes(s string) (int64, error) {
 	case len(unit) == 1 && unit != "B":
 		unit += "B"
 	}
-	f, ok := memoryUnits[unit]
+	f, ok := drMemoryUnits[unit]
 	if !ok {
 		return 0, fmt.Errorf("parse memory %q: unknown unit %q", s, m[2])
 	}

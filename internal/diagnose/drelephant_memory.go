@@ -26,8 +26,8 @@ type DrElephantMemoryParams struct {
 	ContainerMemoryDefaultMB int64
 }
 
-// defaultMemoryParams are GenericMemoryHeuristic's defaults.
-var defaultMemoryParams = DrElephantMemoryParams{
+// drDefaultMemoryParams are GenericMemoryHeuristic's defaults.
+var drDefaultMemoryParams = DrElephantMemoryParams{
 	MemoryRatio:              Limits{0.6, 0.5, 0.4, 0.3},
 	ContainerMemory:          Limits{1.1, 1.5, 2.0, 2.5},
 	ContainerMemoryDefaultMB: 2048,
@@ -47,11 +47,11 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 	if len(tasks) == 0 {
 		return nil
 	}
-	containerMB, fromConf := containerMemoryMB(app, confKey)
+	containerMB, fromConf := drContainerMemoryMB(app, confKey)
 	if !fromConf {
 		containerMB = p.ContainerMemoryDefaultMB
 	}
-	container := containerMB * mib
+	container := containerMB * drMiB
 	var pmem, vmem []int64
 	var pmin, pmax int64
 	for i := range tasks {
@@ -73,8 +73,8 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 	}
 	avg := drAverage(pmem)
 	ratio := float64(avg) / float64(container)
-	sizes := p.ContainerMemory.scaled(float64(p.ContainerMemoryDefaultMB * mib))
-	sev := minSeverity(p.MemoryRatio.Descending(ratio), sizes.Ascending(float64(container)))
+	sizes := p.ContainerMemory.drScaled(float64(p.ContainerMemoryDefaultMB * drMiB))
+	sev := drMin(p.MemoryRatio.Descending(ratio), sizes.Ascending(float64(container)))
 	if sev == None {
 		return nil
 	}
@@ -83,9 +83,9 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 		Severity: sev,
 		Scope:    mrStageScope(kind),
 		Summary: fmt.Sprintf("The %s tasks used %s of physical memory on average (at most %s) in %s containers (%s).",
-			word, bytesStr(avg), bytesStr(pmax), bytesStr(container), pct(ratio)),
+			word, drBytes(avg), drBytes(pmax), drBytes(container), pct(ratio)),
 		Evidence: []Evidence{
-			gradedDown("memoryRatio", finite(ratio), "share", p.MemoryRatio),
+			drGradedDown("memoryRatio", drFinite(ratio), "share", p.MemoryRatio),
 			graded("containerBytes", float64(container), "bytes", sizes),
 			fact("avgPhysicalBytes", float64(avg), "bytes"),
 			fact("maxPhysicalBytes", float64(pmax), "bytes"),
@@ -98,11 +98,11 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 	}}
 }
 
-// containerMemoryMB reads the container size in MB from the job conf as
+// drContainerMemoryMB reads the container size in MB from the job conf as
 // GenericMemoryHeuristic does: a number, or "${OTHER}" naming a property
 // that holds one. ok is false when neither gives a number.
-func containerMemoryMB(app *model.App, key string) (mb int64, ok bool) {
-	v, found := confValue(app, key)
+func drContainerMemoryMB(app *model.App, key string) (mb int64, ok bool) {
+	v, found := drConf(app, key)
 	if !found {
 		return 0, false
 	}
@@ -112,7 +112,7 @@ func containerMemoryMB(app *model.App, key string) (mb int64, ok bool) {
 	if strings.HasPrefix(v, "$") {
 		i, j := strings.Index(v, "{"), strings.Index(v, "}")
 		if i >= 0 && j > i {
-			if w, found := confValue(app, v[i+1:j]); found {
+			if w, found := drConf(app, v[i+1:j]); found {
 				if n, err := strconv.ParseInt(w, 10, 64); err == nil {
 					return n, n >= 0
 				}

@@ -52,7 +52,7 @@ func mrTasks(app *model.App, kind model.StageKind) []mrTask {
 				chosen[t.Index] = -1
 				j = -1
 			}
-			if better(t, j, st) {
+			if drBetterAttempt(t, j, st) {
 				chosen[t.Index] = i
 			}
 		}
@@ -71,10 +71,10 @@ func mrTasks(app *model.App, kind model.StageKind) []mrTask {
 	return out
 }
 
-// better reports whether attempt t should replace the chosen attempt j of
+// drBetterAttempt reports whether attempt t should replace the chosen attempt j of
 // its task: a success over anything, else the latest failure
 // (TaskInfo.getSuccessfulAttemptId, getFailedDueToAttemptId).
-func better(t *model.Task, j int, st *model.Stage) bool {
+func drBetterAttempt(t *model.Task, j int, st *model.Stage) bool {
 	switch t.Status {
 	case model.TaskSuccess:
 		return j < 0 || st.Tasks[j].Status != model.TaskSuccess
@@ -126,8 +126,8 @@ func mrWord(kind model.StageKind) string {
 	return "map"
 }
 
-// confValue is a job configuration property (data.getConf().getProperty).
-func confValue(app *model.App, key string) (string, bool) {
+// drConf is a job configuration property (data.getConf().getProperty).
+func drConf(app *model.App, key string) (string, bool) {
 	v, ok := "", false
 	for _, kv := range app.Conf {
 		if kv[0] == key {
@@ -137,28 +137,28 @@ func confValue(app *model.App, key string) (string, bool) {
 	return v, ok
 }
 
-// defaultBlockSize is HDFSContext.HDFS_BLOCK_SIZE before load() asks HDFS.
-const defaultBlockSize = 64 * mib
+// drDefaultBlockSize is HDFSContext.HDFS_BLOCK_SIZE before load() asks HDFS.
+const drDefaultBlockSize = 64 * drMiB
 
-// blockSize is the HDFS block size: p when set, else the job's dfs.blocksize
+// drBlockSize is the HDFS block size: p when set, else the job's dfs.blocksize
 // (what HDFSContext.load reads from the cluster), else 64 MiB.
-func blockSize(app *model.App, p int64) int64 {
+func drBlockSize(app *model.App, p int64) int64 {
 	if p > 0 {
 		return p
 	}
 	for _, key := range []string{"dfs.blocksize", "dfs.block.size"} {
-		if v, ok := confValue(app, key); ok {
-			if n, err := parseHadoopSize(v); err == nil && n > 0 {
+		if v, ok := drConf(app, key); ok {
+			if n, err := drParseHadoopSize(v); err == nil && n > 0 {
 				return n
 			}
 		}
 	}
-	return defaultBlockSize
+	return drDefaultBlockSize
 }
 
-// parseHadoopSize reads a Hadoop size such as "134217728" or "128m"
+// drParseHadoopSize reads a Hadoop size such as "134217728" or "128m"
 // (Configuration.getLongBytes suffixes k, m, g, t, p, e).
-func parseHadoopSize(s string) (int64, error) {
+func drParseHadoopSize(s string) (int64, error) {
 	mult := int64(1)
 	if n := len(s); n > 0 {
 		switch s[n-1] {

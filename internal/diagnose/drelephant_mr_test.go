@@ -45,31 +45,31 @@ func TestDrElephantStatistics(t *testing.T) {
 // none. With a 128 MiB block (dfs.blocksize in the job conf) the limit is
 // 16 MiB: none. A failed job is not analysed.
 func TestDrElephantSkewBoundaries(t *testing.T) {
-	in := func(m int64) model.TaskMetrics { return metrics(map[model.Metric]int64{model.HDFSBytesRead: m}) }
-	b := newMR().tasks(model.StageMap, 10, 0, in(3*mib)).tasks(model.StageMap, 10, 0, in(9*mib))
+	in := func(m int64) model.TaskMetrics { return drMetrics(map[model.Metric]int64{model.HDFSBytesRead: m}) }
+	b := drNewMR().tasks(model.StageMap, 10, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB))
 	sev, f := drRun(t, b.app, "drelephant-mapper-skew", nil)
 	if sev != Low || f.Scope.IDs[0] != "0" {
 		t.Fatalf("severity %v scope %v, want low on stage 0", sev, f.Scope)
 	}
-	for name, want := range map[string]float64{"dataDeviation": 2, "dataGroupBAvgBytes": 9 * mib, "dataGroupATasks": 10, "dataGroupAAvgBytes": 3 * mib, "timeDeviation": 0} {
+	for name, want := range map[string]float64{"dataDeviation": 2, "dataGroupBAvgBytes": 9 * drMiB, "dataGroupATasks": 10, "dataGroupAAvgBytes": 3 * drMiB, "timeDeviation": 0} {
 		if got := evidence(t, f, name); got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	if sev, _ := drRun(t, newMR().tasks(model.StageMap, 9, 0, in(3*mib)).tasks(model.StageMap, 10, 0, in(9*mib)).app, "drelephant-mapper-skew", nil); sev != None {
+	if sev, _ := drRun(t, drNewMR().tasks(model.StageMap, 9, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB)).app, "drelephant-mapper-skew", nil); sev != None {
 		t.Errorf("9 tasks in group A: %v, want none", sev)
 	}
-	b = newMR().tasks(model.StageMap, 10, 0, in(3*mib)).tasks(model.StageMap, 10, 0, in(9*mib)).conf("dfs.blocksize", "128m")
+	b = drNewMR().tasks(model.StageMap, 10, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB)).conf("dfs.blocksize", "128m")
 	if sev, _ := drRun(t, b.app, "drelephant-mapper-skew", nil); sev != None {
 		t.Errorf("128 MiB blocks: %v, want none", sev)
 	}
-	b = newMR().tasks(model.StageMap, 10, 0, in(3*mib)).tasks(model.StageMap, 10, 0, in(9*mib))
+	b = drNewMR().tasks(model.StageMap, 10, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB))
 	b.app.Jobs[0].Status = model.JobFailed
 	if sev, _ := drRun(t, b.app, "drelephant-mapper-skew", nil); sev != None {
 		t.Errorf("failed job analysed: %v", sev)
 	}
 	// A retried task counts once, by its successful attempt.
-	b = newMR().tasks(model.StageMap, 10, 0, in(3*mib)).tasks(model.StageMap, 10, 0, in(9*mib))
+	b = drNewMR().tasks(model.StageMap, 10, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB))
 	st := b.app.Stages[0]
 	st.AddTask(model.Task{ID: 99, Index: 0, Attempt: 1, Launch: origin, Finish: origin + 5, Status: model.TaskFailed}, &model.TaskMetrics{})
 	if got := len(mrTasks(b.app, model.StageMap)); got != 20 {
@@ -86,14 +86,14 @@ func TestDrElephantTimeBoundaries(t *testing.T) {
 		run   int64
 		want  Severity
 	}{
-		{10, 15 * minuteMs, Low},
-		{10, 15*minuteMs - 1, None},
-		{50, 10 * minuteMs, Low},
-		{50, 10*minuteMs + 1, None},
-		{49, 10 * minuteMs, None},
+		{10, 15 * drMinuteMs, Low},
+		{10, 15*drMinuteMs - 1, None},
+		{50, 10 * drMinuteMs, Low},
+		{50, 10*drMinuteMs + 1, None},
+		{49, 10 * drMinuteMs, None},
 	}
 	for _, c := range cases {
-		b := newMR().tasks(model.StageReduce, c.tasks, c.run, model.TaskMetrics{})
+		b := drNewMR().tasks(model.StageReduce, c.tasks, c.run, model.TaskMetrics{})
 		sev, f := drRun(t, b.app, "drelephant-reducer-time", nil)
 		if sev != c.want {
 			t.Errorf("%d tasks of %d ms: %v, want %v", c.tasks, c.run, sev, c.want)
@@ -107,16 +107,16 @@ func TestDrElephantTimeBoundaries(t *testing.T) {
 // TestDrElephantGCBoundaries: GC exactly 1% of CPU over tasks of exactly 5
 // minutes is low; 4 minutes 59.999 s is under the gate.
 func TestDrElephantGCBoundaries(t *testing.T) {
-	m := metrics(map[model.Metric]int64{model.CPUMillis: 100_000, model.JVMGCTime: 1000})
-	if sev, f := drRun(t, newMR().tasks(model.StageMap, 3, 5*minuteMs, m).app, "drelephant-mapper-gc", nil); sev != Low || evidence(t, f, "gcCpuRatio") != 0.01 {
+	m := drMetrics(map[model.Metric]int64{model.CPUMillis: 100_000, model.JVMGCTime: 1000})
+	if sev, f := drRun(t, drNewMR().tasks(model.StageMap, 3, 5*drMinuteMs, m).app, "drelephant-mapper-gc", nil); sev != Low || evidence(t, f, "gcCpuRatio") != 0.01 {
 		t.Errorf("severity %v (%+v), want low at 0.01", sev, f.Evidence)
 	}
-	if sev, _ := drRun(t, newMR().tasks(model.StageMap, 3, 5*minuteMs-1, m).app, "drelephant-mapper-gc", nil); sev != None {
+	if sev, _ := drRun(t, drNewMR().tasks(model.StageMap, 3, 5*drMinuteMs-1, m).app, "drelephant-mapper-gc", nil); sev != None {
 		t.Errorf("short tasks: %v, want none", sev)
 	}
 	// No CPU time but some GC: Java's ratio is +Infinity (critical), reported as Long.MAX_VALUE.
-	m = metrics(map[model.Metric]int64{model.JVMGCTime: 1000})
-	if sev, f := drRun(t, newMR().tasks(model.StageMap, 3, 20*minuteMs, m).app, "drelephant-mapper-gc", nil); sev != Critical || evidence(t, f, "gcCpuRatio") <= 1e18 {
+	m = drMetrics(map[model.Metric]int64{model.JVMGCTime: 1000})
+	if sev, f := drRun(t, drNewMR().tasks(model.StageMap, 3, 20*drMinuteMs, m).app, "drelephant-mapper-gc", nil); sev != Critical || evidence(t, f, "gcCpuRatio") <= 1e18 {
 		t.Errorf("zero CPU: %v %+v", sev, f.Evidence)
 	}
 }
@@ -138,8 +138,8 @@ func TestDrElephantSpillBoundaries(t *testing.T) {
 		{3, 0, 1000, Critical}, // spills with no output: Infinity
 	}
 	for _, c := range cases {
-		m := metrics(map[model.Metric]int64{model.SpilledRecords: c.spilled, model.MapOutputRecords: c.out})
-		if sev, _ := drRun(t, newMR().tasks(model.StageMap, c.tasks, 0, m).app, "drelephant-mapper-spill", nil); sev != c.want {
+		m := drMetrics(map[model.Metric]int64{model.SpilledRecords: c.spilled, model.MapOutputRecords: c.out})
+		if sev, _ := drRun(t, drNewMR().tasks(model.StageMap, c.tasks, 0, m).app, "drelephant-mapper-spill", nil); sev != c.want {
 			t.Errorf("%d/%d over %d tasks: %v, want %v", c.spilled, c.out, c.tasks, sev, c.want)
 		}
 	}
@@ -150,9 +150,9 @@ func TestDrElephantSpillBoundaries(t *testing.T) {
 // MiB use 0.5996 of it (≤ 0.6: low). "${VAR}" indirection is followed; a
 // container of another default size moves the gate.
 func TestDrElephantMemoryBoundaries(t *testing.T) {
-	m := metrics(map[model.Metric]int64{model.PhysicalMemoryBytes: 1351 * mib})
-	mk := func() *mrBuilder { return newMR().tasks(model.StageMap, 10, 1000, m) }
-	if sev, f := drRun(t, mk().conf("mapreduce.map.memory.mb", "2253").app, "drelephant-mapper-memory", nil); sev != Low || evidence(t, f, "containerBytes") != 2253*mib {
+	m := drMetrics(map[model.Metric]int64{model.PhysicalMemoryBytes: 1351 * drMiB})
+	mk := func() *drMRBuilder { return drNewMR().tasks(model.StageMap, 10, 1000, m) }
+	if sev, f := drRun(t, mk().conf("mapreduce.map.memory.mb", "2253").app, "drelephant-mapper-memory", nil); sev != Low || evidence(t, f, "containerBytes") != 2253*drMiB {
 		t.Errorf("2253 MiB: %v %+v, want low", sev, f.Evidence)
 	}
 	if sev, _ := drRun(t, mk().conf("mapreduce.map.memory.mb", "2252").app, "drelephant-mapper-memory", nil); sev != None {
@@ -162,7 +162,7 @@ func TestDrElephantMemoryBoundaries(t *testing.T) {
 		t.Errorf("${mem} = 8192: %v, want critical (1351/8192 = 0.16)", sev)
 	}
 	// No physical memory logged at all: unknown, not graded.
-	if sev, _ := drRun(t, newMR().tasks(model.StageMap, 10, 1000, model.TaskMetrics{}).conf("mapreduce.map.memory.mb", "8192").app, "drelephant-mapper-memory", nil); sev != None {
+	if sev, _ := drRun(t, drNewMR().tasks(model.StageMap, 10, 1000, model.TaskMetrics{}).conf("mapreduce.map.memory.mb", "8192").app, "drelephant-mapper-memory", nil); sev != None {
 		t.Errorf("no memory counter: %v, want none", sev)
 	}
 	p := DefaultDrElephantMapperMemoryParams
@@ -176,14 +176,14 @@ func TestDrElephantMemoryBoundaries(t *testing.T) {
 // (1/2 of 100 MiB/s) over exactly 5 minutes is low; a 1-minute shuffle
 // against 2 minutes of code (2 × 1 / 2 = 1) is low, 59.999 s is not.
 func TestDrElephantSpeedShuffleBoundaries(t *testing.T) {
-	m := metrics(map[model.Metric]int64{model.HDFSBytesRead: 50 * mib * 300})
-	if sev, f := drRun(t, newMR().tasks(model.StageMap, 3, 5*minuteMs, m).app, "drelephant-mapper-speed", nil); sev != Low || evidence(t, f, "medianSpeedBytesPerSec") != 50*mib {
+	m := drMetrics(map[model.Metric]int64{model.HDFSBytesRead: 50 * drMiB * 300})
+	if sev, f := drRun(t, drNewMR().tasks(model.StageMap, 3, 5*drMinuteMs, m).app, "drelephant-mapper-speed", nil); sev != Low || evidence(t, f, "medianSpeedBytesPerSec") != 50*drMiB {
 		t.Errorf("50 MiB/s: %v %+v, want low", sev, f.Evidence)
 	}
-	if sev, f := drRun(t, reducePhases(10, minuteMs, 0, 2*minuteMs).app, "drelephant-shuffle-sort", nil); sev != Low || evidence(t, f, "shuffleRatio") != 1 {
+	if sev, f := drRun(t, drReducePhases(10, drMinuteMs, 0, 2*drMinuteMs).app, "drelephant-shuffle-sort", nil); sev != Low || evidence(t, f, "shuffleRatio") != 1 {
 		t.Errorf("1-minute shuffle: %v %+v, want low", sev, f.Evidence)
 	}
-	if sev, _ := drRun(t, reducePhases(10, minuteMs-1, 0, 2*minuteMs).app, "drelephant-shuffle-sort", nil); sev != None {
+	if sev, _ := drRun(t, drReducePhases(10, drMinuteMs-1, 0, 2*drMinuteMs).app, "drelephant-shuffle-sort", nil); sev != None {
 		t.Errorf("59.999 s shuffle: %v, want none", sev)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // over the HDFS, S3, S3A and S3N counters, all of it is HDFS bytes here
 // (clusterlens's model has no S3 counters; Dr. Elephant sums them).
 
-const unit = mib // UNITSIZE = HDFS_BLOCK_SIZE / 64 with the default 64 MiB block
+const drUnit = drMiB // UNITSIZE = HDFS_BLOCK_SIZE / 64 with the default 64 MiB block
 
 // TestDrElephantPortedSkew: MapperSkewHeuristicTest and
 // ReducerSkewHeuristicTest. analyzeJob(200, 200, 1 MiB, 100 MiB): groups
@@ -33,13 +33,13 @@ func TestDrElephantPortedSkew(t *testing.T) {
 		time         bool
 		want         Severity
 	}{
-		{"testCritical", 200, 200, 1 * unit, 100 * unit, false, Critical},
-		{"testSevere", 200, 200, 10 * unit, 100 * unit, false, Severe},
-		{"testModerate", 200, 200, 20 * unit, 100 * unit, false, Moderate},
-		{"testLow", 200, 200, 30 * unit, 100 * unit, false, Low},
-		{"testNone", 200, 200, 50 * unit, 100 * unit, false, None},
-		{"testSmallFiles", 200, 200, 1 * unit, 5 * unit, false, None},
-		{"testSmallTasks", 5, 5, 10 * unit, 100 * unit, false, None},
+		{"testCritical", 200, 200, 1 * drUnit, 100 * drUnit, false, Critical},
+		{"testSevere", 200, 200, 10 * drUnit, 100 * drUnit, false, Severe},
+		{"testModerate", 200, 200, 20 * drUnit, 100 * drUnit, false, Moderate},
+		{"testLow", 200, 200, 30 * drUnit, 100 * drUnit, false, Low},
+		{"testNone", 200, 200, 50 * drUnit, 100 * drUnit, false, None},
+		{"testSmallFiles", 200, 200, 1 * drUnit, 5 * drUnit, false, None},
+		{"testSmallTasks", 5, 5, 10 * drUnit, 100 * drUnit, false, None},
 		{"testCriticalTime", 200, 200, 1_000_000, 100_000_000, true, Critical},
 		{"testSevereTime", 200, 200, 10_000_000, 100_000_000, true, Severe},
 		{"testModerateTime", 200, 200, 20_000_000, 100_000_000, true, Moderate},
@@ -53,11 +53,11 @@ func TestDrElephantPortedSkew(t *testing.T) {
 			name, counter = "drelephant-reducer-skew", model.ReduceShuffleBytes
 		}
 		for _, c := range cases {
-			b := newMR()
+			b := drNewMR()
 			if c.time {
 				b.tasks(kind, c.small, c.a, model.TaskMetrics{}).tasks(kind, c.large, c.b, model.TaskMetrics{})
 			} else {
-				b.tasks(kind, c.small, 0, metrics(map[model.Metric]int64{counter: c.a})).tasks(kind, c.large, 0, metrics(map[model.Metric]int64{counter: c.b}))
+				b.tasks(kind, c.small, 0, drMetrics(map[model.Metric]int64{counter: c.a})).tasks(kind, c.large, 0, drMetrics(map[model.Metric]int64{counter: c.b}))
 			}
 			b.unsampled(kind)
 			if got, f := drRun(t, b.app, name, nil); got != c.want {
@@ -89,7 +89,7 @@ func TestDrElephantPortedGC(t *testing.T) {
 			name = "drelephant-reducer-gc"
 		}
 		for _, c := range cases {
-			b := newMR().tasks(kind, 100, c.run, metrics(map[model.Metric]int64{model.CPUMillis: c.cpu, model.JVMGCTime: c.gcMs})).unsampled(kind)
+			b := drNewMR().tasks(kind, 100, c.run, drMetrics(map[model.Metric]int64{model.CPUMillis: c.cpu, model.JVMGCTime: c.gcMs})).unsampled(kind)
 			if got, _ := drRun(t, b.app, name, nil); got != c.want {
 				t.Errorf("%s %s: severity %v, want %v", name, c.name, got, c.want)
 			}
@@ -110,16 +110,16 @@ func TestDrElephantPortedTime(t *testing.T) {
 		run   int64
 		want  Severity
 	}{
-		{"testLongRuntimeTasksCritical", 10, 120 * minuteMs, Critical},
-		{"testLongRuntimeTasksCriticalMore", 1000, 120 * minuteMs, Critical},
-		{"testLongRuntimeTasksSevere", 10, 60 * minuteMs, Severe},
-		{"testLongRuntimeTasksSevereMore", 1000, 60 * minuteMs, Severe},
-		{"testShortRuntimeTasksCritical", 1000, 1 * minuteMs, Critical},
-		{"testShortRuntimeTasksSevere", 500, 1 * minuteMs, Severe},
-		{"testShortRuntimeTasksModerate", 101, 1 * minuteMs, Moderate},
-		{"testShortRuntimeTasksLow", 50, 1 * minuteMs, Low},
-		{"testShortRuntimeTasksNone", 5, 1 * minuteMs, None},
-		{"testShortRunetimeNone (reducer)", 2, 1 * minuteMs, None},
+		{"testLongRuntimeTasksCritical", 10, 120 * drMinuteMs, Critical},
+		{"testLongRuntimeTasksCriticalMore", 1000, 120 * drMinuteMs, Critical},
+		{"testLongRuntimeTasksSevere", 10, 60 * drMinuteMs, Severe},
+		{"testLongRuntimeTasksSevereMore", 1000, 60 * drMinuteMs, Severe},
+		{"testShortRuntimeTasksCritical", 1000, 1 * drMinuteMs, Critical},
+		{"testShortRuntimeTasksSevere", 500, 1 * drMinuteMs, Severe},
+		{"testShortRuntimeTasksModerate", 101, 1 * drMinuteMs, Moderate},
+		{"testShortRuntimeTasksLow", 50, 1 * drMinuteMs, Low},
+		{"testShortRuntimeTasksNone", 5, 1 * drMinuteMs, None},
+		{"testShortRunetimeNone (reducer)", 2, 1 * drMinuteMs, None},
 	}
 	for _, name := range []string{"drelephant-mapper-time", "drelephant-reducer-time"} {
 		kind := model.StageMap
@@ -127,7 +127,7 @@ func TestDrElephantPortedTime(t *testing.T) {
 			kind = model.StageReduce
 		}
 		for _, c := range cases {
-			b := newMR().tasks(kind, c.tasks, c.run, metrics(map[model.Metric]int64{model.HDFSBytesRead: 4 * unit})).unsampled(kind)
+			b := drNewMR().tasks(kind, c.tasks, c.run, drMetrics(map[model.Metric]int64{model.HDFSBytesRead: 4 * drUnit})).unsampled(kind)
 			if got, _ := drRun(t, b.app, name, nil); got != c.want {
 				t.Errorf("%s %s: severity %v, want %v", name, c.name, got, c.want)
 			}
@@ -147,16 +147,16 @@ func TestDrElephantPortedSpeed(t *testing.T) {
 		k    int64
 		want Severity
 	}{
-		{"testCritical", 120 * minuteMs, 1, Critical},
-		{"testSevere", 120 * minuteMs, 4, Severe},
-		{"testModerate", 120 * minuteMs, 13, Moderate},
-		{"testLow", 120 * minuteMs, 50, Low},
-		{"testNone", 120 * minuteMs, 51, None},
-		{"testShortTask", 2 * minuteMs, 1, None},
+		{"testCritical", 120 * drMinuteMs, 1, Critical},
+		{"testSevere", 120 * drMinuteMs, 4, Severe},
+		{"testModerate", 120 * drMinuteMs, 13, Moderate},
+		{"testLow", 120 * drMinuteMs, 50, Low},
+		{"testNone", 120 * drMinuteMs, 51, None},
+		{"testShortTask", 2 * drMinuteMs, 1, None},
 	}
 	for _, c := range cases {
-		bytes := c.k * (c.run * mib / 1000)
-		b := newMR().tasks(model.StageMap, 100, c.run, metrics(map[model.Metric]int64{model.HDFSBytesRead: bytes})).unsampled(model.StageMap)
+		bytes := c.k * (c.run * drMiB / 1000)
+		b := drNewMR().tasks(model.StageMap, 100, c.run, drMetrics(map[model.Metric]int64{model.HDFSBytesRead: bytes})).unsampled(model.StageMap)
 		if got, _ := drRun(t, b.app, "drelephant-mapper-speed", nil); got != c.want {
 			t.Errorf("%s: severity %v, want %v", c.name, got, c.want)
 		}
@@ -181,7 +181,7 @@ func TestDrElephantPortedSpill(t *testing.T) {
 		{"testSmallNumTasks", 3000, 1000, 10, None},
 	}
 	for _, c := range cases {
-		b := newMR().tasks(model.StageMap, c.tasks, 0, metrics(map[model.Metric]int64{model.SpilledRecords: c.spilled, model.MapOutputRecords: c.output})).unsampled(model.StageMap)
+		b := drNewMR().tasks(model.StageMap, c.tasks, 0, drMetrics(map[model.Metric]int64{model.SpilledRecords: c.spilled, model.MapOutputRecords: c.output})).unsampled(model.StageMap)
 		if got, _ := drRun(t, b.app, "drelephant-mapper-spill", nil); got != c.want {
 			t.Errorf("%s: severity %v, want %v", c.name, got, c.want)
 		}
@@ -212,7 +212,7 @@ func TestDrElephantPortedMemory(t *testing.T) {
 			name, key = "drelephant-reducer-memory", "mapreduce.reduce.memory.mb"
 		}
 		for _, c := range cases {
-			b := newMR().tasks(kind, 100, 0, metrics(map[model.Metric]int64{model.PhysicalMemoryBytes: c.used * mib})).unsampled(kind).
+			b := drNewMR().tasks(kind, 100, 0, drMetrics(map[model.Metric]int64{model.PhysicalMemoryBytes: c.used * drMiB})).unsampled(kind).
 				conf(key, strconv.FormatInt(c.container, 10))
 			if got, _ := drRun(t, b.app, name, nil); got != c.want {
 				t.Errorf("%s %s: severity %v, want %v", name, c.name, got, c.want)
@@ -232,31 +232,31 @@ func TestDrElephantPortedShuffleSort(t *testing.T) {
 		shuffle, sort, code int64
 		want                Severity
 	}{
-		{"testLongShuffleCritical", 30 * minuteMs, 0, 5 * minuteMs, Critical},
-		{"testLongShuffleSevere", 30 * minuteMs, 0, 10 * minuteMs, Severe},
-		{"testLongShuffleModerate", 30 * minuteMs, 0, 20 * minuteMs, Moderate},
-		{"testLongShuffleLow", 30 * minuteMs, 0, 40 * minuteMs, Low},
-		{"testLongShuffleNone", 30 * minuteMs, 0, 80 * minuteMs, None},
-		{"testLongSortCritical", 0, 30 * minuteMs, 5 * minuteMs, Critical},
-		{"testLongSortSevere", 0, 30 * minuteMs, 10 * minuteMs, Severe},
-		{"testLongSortModerate", 0, 30 * minuteMs, 20 * minuteMs, Moderate},
-		{"testLongSortLow", 0, 30 * minuteMs, 40 * minuteMs, Low},
-		{"testLongSortNone", 0, 30 * minuteMs, 80 * minuteMs, None},
-		{"testShortShuffle", minuteMs / 2, 0, minuteMs / 2, None},
-		{"testShortSort", 0, minuteMs / 2, minuteMs / 2, None},
+		{"testLongShuffleCritical", 30 * drMinuteMs, 0, 5 * drMinuteMs, Critical},
+		{"testLongShuffleSevere", 30 * drMinuteMs, 0, 10 * drMinuteMs, Severe},
+		{"testLongShuffleModerate", 30 * drMinuteMs, 0, 20 * drMinuteMs, Moderate},
+		{"testLongShuffleLow", 30 * drMinuteMs, 0, 40 * drMinuteMs, Low},
+		{"testLongShuffleNone", 30 * drMinuteMs, 0, 80 * drMinuteMs, None},
+		{"testLongSortCritical", 0, 30 * drMinuteMs, 5 * drMinuteMs, Critical},
+		{"testLongSortSevere", 0, 30 * drMinuteMs, 10 * drMinuteMs, Severe},
+		{"testLongSortModerate", 0, 30 * drMinuteMs, 20 * drMinuteMs, Moderate},
+		{"testLongSortLow", 0, 30 * drMinuteMs, 40 * drMinuteMs, Low},
+		{"testLongSortNone", 0, 30 * drMinuteMs, 80 * drMinuteMs, None},
+		{"testShortShuffle", drMinuteMs / 2, 0, drMinuteMs / 2, None},
+		{"testShortSort", 0, drMinuteMs / 2, drMinuteMs / 2, None},
 	}
 	for _, c := range cases {
-		b := reducePhases(100, c.shuffle, c.sort, c.code)
+		b := drReducePhases(100, c.shuffle, c.sort, c.code)
 		if got, f := drRun(t, b.app, "drelephant-shuffle-sort", nil); got != c.want {
 			t.Errorf("%s: severity %v, want %v (%+v)", c.name, got, c.want, f.Evidence)
 		}
 	}
 }
 
-// reducePhases is a job with n reducers, launched at origin, that shuffle,
+// drReducePhases is a job with n reducers, launched at origin, that shuffle,
 // sort and run reduce code for the given milliseconds, plus one unsampled
 // reducer.
-func reducePhases(n int, shuffle, sort, code int64) *mrBuilder {
-	m := metrics(map[model.Metric]int64{model.ShufflePhaseFinish: origin + shuffle, model.SortPhaseFinish: origin + shuffle + sort})
-	return newMR().tasks(model.StageReduce, n, shuffle+sort+code, m).unsampled(model.StageReduce)
+func drReducePhases(n int, shuffle, sort, code int64) *drMRBuilder {
+	m := drMetrics(map[model.Metric]int64{model.ShufflePhaseFinish: origin + shuffle, model.SortPhaseFinish: origin + shuffle + sort})
+	return drNewMR().tasks(model.StageReduce, n, shuffle+sort+code, m).unsampled(model.StageReduce)
 }

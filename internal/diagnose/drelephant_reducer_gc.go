@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantReducerGCParams are Reducer GC's defaults
 // (GenericGCHeuristic.java).
-var DefaultDrElephantReducerGCParams = defaultGCParams
+var DefaultDrElephantReducerGCParams = drDefaultGCParams
 
 func init() {
 	mustRegister(Func[DrElephantGCParams]{

@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantReducerMemoryParams are Reducer Memory's defaults
 // (GenericMemoryHeuristic.java).
-var DefaultDrElephantReducerMemoryParams = defaultMemoryParams
+var DefaultDrElephantReducerMemoryParams = drDefaultMemoryParams
 
 func init() {
 	mustRegister(Func[DrElephantMemoryParams]{

@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantReducerSkewParams are Reducer Skew's defaults
 // (GenericSkewHeuristic.java).
-var DefaultDrElephantReducerSkewParams = defaultSkewParams
+var DefaultDrElephantReducerSkewParams = drDefaultSkewParams
 
 func init() {
 	mustRegister(Func[DrElephantSkewParams]{
@@ -19,5 +19,5 @@ func init() {
 // drReducerSkew is Dr. Elephant's ReducerSkewHeuristic: GenericSkewHeuristic
 // over the reduce tasks' shuffle bytes (REDUCE_SHUFFLE_BYTES).
 func drReducerSkew(in *Input, p DrElephantSkewParams) []Finding {
-	return drSkew(in, p, skewMeasure{kind: model.StageReduce, bytes: func(t *mrTask) int64 { return t.shuffleBytes }, what: "shuffle input (REDUCE_SHUFFLE_BYTES)"})
+	return drSkew(in, p, drSkewMeasure{kind: model.StageReduce, bytes: func(t *mrTask) int64 { return t.shuffleBytes }, what: "shuffle input (REDUCE_SHUFFLE_BYTES)"})
 }

@@ -4,7 +4,7 @@ import "github.com/clusterlens/clusterlens/internal/model"
 
 // DefaultDrElephantReducerTimeParams are Reducer Time's defaults
 // (ReducerTimeHeuristic.java).
-var DefaultDrElephantReducerTimeParams = defaultTimeParams
+var DefaultDrElephantReducerTimeParams = drDefaultTimeParams
 
 func init() {
 	mustRegister(Func[DrElephantTimeParams]{

@@ -56,9 +56,9 @@ func drShuffleSort(in *Input, p DrElephantShuffleSortParams) []Finding {
 		}
 	}
 	avgExec, avgShuffle, avgSort := drAverage(exec), drAverage(shuffle), drAverage(sort)
-	runtime := p.RuntimeMinutes.scaled(minuteMs)
-	shuffleSev, shuffleRatio := phaseSeverity(avgShuffle, avgExec, runtime, p.RuntimeRatio)
-	sortSev, sortRatio := phaseSeverity(avgSort, avgExec, runtime, p.RuntimeRatio)
+	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	shuffleSev, shuffleRatio := drPhaseSeverity(avgShuffle, avgExec, runtime, p.RuntimeRatio)
+	sortSev, sortRatio := drPhaseSeverity(avgSort, avgExec, runtime, p.RuntimeRatio)
 	sev := max(shuffleSev, sortSev)
 	if sev == None {
 		return nil
@@ -80,14 +80,14 @@ func drShuffleSort(in *Input, p DrElephantShuffleSortParams) []Finding {
 	}}
 }
 
-// phaseSeverity is ShuffleSortHeuristic.getShuffleSortSeverity: the phase's
+// drPhaseSeverity is ShuffleSortHeuristic.getShuffleSortSeverity: the phase's
 // run time graded, lowered to the grade of 2 × phase / code time unless the
 // code time is not positive. ratio is that whole-number ratio (0 when unused).
-func phaseSeverity(phaseMs, codeMs int64, runtime, ratioLimits Limits) (Severity, int64) {
+func drPhaseSeverity(phaseMs, codeMs int64, runtime, ratioLimits Limits) (Severity, int64) {
 	sev := runtime.Ascending(float64(phaseMs))
 	if codeMs <= 0 {
 		return sev, 0
 	}
 	ratio := phaseMs * 2 / codeMs
-	return minSeverity(sev, ratioLimits.Ascending(float64(ratio))), ratio
+	return drMin(sev, ratioLimits.Ascending(float64(ratio))), ratio
 }

@@ -25,17 +25,17 @@ type DrElephantSkewParams struct {
 	HDFSBlockSize int64
 }
 
-// defaultSkewParams are GenericSkewHeuristic's defaults.
-var defaultSkewParams = DrElephantSkewParams{
+// drDefaultSkewParams are GenericSkewHeuristic's defaults.
+var drDefaultSkewParams = DrElephantSkewParams{
 	NumTasks:  Limits{10, 50, 100, 200},
 	Deviation: Limits{2, 4, 8, 16},
 	Files:     Limits{1.0 / 8, 1.0 / 4, 1.0 / 2, 1},
 }
 
-// skewMeasure is what a skew heuristic groups: mapper input bytes
+// drSkewMeasure is what a skew heuristic groups: mapper input bytes
 // (HDFS_BYTES_READ; clusterlens's model has no S3 byte counters) or reducer
 // shuffle bytes (REDUCE_SHUFFLE_BYTES).
-type skewMeasure struct {
+type drSkewMeasure struct {
 	kind  model.StageKind
 	bytes func(*mrTask) int64
 	what  string
@@ -47,7 +47,7 @@ type skewMeasure struct {
 // the groups' averages and lowered to the grade of the smaller group's task
 // count, the data split also to the grade of the larger group's average
 // against the block size. The severity is the worse of the two.
-func drSkew(in *Input, p DrElephantSkewParams, m skewMeasure) []Finding {
+func drSkew(in *Input, p DrElephantSkewParams, m drSkewMeasure) []Finding {
 	app := in.App
 	if !mrSucceeded(app) {
 		return nil
@@ -65,15 +65,15 @@ func drSkew(in *Input, p DrElephantSkewParams, m skewMeasure) []Finding {
 	tSmall, tLarge := drTwoGroups(times)
 	tAvg1, tAvg2 := drAverage(tSmall), drAverage(tLarge)
 	tSec1, tSec2 := tAvg1/1000, tAvg2/1000
-	tDev := deviation(min(tSec1, tSec2), abs64(tSec1-tSec2))
-	sevTime := minSeverity(p.Deviation.Ascending(float64(tDev)), p.NumTasks.Ascending(float64(len(tSmall))))
+	tDev := drDeviation(min(tSec1, tSec2), drAbs(tSec1-tSec2))
+	sevTime := drMin(p.Deviation.Ascending(float64(tDev)), p.NumTasks.Ascending(float64(len(tSmall))))
 
 	dSmall, dLarge := drTwoGroups(data)
 	avg1, avg2 := drAverage(dSmall), drAverage(dLarge)
-	dDev := deviation(min(avg1, avg2), abs64(avg2-avg1))
-	files := p.Files.scaled(float64(blockSize(app, p.HDFSBlockSize)))
-	sevData := minSeverity(p.Deviation.Ascending(float64(dDev)), files.Ascending(float64(avg2)))
-	sevData = minSeverity(sevData, p.NumTasks.Ascending(float64(len(dSmall))))
+	dDev := drDeviation(min(avg1, avg2), drAbs(avg2-avg1))
+	files := p.Files.drScaled(float64(drBlockSize(app, p.HDFSBlockSize)))
+	sevData := drMin(p.Deviation.Ascending(float64(dDev)), files.Ascending(float64(avg2)))
+	sevData = drMin(sevData, p.NumTasks.Ascending(float64(len(dSmall))))
 
 	sev := max(sevData, sevTime)
 	if sev == None {
@@ -84,7 +84,7 @@ func drSkew(in *Input, p DrElephantSkewParams, m skewMeasure) []Finding {
 		Severity: sev,
 		Scope:    mrStageScope(m.kind),
 		Summary: fmt.Sprintf("The %d %s tasks split into %d averaging %s and %d averaging %s of %s (deviation %d, %s), and by time into %d averaging %s and %d averaging %s (deviation %d, %s).",
-			len(tasks), word, len(dSmall), bytesStr(avg1), len(dLarge), bytesStr(avg2), m.what, dDev, sevData,
+			len(tasks), word, len(dSmall), drBytes(avg1), len(dLarge), drBytes(avg2), m.what, dDev, sevData,
 			len(tSmall), dur(tAvg1), len(tLarge), dur(tAvg2), tDev, sevTime),
 		Evidence: []Evidence{
 			graded("dataDeviation", float64(dDev), "ratio", p.Deviation),
@@ -99,28 +99,28 @@ func drSkew(in *Input, p DrElephantSkewParams, m skewMeasure) []Finding {
 			fact("timeGroupBTasks", float64(len(tLarge)), "count"),
 			fact("tasks", float64(len(tasks)), "count"),
 		},
-		Recommendation: skewAdvice(m.kind),
+		Recommendation: drSkewAdvice(m.kind),
 	}}
 }
 
-// deviation is GenericSkewHeuristic.getDeviationSeverity's value: the
+// drDeviation is GenericSkewHeuristic.getDeviationSeverity's value: the
 // difference over the smaller average (at least 1), in whole numbers.
-func deviation(averageMin, averageDiff int64) int64 {
+func drDeviation(averageMin, averageDiff int64) int64 {
 	if averageMin <= 0 {
 		averageMin = 1
 	}
 	return averageDiff / averageMin
 }
 
-func abs64(v int64) int64 {
+func drAbs(v int64) int64 {
 	if v < 0 {
 		return -v
 	}
 	return v
 }
 
-// bytesStr formats a byte count in binary units.
-func bytesStr(b int64) string {
+// drBytes formats a byte count in binary units.
+func drBytes(b int64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
@@ -132,9 +132,9 @@ func bytesStr(b int64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// skewAdvice is Dr. Elephant's help text for skew (helpMapperSkew,
+// drSkewAdvice is Dr. Elephant's help text for skew (helpMapperSkew,
 // helpReducerSkew), in short.
-func skewAdvice(kind model.StageKind) string {
+func drSkewAdvice(kind model.StageKind) string {
 	if kind == model.StageReduce {
 		return "Even out the reducers' input: choose a partitioner (or key) that spreads the hot keys, salt skewed keys, or combine values map-side (a combiner) so fewer records reach the hot reducers."
 	}

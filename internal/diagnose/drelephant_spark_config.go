@@ -51,8 +51,8 @@ func init() {
 	})
 }
 
-// configCheck is one graded setting.
-type configCheck struct {
+// drConfigCheck is one graded setting.
+type drConfigCheck struct {
 	key, name, unit string
 	value           int64
 	limits          Limits
@@ -80,7 +80,7 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 		if !ok {
 			return 0
 		}
-		n, err := stringToBytes(v)
+		n, err := drStringToBytes(v)
 		if err != nil {
 			return 0
 		}
@@ -102,13 +102,13 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 		if v != "" && v[len(v)-1] >= '0' && v[len(v)-1] <= '9' {
 			v += "MB"
 		}
-		n, err := stringToBytes(v)
+		n, err := drStringToBytes(v)
 		if err != nil {
 			return 0
 		}
 		return n
 	}
-	checks := []configCheck{
+	checks := []drConfigCheck{
 		{"spark.executor.memory", "executorMemoryBytes", "bytes", mem("spark.executor.memory"), p.Memory},
 		{"spark.driver.memory", "driverMemoryBytes", "bytes", mem("spark.driver.memory"), p.Memory},
 		{"spark.executor.cores", "executorCores", "count", num("spark.executor.cores"), p.Cores},
@@ -135,7 +135,7 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 		sev = max(sev, Moderate)
 		why = append(why, fmt.Sprintf("spark.serializer is %q, not %s (moderate)", serializer, p.Serializer))
 	}
-	dynamic, shuffle := propTrue(prop("spark.dynamicAllocation.enabled")), propTrue(prop("spark.shuffle.service.enabled"))
+	dynamic, shuffle := drPropTrue(prop("spark.dynamicAllocation.enabled")), drPropTrue(prop("spark.shuffle.service.enabled"))
 	switch {
 	case shuffle:
 	case dynamic:
@@ -152,7 +152,7 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 	if sev == None {
 		return nil
 	}
-	ev = append(ev, fact("kryoSerializer", flag(kryo), "flag"), fact("shuffleServiceEnabled", flag(shuffle), "flag"), fact("dynamicAllocationEnabled", flag(dynamic), "flag"))
+	ev = append(ev, fact("kryoSerializer", drFlag(kryo), "flag"), fact("shuffleServiceEnabled", drFlag(shuffle), "flag"), fact("dynamicAllocationEnabled", drFlag(dynamic), "flag"))
 	return []Finding{{
 		Severity:       sev,
 		Scope:          scope,
@@ -162,12 +162,12 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 	}}
 }
 
-// propTrue is Scala's getProperty(key).exists(_.toBoolean): set and "true"
+// drPropTrue is Scala's getProperty(key).exists(_.toBoolean): set and "true"
 // in any case.
-func propTrue(v string, ok bool) bool { return ok && strings.EqualFold(strings.TrimSpace(v), "true") }
+func drPropTrue(v string, ok bool) bool { return ok && strings.EqualFold(strings.TrimSpace(v), "true") }
 
-// flag is 1 for true, 0 for false.
-func flag(b bool) float64 {
+// drFlag is 1 for true, 0 for false.
+func drFlag(b bool) float64 {
 	if b {
 		return 1
 	}

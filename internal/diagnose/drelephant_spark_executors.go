@@ -26,8 +26,8 @@ type DrElephantExecutorsParams struct {
 // DefaultDrElephantExecutorsParams are ExecutorsHeuristic's defaults.
 var DefaultDrElephantExecutorsParams = DrElephantExecutorsParams{
 	MaxToMedian:             Limits{math.Pow(10, 0.125), math.Pow(10, 0.25), math.Pow(10, 0.5), 10},
-	IgnoreMaxBytesLessThan:  100 * mib,
-	IgnoreMaxMillisLessThan: 5 * minuteMs,
+	IgnoreMaxBytesLessThan:  100 * drMiB,
+	IgnoreMaxMillisLessThan: 5 * drMinuteMs,
 }
 
 func init() {
@@ -40,14 +40,14 @@ func init() {
 	})
 }
 
-// executorMetric is one distribution ExecutorsHeuristic grades.
-type executorMetric struct {
+// drExecutorMetric is one distribution ExecutorsHeuristic grades.
+type drExecutorMetric struct {
 	name, unit string
 	value      func(*shs.ExecutorSummary) int64
 	bytes      bool
 }
 
-var executorMetrics = []executorMetric{
+var drExecutorMetrics = []drExecutorMetric{
 	{"storageMemoryUsed", "bytes", func(e *shs.ExecutorSummary) int64 { return e.MemoryUsed }, true},
 	{"taskTime", "ms", func(e *shs.ExecutorSummary) int64 { return e.TotalDuration }, false},
 	{"inputBytes", "bytes", func(e *shs.ExecutorSummary) int64 { return e.TotalInputBytes }, true},
@@ -79,7 +79,7 @@ func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) [
 	worst, worstRatio := "", 0.0
 	var ev []Evidence
 	values := make([]int64, len(r.executors))
-	for _, m := range executorMetrics {
+	for _, m := range drExecutorMetrics {
 		for i := range r.executors {
 			values[i] = m.value(&r.executors[i])
 		}
@@ -90,7 +90,7 @@ func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) [
 		if m.bytes {
 			ignore = p.IgnoreMaxBytesLessThan
 		}
-		s, ratio := distributionSeverity(maxV, median, ignore, p.MaxToMedian)
+		s, ratio := drDistributionSeverity(maxV, median, ignore, p.MaxToMedian)
 		ev = append(ev, gate(m.name+"Max", float64(maxV), m.unit, ">=", float64(ignore)))
 		if maxV < ignore {
 			ev = append(ev, fact(m.name+"MaxToMedian", ratio, "ratio"))
@@ -121,10 +121,10 @@ func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) [
 	}}
 }
 
-// distributionSeverity is Evaluator.severityOfDistribution: none when the
+// drDistributionSeverity is Evaluator.severityOfDistribution: none when the
 // max is below ignore, else max / median graded (a zero median grades
 // Long.MAX_VALUE). ratio is max / median (Long.MAX_VALUE for a zero median).
-func distributionSeverity(maxV, median, ignore int64, l Limits) (Severity, float64) {
+func drDistributionSeverity(maxV, median, ignore int64, l Limits) (Severity, float64) {
 	ratio := float64(math.MaxInt64)
 	if median != 0 {
 		ratio = float64(maxV) / float64(median)

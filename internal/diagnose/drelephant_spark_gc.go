@@ -66,7 +66,7 @@ func executorGCFindings(r *sparkREST, p DrElephantExecutorGCParams, scope Scope)
 		Summary: fmt.Sprintf("Executors spent %s of their task time in garbage collection (%s of %s over %d executors).",
 			pct(ratio), dur(gc), dur(run), n),
 		Evidence: []Evidence{
-			graded("gcRatio", finite(ratio), "share", p.GCRatio),
+			graded("gcRatio", drFinite(ratio), "share", p.GCRatio),
 			fact("totalGcMs", float64(gc), "ms"),
 			fact("totalExecutorRuntimeMs", float64(run), "ms"),
 			fact("executors", float64(n), "executors"),

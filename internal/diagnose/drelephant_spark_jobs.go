@@ -58,7 +58,7 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 			failed++
 			failedIDs = append(failedIDs, strconv.Itoa(int(j.JobID)))
 		}
-		rate := failureRate(j.NumCompletedTasks, j.NumFailedTasks)
+		rate := drFailureRate(j.NumCompletedTasks, j.NumFailedTasks)
 		s := p.TaskFailureRate.Ascending(rate)
 		sev = max(sev, s)
 		if s > Moderate {
@@ -68,7 +68,7 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 			worstRate, worstJob = rate, strconv.Itoa(int(j.JobID))
 		}
 	}
-	jobRate := failureRate(int64(done), int64(failed))
+	jobRate := drFailureRate(int64(done), int64(failed))
 	sev = max(sev, p.JobFailureRate.Ascending(jobRate))
 	if sev == None {
 		return nil
@@ -89,9 +89,9 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 	}}
 }
 
-// failureRate is failed / (completed + failed), 0 when there are none
+// drFailureRate is failed / (completed + failed), 0 when there are none
 // (Dr. Elephant's getOrElse(0.0)).
-func failureRate(completed, failed int64) float64 {
+func drFailureRate(completed, failed int64) float64 {
 	if completed+failed == 0 {
 		return 0
 	}

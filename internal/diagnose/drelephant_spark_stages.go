@@ -59,7 +59,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			instances = int64(n)
 		}
 	}
-	runtime := p.RuntimeMinutes.scaled(minuteMs)
+	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
 	var done, failed int
 	var highFail, longRun []string
 	worstRate, worstRun := 0.0, int64(0)
@@ -72,7 +72,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			failed++
 		}
 		name := fmt.Sprintf("%d.%d", s.StageID, s.AttemptID)
-		rate := failureRate(s.NumCompleteTasks, s.NumFailedTasks)
+		rate := drFailureRate(s.NumCompleteTasks, s.NumFailedTasks)
 		rs := p.TaskFailureRate.Ascending(rate)
 		if rs > Moderate {
 			highFail = append(highFail, name)
@@ -89,7 +89,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			sev = max(sev, ts)
 		}
 	}
-	stageRate := failureRate(int64(done), int64(failed))
+	stageRate := drFailureRate(int64(done), int64(failed))
 	sev = max(sev, p.StageFailureRate.Ascending(stageRate))
 	if sev == None {
 		return nil

@@ -44,7 +44,7 @@ func TestDrElephantPortedExecutors(t *testing.T) {
 		maxV, median, ignore int64
 		want                 Severity
 	}{{16000, 1000, 16000, Critical}, {16000, 1000, 16001, None}, {16000, 0, 16000, Critical}, {16000, 0, 16001, None}} {
-		if got, _ := distributionSeverity(c.maxV, c.median, c.ignore, p.MaxToMedian); got != c.want {
+		if got, _ := drDistributionSeverity(c.maxV, c.median, c.ignore, p.MaxToMedian); got != c.want {
 			t.Errorf("max %d median %d ignore %d: %v, want %v", c.maxV, c.median, c.ignore, got, c.want)
 		}
 	}
@@ -55,11 +55,11 @@ func TestDrElephantPortedExecutors(t *testing.T) {
 // 0.2531 ≥ 0.2: critical. The driver is left out.
 func TestDrElephantPortedExecutorGC(t *testing.T) {
 	r := &sparkREST{executors: []shs.ExecutorSummary{
-		{ID: "1", TotalGCTime: 2 * minuteMs, TotalDuration: 15 * minuteMs},
-		{ID: "2", TotalGCTime: 6 * minuteMs, TotalDuration: 14 * minuteMs},
-		{ID: "3", TotalGCTime: 4 * minuteMs, TotalDuration: 20 * minuteMs},
-		{ID: "4", TotalGCTime: 8 * minuteMs, TotalDuration: 30 * minuteMs},
-		{ID: "driver", TotalGCTime: 100 * minuteMs, TotalDuration: 1},
+		{ID: "1", TotalGCTime: 2 * drMinuteMs, TotalDuration: 15 * drMinuteMs},
+		{ID: "2", TotalGCTime: 6 * drMinuteMs, TotalDuration: 14 * drMinuteMs},
+		{ID: "3", TotalGCTime: 4 * drMinuteMs, TotalDuration: 20 * drMinuteMs},
+		{ID: "4", TotalGCTime: 8 * drMinuteMs, TotalDuration: 30 * drMinuteMs},
+		{ID: "driver", TotalGCTime: 100 * drMinuteMs, TotalDuration: 1},
 	}}
 	fs := executorGCFindings(r, DefaultDrElephantExecutorGCParams, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
 	if len(fs) != 1 || fs[0].Severity != Critical {
@@ -123,14 +123,14 @@ func TestDrElephantPortedStages(t *testing.T) {
 		if c[0] == 1 {
 			status = "COMPLETE"
 		}
-		r.stages = append(r.stages, shs.StageData{StageID: int32(i), Status: status, NumCompleteTasks: c[1], NumFailedTasks: c[2], ExecutorRunTime: c[3] * minuteMs})
+		r.stages = append(r.stages, shs.StageData{StageID: int32(i), Status: status, NumCompleteTasks: c[1], NumFailedTasks: c[2], ExecutorRunTime: c[3] * drMinuteMs})
 	}
 	prop := func(k string) (string, bool) { return "2", k == "spark.executor.instances" }
 	fs := stagesFindings(r, prop, p, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
 	if len(fs) != 1 || fs[0].Severity != Critical {
 		t.Fatalf("findings %+v, want one critical", fs)
 	}
-	for name, want := range map[string]float64{"stageFailureRate": 0.2, "maxStageTaskFailureRate": 0.8, "maxStageRuntimePerExecutorMs": 60 * minuteMs,
+	for name, want := range map[string]float64{"stageFailureRate": 0.2, "maxStageTaskFailureRate": 0.8, "maxStageRuntimePerExecutorMs": 60 * drMinuteMs,
 		"completeStages": 8, "failedStages": 2, "stagesWithHighTaskFailureRate": 2, "stagesWithLongRuntime": 2, "executorInstances": 2} {
 		if got := evidence(t, fs[0], name); !near(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
@@ -191,12 +191,12 @@ func TestDrElephantSparkConfig(t *testing.T) {
 // TestDrElephantStringToBytes: MemoryFormatUtils.stringToBytes.
 func TestDrElephantStringToBytes(t *testing.T) {
 	for s, want := range map[string]int64{"4g": 4 << 30, "512 MB": 512 << 20, "1.5GB": 3 << 29, "100": 100, "2k": 2048, "1,024 KB": 1 << 20} {
-		if got, err := stringToBytes(s); err != nil || got != want {
+		if got, err := drStringToBytes(s); err != nil || got != want {
 			t.Errorf("%q = %d, %v; want %d", s, got, err, want)
 		}
 	}
 	for _, s := range []string{"", "lots", "4 zb", "-1g"} {
-		if _, err := stringToBytes(s); err == nil {
+		if _, err := drStringToBytes(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}
@@ -214,8 +214,8 @@ func TestDrElephantSparkEndToEnd(t *testing.T) {
 		st := &model.Stage{ID: 0, JobIDs: []int32{0}, Submitted: ms(0), Completed: ms(2400), Status: model.StageComplete, NumTasks: int32(len(mins))}
 		for i, m := range mins {
 			tm := model.TaskMetrics{}
-			tm[model.JVMGCTime] = minuteMs
-			tm[model.ExecutorRunTime] = int64(m * minuteMs)
+			tm[model.JVMGCTime] = drMinuteMs
+			tm[model.ExecutorRunTime] = int64(m * drMinuteMs)
 			st.AddTask(model.Task{ID: int64(i), Index: int32(i), Launch: ms(0), Finish: ms(m * 60), Status: model.TaskSuccess, Executor: uint32(i), Host: 1, HasMetrics: true}, &tm)
 		}
 		b.app.Stages = append(b.app.Stages, st)
@@ -237,7 +237,7 @@ func TestDrElephantSparkEndToEnd(t *testing.T) {
 	for i := range app.Stages[0].Tasks {
 		var m model.TaskMetrics
 		app.Stages[0].TaskMetrics(i, &m)
-		m[model.JVMGCTime] = 8 * minuteMs / 3
+		m[model.JVMGCTime] = 8 * drMinuteMs / 3
 		app.Stages[0].SetTaskMetrics(i, &m)
 	}
 	if sev, f := drRun(t, app, "drelephant-spark-executor-gc", nil); sev != Critical || !near(evidence(t, f, "gcRatio"), 0.2) {
@@ -245,7 +245,7 @@ func TestDrElephantSparkEndToEnd(t *testing.T) {
 	}
 	// MapReduce jobs are not Spark applications.
 	for _, name := range []string{"drelephant-spark-executors", "drelephant-spark-executor-gc", "drelephant-spark-jobs", "drelephant-spark-stages", "drelephant-spark-configuration"} {
-		if sev, _ := drRun(t, newMR().tasks(model.StageMap, 3, 1000, model.TaskMetrics{}).app, name, nil); sev != None {
+		if sev, _ := drRun(t, drNewMR().tasks(model.StageMap, 3, 1000, model.TaskMetrics{}).app, name, nil); sev != None {
 			t.Errorf("%s on MapReduce: %v", name, sev)
 		}
 	}

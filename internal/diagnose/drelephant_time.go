@@ -22,8 +22,8 @@ type DrElephantTimeParams struct {
 	NumTasks Limits
 }
 
-// defaultTimeParams are MapperTimeHeuristic's and ReducerTimeHeuristic's defaults.
-var defaultTimeParams = DrElephantTimeParams{
+// drDefaultTimeParams are MapperTimeHeuristic's and ReducerTimeHeuristic's defaults.
+var drDefaultTimeParams = DrElephantTimeParams{
 	ShortRuntimeMinutes: Limits{10, 4, 2, 1},
 	LongRuntimeMinutes:  Limits{15, 30, 60, 120},
 	NumTasks:            Limits{50, 101, 500, 1000},
@@ -53,8 +53,8 @@ func drTime(in *Input, p DrElephantTimeParams, kind model.StageKind) []Finding {
 		run = append(run, t.totalMs)
 	}
 	avg := drAverage(run)
-	short, long := p.ShortRuntimeMinutes.scaled(minuteMs), p.LongRuntimeMinutes.scaled(minuteMs)
-	sevShort := minSeverity(short.Descending(float64(avg)), p.NumTasks.Ascending(float64(len(tasks))))
+	short, long := p.ShortRuntimeMinutes.drScaled(drMinuteMs), p.LongRuntimeMinutes.drScaled(drMinuteMs)
+	sevShort := drMin(short.Descending(float64(avg)), p.NumTasks.Ascending(float64(len(tasks))))
 	sevLong := long.Ascending(float64(avg))
 	sev := max(sevShort, sevLong)
 	if sev == None {
@@ -65,7 +65,7 @@ func drTime(in *Input, p DrElephantTimeParams, kind model.StageKind) []Finding {
 		Severity: sev,
 		Scope:    mrStageScope(kind),
 		Evidence: []Evidence{
-			gradedDown("avgRuntimeMs", float64(avg), "ms", short),
+			drGradedDown("avgRuntimeMs", float64(avg), "ms", short),
 			graded("tasks", float64(len(tasks)), "count", p.NumTasks),
 			graded("avgRuntimeMsLong", float64(avg), "ms", long),
 			fact("minRuntimeMs", float64(minMs), "ms"),
@@ -74,16 +74,16 @@ func drTime(in *Input, p DrElephantTimeParams, kind model.StageKind) []Finding {
 	}
 	if sevLong >= sevShort {
 		f.Summary = fmt.Sprintf("The %d %s tasks ran %s on average (longest %s): too long per task.", len(tasks), word, dur(avg), dur(maxMs))
-		f.Recommendation = timeAdvice(kind, true)
+		f.Recommendation = drTimeAdvice(kind, true)
 	} else {
 		f.Summary = fmt.Sprintf("The %d %s tasks ran only %s on average (shortest %s): too many short tasks.", len(tasks), word, dur(avg), dur(minMs))
-		f.Recommendation = timeAdvice(kind, false)
+		f.Recommendation = drTimeAdvice(kind, false)
 	}
 	return []Finding{f}
 }
 
-// timeAdvice is the gist of Dr. Elephant's helpMapperTime and helpReducerTime.
-func timeAdvice(kind model.StageKind, long bool) string {
+// drTimeAdvice is the gist of Dr. Elephant's helpMapperTime and helpReducerTime.
+func drTimeAdvice(kind model.StageKind, long bool) string {
 	switch {
 	case kind == model.StageMap && long:
 		return "Use more, smaller mappers: lower the split size (mapreduce.input.fileinputformat.split.maxsize)."
