@@ -242,3 +242,24 @@ func TestSchedulingGapTruth(t *testing.T) {
 		t.Errorf("stage with a slow scheduler took %d ms, %d ms clean", d, c)
 	}
 }
+
+// TestDynamicAllocation checks that dynamic allocation adds executors while
+// tasks wait and removes idle ones.
+func TestDynamicAllocation(t *testing.T) {
+	res, _ := Simulate(mustNamed(t, "dynamic"), 1, nil)
+	grew, removed := false, false
+	for i, app := range res.Apps {
+		if app.Engine != model.Spark {
+			continue
+		}
+		if res.Truth.Apps[i].Executors > mustNamed(t, "dynamic").Apps[i].Executors/2 {
+			grew = true
+		}
+		for _, x := range app.Executors {
+			removed = removed || x.Removed > 0 && x.RemoveReason == "Executor killed by driver."
+		}
+	}
+	if !grew || !removed {
+		t.Errorf("executors grew %v, idle ones removed %v", grew, removed)
+	}
+}
