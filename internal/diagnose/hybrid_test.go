@@ -63,8 +63,8 @@ func TestWorkloadImbalance(t *testing.T) {
 
 // TestDataSkew: 9 tasks on 3 hosts, 3 each; h3's read 250 MiB, the others
 // 100 MiB. The median task reads 100 MiB, so h3's three tasks are skewed
-// (2.5x, moderate); per node h3 read 750 MiB against the median node's
-// 300 MiB (2.5x, moderate).
+// (2.5x, moderate); per node and slot (4 each) h3 read 187.5 MiB against
+// the median node's 75 MiB (2.5x, moderate).
 func TestDataSkew(t *testing.T) {
 	b := newMulti(model.Spark, 100, 3, 4)
 	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 25, 250, 0)...)...)
@@ -81,7 +81,7 @@ func TestDataSkew(t *testing.T) {
 	if node.Severity != Moderate || node.Scope.Kind != ScopeNode || !slices.Equal(node.Scope.IDs, []string{"h3"}) {
 		t.Errorf("node finding %+v", node)
 	}
-	checkEvidence(t, node, map[string]float64{"maxNodeDataRatio": 2.5, "maxNodeBytes": 750 * oneMiB, "skewedNodes": 1, "nodes": 3, "medianNodeBytes": 300 * oneMiB})
+	checkEvidence(t, node, map[string]float64{"maxNodeDataRatio": 2.5, "maxNodeBytes": 750 * oneMiB, "skewedNodes": 1, "nodes": 3, "medianNodeBytesPerSlot": 75 * oneMiB})
 
 	// Even data: nothing. Skew below the 16 MiB gate: nothing.
 	b = newMulti(model.Spark, 100, 3, 4)

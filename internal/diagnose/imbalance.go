@@ -34,14 +34,15 @@ type WorkloadImbalanceParams struct {
 	// average: with fewer, task granularity alone makes nodes uneven
 	// (clusterlens's gate).
 	MinTasksPerNode float64
-	// MinExcessMs is the least time the busiest node's slots worked beyond
-	// the mean, which is what balancing would save (clusterlens's gate).
+	// MinExcessMs is the least time an imbalanced node's slots worked
+	// beyond (or short of) the mean: what balancing would move
+	// (clusterlens's gate).
 	MinExcessMs int64
 }
 
 // DefaultWorkloadImbalanceParams are the defaults.
 var DefaultWorkloadImbalanceParams = WorkloadImbalanceParams{BC: 0.1, UltrashortShare: 0.1, Tilt: Limits{0.1, 0.25, 0.5, 1},
-	MinNodes: 2, MinTasksPerNode: 2, MinExcessMs: 10_000}
+	MinNodes: 2, MinTasksPerNode: 3, MinExcessMs: 10_000}
 
 func init() {
 	mustRegister(Func[WorkloadImbalanceParams]{
@@ -55,16 +56,21 @@ func init() {
 
 // workloadImbalance follows HybridTune's Algorithm 1 at stage and job level.
 // For a set of attempts (a stage's, or a job's over its stages) it removes
-// ultrashort attempts, sums each node's attempt time and divides it by the
-// node's task slots (the HiTune reconstruction's executor slots alive while
-// the attempts ran), so W_n is the time each slot of node n worked. With W
-// the mean over nodes, node n deviates by d_n = (W_n - W) / W; the set is
-// imbalanced when the tilt degree max |d_n| exceeds BC. The paper compares
-// per-node workloads without saying how nodes of different sizes count;
-// dividing by slots is clusterlens's choice, so that a 16-core node is not
-// "overloaded" for doing twice the work of an 8-core one. Nodes that had
-// slots but ran none of the attempts count with W_n = 0. The finding names
-// the overloaded nodes (d_n > BC), or the underloaded ones when none is.
+// ultrashort attempts and measures each node's workload per task slot (the
+// HiTune reconstruction's executor slots alive while the attempts ran) in
+// two ways: attempts per slot and attempt time per slot. With the mean over
+// the nodes, node n deviates by (x_n - mean) / mean in each; its deviation
+// d_n is the smaller of the two when both lean the same way, else 0. The
+// set is imbalanced when the tilt degree max |d_n| exceeds BC. The paper
+// compares per-node workloads without saying how nodes of different sizes
+// and speeds count; the per-slot measures and the two-way test are
+// clusterlens's: counting tasks alone calls fast nodes of a heterogeneous
+// cluster overloaded, summing time alone calls nodes with straggling tasks
+// overloaded, while a node that really receives more of the work (its
+// data lives there) has both more tasks and more busy time per slot. Nodes
+// that had slots but ran none of the attempts count with zero workload.
+// The finding names the overloaded nodes (d_n > BC), or the underloaded
+// ones when none is.
 func workloadImbalance(in *Input, p WorkloadImbalanceParams) []Finding {
 	app := in.App
 	a, err := in.hiTune()
@@ -125,8 +131,11 @@ type nodeLoad struct {
 	slots     int
 	taskMs    int64
 	tasks     int
-	perSlot   float64 // W_n, ms per slot
-	deviation float64 // d_n
+	perSlot   float64 // ms per slot
+	tasksSlot float64 // attempts per slot
+	devTime   float64 // (perSlot - mean) / mean
+	devTasks  float64 // (tasksSlot - mean) / mean
+	deviation float64 // d_n: the smaller of devTime and devTasks when they share a sign, else 0
 }
 
 // nodeLoads sums attempt time per node over the slots each node had while
@@ -157,15 +166,26 @@ func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec) []
 		n.taskMs += r.dur
 		n.tasks++
 	}
-	var sum float64
+	var sumT, sumC float64
 	for i := range loads {
-		loads[i].perSlot = float64(loads[i].taskMs) / float64(max(loads[i].slots, 1))
-		sum += loads[i].perSlot
+		slots := float64(max(loads[i].slots, 1))
+		loads[i].perSlot = float64(loads[i].taskMs) / slots
+		loads[i].tasksSlot = float64(loads[i].tasks) / slots
+		sumT += loads[i].perSlot
+		sumC += loads[i].tasksSlot
 	}
-	mean := sum / float64(max(len(loads), 1))
+	n := float64(max(len(loads), 1))
+	meanT, meanC := sumT/n, sumC/n
 	for i := range loads {
-		if mean > 0 {
-			loads[i].deviation = (loads[i].perSlot - mean) / mean
+		l := &loads[i]
+		if meanT > 0 && meanC > 0 {
+			l.devTime, l.devTasks = (l.perSlot-meanT)/meanT, (l.tasksSlot-meanC)/meanC
+		}
+		switch {
+		case l.devTime > 0 && l.devTasks > 0:
+			l.deviation = min(l.devTime, l.devTasks)
+		case l.devTime < 0 && l.devTasks < 0:
+			l.deviation = max(l.devTime, l.devTasks)
 		}
 	}
 	slices.SortFunc(loads, func(a, b nodeLoad) int { return strings.Compare(a.host, b.host) })
@@ -182,9 +202,15 @@ func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs []task
 	for _, l := range loads {
 		tilt = max(tilt, math.Abs(l.deviation))
 		mean += l.perSlot / float64(len(loads))
-		maxW = max(maxW, l.perSlot)
 	}
-	excess := int64(math.Round(maxW - mean))
+	var excessF float64
+	for _, l := range loads {
+		maxW = max(maxW, l.perSlot)
+		if math.Abs(l.deviation) > p.BC {
+			excessF = max(excessF, math.Abs(l.perSlot-mean))
+		}
+	}
+	excess := int64(math.Round(excessF))
 	sev := p.Tilt.Ascending(tilt)
 	if tilt <= p.BC || sev == None || excess < p.MinExcessMs {
 		return Finding{}, false
@@ -210,7 +236,7 @@ func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs []task
 		devs = append(devs[:10], fmt.Sprintf("and %d more", len(devs)-10))
 	}
 	num, _ := strconv.Atoi(strings.SplitN(id, ".", 2)[0])
-	summary := fmt.Sprintf("In %s the nodes' slots worked %s on average but the busiest %s: tilt degree %.2f > BC %.2g over %d nodes; %s: %s",
+	summary := fmt.Sprintf("In %s the nodes' slots worked %s on average but the busiest node's %s: tilt degree %.2f > BC %.2g over %d nodes; %s: %s",
 		label, dur(int64(mean)), dur(int64(maxW)), tilt, p.BC, len(loads), what, strings.Join(devs, ", "))
 	return Finding{
 		Severity: sev,

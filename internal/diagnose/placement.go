@@ -44,9 +44,9 @@ type UnevenPlacementParams struct {
 	// tasks at or above which the node lacks the stage's data
 	// (clusterlens's).
 	NodeRatio float64
-	// MinDistance is the least mean distance of the outlier cluster from
-	// the median node for the split to count (clusterlens's; the paper
-	// splits without such a test).
+	// MinDistance is the least mean distance of an outlier cluster from
+	// the median node for a split to count (clusterlens's; the paper splits
+	// without such a test).
 	MinDistance float64
 	// MaxOutlierShare is the largest share of the nodes the outlier cluster
 	// may hold: outliers are the exception (clusterlens's).
@@ -85,7 +85,10 @@ func init() {
 // the scheduler waited for data-local slots and left it underloaded. The
 // nodes are split by their Euclidean distance from the median node (1, 1)
 // with the cut that minimises the clusters' squared distances to their
-// means (exact 1-D two-means); the far cluster holds the runtime outliers.
+// means (exact 1-D two-means), repeated on the near cluster while the far
+// one lies at least MinDistance away and the outliers stay within
+// MaxOutlierShare of the nodes (peelOutliers); the far clusters hold the
+// runtime outliers.
 // An outlier whose tasks' locality weights average NodeRatio or more ran
 // mostly non-local tasks: it holds too little of the stage's data. The
 // paper does not say which runtime it clusters; clustering nodes on both
@@ -143,6 +146,33 @@ func splitOutliers(vs []float64) (cut, lowMean, highMean float64, ok bool) {
 	return s[bi], pre[bi] / float64(bi), (pre[n] - pre[bi]) / float64(n-bi), true
 }
 
+// peelOutliers splits vs by Euclidean distance (splitOutliers) again and
+// again, each time on the near cluster of the last split, while the far
+// cluster's mean reaches minFar and the outliers stay at most maxOut: one
+// extreme node (a straggler-ridden one) must not hide the next ones. It
+// returns the cut (outliers are >= cut) and whether any split counted.
+func peelOutliers(vs []float64, minFar float64, maxOut int) (float64, bool) {
+	rest := slices.Clone(vs)
+	cut, found := 0.0, false
+	for len(rest) >= 2 {
+		c, _, far, ok := splitOutliers(rest)
+		if !ok || far < minFar {
+			break
+		}
+		near := rest[:0]
+		for _, v := range rest {
+			if v < c {
+				near = append(near, v)
+			}
+		}
+		if len(vs)-len(near) > maxOut {
+			break
+		}
+		cut, found, rest = c, true, near
+	}
+	return cut, found
+}
+
 // placementNode is one node of a stage in Algorithm 3.
 type placementNode struct {
 	nodeLoad
@@ -178,13 +208,13 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 		nodes[i].distance = math.Hypot(nodes[i].perSlot/mw-1, nodes[i].meanMs/md-1)
 		dists[i] = nodes[i].distance
 	}
-	cut, _, far, ok := splitOutliers(dists)
-	if !ok || far < p.MinDistance {
+	cut, ok := peelOutliers(dists, p.MinDistance, int(p.MaxOutlierShare*float64(len(nodes))))
+	if !ok {
 		return Finding{}, false
 	}
 	var outliers, totalSlots, flaggedSlots int
 	var hosts, text []string
-	var maxRatio float64
+	maxRatio, minDist := 0.0, math.Inf(1)
 	for _, n := range nodes {
 		totalSlots += max(n.slots, 1)
 		if n.distance < cut {
@@ -196,12 +226,12 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 		}
 		hosts = append(hosts, n.host)
 		flaggedSlots += max(n.slots, 1)
-		maxRatio = max(maxRatio, n.ratio)
+		maxRatio, minDist = max(maxRatio, n.ratio), min(minDist, n.distance)
 		if len(text) < 10 {
 			text = append(text, fmt.Sprintf("%s (busy %.0f%%, tasks %.0f%% of the median node's; %.0f%% non-local)", n.host, 100*n.perSlot/mw, 100*n.meanMs/md, 100*n.ratio))
 		}
 	}
-	if float64(outliers) > p.MaxOutlierShare*float64(len(nodes)) || len(hosts) == 0 {
+	if len(hosts) == 0 {
 		return Finding{}, false
 	}
 	share := float64(flaggedSlots) / float64(totalSlots)
@@ -220,7 +250,7 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 		Evidence: []Evidence{
 			graded("flaggedSlotShare", share, "share", p.Share),
 			gate("maxNodeRatio", maxRatio, "ratio", ">=", p.NodeRatio),
-			gate("outlierDistance", far, "ratio", ">=", p.MinDistance),
+			gate("outlierDistance", minDist, "ratio", ">=", p.MinDistance),
 			fact("stage", float64(st.ID), "id"),
 			fact("outlierNodes", float64(outliers), "count"),
 			fact("nodes", float64(len(nodes)), "count"),

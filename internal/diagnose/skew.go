@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -51,11 +52,18 @@ func init() {
 // attempt's data size (input bytes plus shuffle bytes read; for MapReduce
 // HDFS bytes read and reduce shuffle bytes) is divided by the stage's median
 // (the mean of the two middle values for an even count); attempts above
-// Threshold are skewed. The same test runs on each node's total data in the
-// stage against the median node. A stage yields at most two findings: one
+// Threshold are skewed. The same test runs on each node's data in the stage
+// per task slot (the HiTune reconstruction's executor slots) against the
+// median node: the paper compares nodes' data sizes; dividing by slots, so
+// that a 16-core node reading twice an 8-core one's data is not skewed, is
+// clusterlens's. A stage yields at most two findings: one
 // scoped to its skewed tasks, one to its skewed nodes.
 func dataSkew(in *Input, p DataSkewParams) []Finding {
 	app := in.App
+	var spans []dataflow.ExecutorSpan
+	if a, err := in.hiTune(); err == nil {
+		spans = a.Reconstruction.Executors
+	}
 	var out []Finding
 	for si, st := range app.Stages {
 		if !workStage(st) {
@@ -80,7 +88,7 @@ func dataSkew(in *Input, p DataSkewParams) []Finding {
 		if f, ok := taskSkewFinding(st, recs, skewed, med, maxBytes, p); ok {
 			out = append(out, f)
 		}
-		if f, ok := nodeSkewFinding(app, st, recs, p); ok {
+		if f, ok := nodeSkewFinding(app, spans, st, recs, p); ok {
 			out = append(out, f)
 		}
 	}
@@ -128,44 +136,47 @@ func taskSkewFinding(st *model.Stage, recs, skewed []taskRec, med float64, maxBy
 	}, true
 }
 
-func nodeSkewFinding(app *model.App, st *model.Stage, recs []taskRec, p DataSkewParams) (Finding, bool) {
+func nodeSkewFinding(app *model.App, spans []dataflow.ExecutorSpan, st *model.Stage, recs []taskRec, p DataSkewParams) (Finding, bool) {
+	loads := nodeLoads(app, spans, recs)
 	per := map[string]int64{}
 	for _, r := range recs {
 		per[app.Host(r.host)] += r.bytes
 	}
-	if len(per) < 2 || float64(len(recs)) < p.MinTasksPerNode*float64(len(per)) {
+	if len(loads) < 2 || float64(len(recs)) < p.MinTasksPerNode*float64(len(loads)) {
 		return Finding{}, false
 	}
-	hosts := make([]string, 0, len(per))
-	vs := make([]float64, 0, len(per))
-	for h, b := range per {
-		hosts = append(hosts, h)
-		vs = append(vs, float64(b))
+	hosts := make([]string, 0, len(loads))
+	vs := make([]float64, 0, len(loads))
+	perSlot := map[string]float64{}
+	for _, l := range loads {
+		hosts = append(hosts, l.host)
+		perSlot[l.host] = float64(per[l.host]) / float64(max(l.slots, 1))
+		vs = append(vs, perSlot[l.host])
 	}
-	slices.Sort(hosts)
 	med := median(vs)
 	if med <= 0 {
 		return Finding{}, false
 	}
 	var skewed []string
 	var maxBytes int64
+	var ratio float64
 	for _, h := range hosts {
-		if float64(per[h]) > p.Threshold*med {
+		if perSlot[h] > p.Threshold*med {
 			skewed = append(skewed, h)
 			maxBytes = max(maxBytes, per[h])
+			ratio = max(ratio, perSlot[h]/med)
 		}
 	}
 	if len(skewed) == 0 || maxBytes < p.MinBytes {
 		return Finding{}, false
 	}
-	ratio := float64(maxBytes) / med
 	sev := p.Ratio.Ascending(ratio)
 	if sev == None {
 		return Finding{}, false
 	}
 	var text []string
 	for _, h := range listed(skewed, 10) {
-		text = append(text, fmt.Sprintf("%s %s", h, bytesText(float64(per[h]))))
+		text = append(text, fmt.Sprintf("%s %s per slot", h, bytesText(perSlot[h])))
 	}
 	if len(skewed) > 10 {
 		text = append(text, fmt.Sprintf("and %d more", len(skewed)-10))
@@ -173,7 +184,7 @@ func nodeSkewFinding(app *model.App, st *model.Stage, recs []taskRec, p DataSkew
 	return Finding{
 		Severity: sev,
 		Scope:    Scope{Kind: ScopeNode, IDs: listed(skewed, p.MaxListed)},
-		Summary: fmt.Sprintf("In %s, %d of %d nodes processed more than %.3gx the median node's %s: %s.",
+		Summary: fmt.Sprintf("In %s, %d of %d nodes processed more than %.3gx the median node's %s per task slot: %s.",
 			stageLabel(st), len(skewed), len(hosts), p.Threshold, bytesText(med), strings.Join(text, ", ")),
 		Evidence: []Evidence{
 			graded("maxNodeDataRatio", ratio, "ratio", p.Ratio),
@@ -181,7 +192,7 @@ func nodeSkewFinding(app *model.App, st *model.Stage, recs []taskRec, p DataSkew
 			fact("stage", float64(st.ID), "id"),
 			fact("skewedNodes", float64(len(skewed)), "count"),
 			fact("nodes", float64(len(hosts)), "count"),
-			fact("medianNodeBytes", med, "bytes"),
+			fact("medianNodeBytesPerSlot", med, "bytes"),
 		},
 		Recommendation: fmt.Sprintf("Even out the data %s's nodes read: rebalance HDFS blocks (hdfs balancer), raise the replication of hot input, "+
 			"or repartition so that the skewed nodes' partitions are split.", stageLabel(st)),
