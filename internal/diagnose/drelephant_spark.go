@@ -2,6 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"weak"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -18,8 +21,30 @@ type sparkREST struct {
 	stages    []shs.StageData
 }
 
-// fetchSparkREST answers the three requests for in's application.
+// drRESTCache keeps each Input's REST data while the Input lives, so the
+// four heuristics that read it replay the application's tasks once. Keys
+// are weak: a cleanup drops an entry when its Input is collected.
+var drRESTCache sync.Map // weak.Pointer[Input] → *sparkREST
+
+// fetchSparkREST answers the three requests for in's application, once per
+// Input.
 func fetchSparkREST(in *Input) (*sparkREST, error) {
+	key := weak.Make(in)
+	if v, ok := drRESTCache.Load(key); ok {
+		return v.(*sparkREST), nil
+	}
+	r, err := fetchSparkRESTUncached(in)
+	if err != nil {
+		return nil, err
+	}
+	if _, loaded := drRESTCache.LoadOrStore(key, r); !loaded {
+		runtime.AddCleanup(in, func(k weak.Pointer[Input]) { drRESTCache.Delete(k) }, key)
+	}
+	return r, nil
+}
+
+// fetchSparkRESTUncached computes the three resources.
+func fetchSparkRESTUncached(in *Input) (*sparkREST, error) {
 	app := in.App
 	if app.Engine != model.Spark || app.ID == "" {
 		return nil, fmt.Errorf("fetch spark rest data: not a spark application with an id")

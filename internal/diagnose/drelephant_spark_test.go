@@ -253,3 +253,21 @@ func TestDrElephantSparkEndToEnd(t *testing.T) {
 		t.Error("drElephantDetectors not sorted")
 	}
 }
+
+// TestDrElephantRESTCache: one Input computes its REST data once; another
+// Input of the same application computes its own.
+func TestDrElephantRESTCache(t *testing.T) {
+	b := newApp(100, 2, 1).job(0, nil, 0, 2, 10, 20)
+	in := NewInput(b.app)
+	r1, err1 := fetchSparkREST(in)
+	r2, err2 := fetchSparkREST(in)
+	if err1 != nil || err2 != nil || r1 != r2 || len(r1.executors) != 2 || len(r1.jobs) != 1 || len(r1.stages) != 1 {
+		t.Fatalf("%p %v / %p %v", r1, err1, r2, err2)
+	}
+	if r3, _ := fetchSparkREST(NewInput(b.app)); r3 == r1 {
+		t.Error("a new Input reused another Input's data")
+	}
+	if _, err := fetchSparkREST(NewInput(drNewMR().app)); err == nil {
+		t.Error("REST data for a MapReduce job")
+	}
+}
