@@ -57,12 +57,15 @@ type UnevenPlacementParams struct {
 	// MinNodes is the fewest nodes a stage needs; MinTasks the fewest
 	// successful attempts.
 	MinNodes, MinTasks int
+	// MinTasksPerNode is the fewest attempts per node on average: with one
+	// or two a node, runtimes differ by whole tasks (clusterlens's gate).
+	MinTasksPerNode float64
 }
 
 // DefaultUnevenPlacementParams are the defaults.
 var DefaultUnevenPlacementParams = UnevenPlacementParams{
 	Weights:   LocalityWeights{RackLocal: 0.5, Any: 1},
-	NodeRatio: 0.5, MinDistance: 0.25, MaxOutlierShare: 0.5, Share: Limits{0.05, 0.1, 0.2, 0.4}, MinNodes: 3, MinTasks: 5,
+	NodeRatio: 0.5, MinDistance: 0.25, MaxOutlierShare: 0.5, Share: Limits{0.05, 0.1, 0.2, 0.4}, MinNodes: 3, MinTasks: 5, MinTasksPerNode: 3,
 }
 
 func init() {
@@ -196,7 +199,7 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 		nodes = append(nodes, n)
 		ws, ds = append(ws, n.perSlot), append(ds, n.meanMs)
 	}
-	if len(nodes) < max(p.MinNodes, 2) {
+	if len(nodes) < max(p.MinNodes, 2) || float64(len(recs)) < p.MinTasksPerNode*float64(len(nodes)) {
 		return Finding{}, false
 	}
 	mw, md := median(ws), median(ds)
