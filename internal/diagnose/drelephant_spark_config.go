@@ -63,9 +63,10 @@ type drConfigCheck struct {
 // (moderate when off, severe when off under dynamic allocation), memory,
 // cores, memory overhead and dynamic-allocation bounds graded, and "*" in
 // spark.yarn.secondary.jars (critical); the severity is the worst. An unset
-// or unreadable setting counts as 0, as Dr. Elephant's getOrElse(0). The
-// overhead, a number of MiB when it ends in a digit, is read straight to
-// bytes rather than through Dr. Elephant's print-and-parse round trip.
+// or unreadable setting counts as 0, as Dr. Elephant's getOrElse(0) (where
+// Dr. Elephant would throw on an unreadable overhead). The overhead, a
+// number of MiB when it ends in a digit, goes through Dr. Elephant's
+// bytesToString and back, rounding included.
 func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
 	if !in.spark() || !in.App.Env.Seen {
 		return nil
@@ -100,7 +101,13 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 			return 0
 		}
 		if v != "" && v[len(v)-1] >= '0' && v[len(v)-1] <= '9' {
-			v += "MB"
+			// A number of MiB, which Dr. Elephant formats and parses again:
+			// 2047 becomes "2 GB", 2 GiB.
+			n, err := drStringToBytes(v + "MB")
+			if err != nil {
+				return 0
+			}
+			v = drBytesToString(n)
 		}
 		n, err := drStringToBytes(v)
 		if err != nil {

@@ -141,7 +141,8 @@ func TestDrElephantPortedStages(t *testing.T) {
 // TestDrElephantSparkConfig: with Kryo and the shuffle service nothing is
 // reported; executor memory "10g" (10 GiB) is exactly low, "9g" passes;
 // dynamic allocation without the shuffle service is severe; minExecutors 2
-// is critical; an overhead of "2048" (MiB) is 2 GiB, low; no serializer is
+// is critical; an overhead of "2048" (MiB) is 2 GiB, low, and so is "2047",
+// which Dr. Elephant formats as "2 GB" before parsing it; no serializer is
 // moderate; "*" in spark.yarn.secondary.jars is critical.
 func TestDrElephantSparkConfig(t *testing.T) {
 	base := map[string]string{"spark.serializer": "org.apache.spark.serializer.KryoSerializer", "spark.shuffle.service.enabled": "true"}
@@ -161,7 +162,9 @@ func TestDrElephantSparkConfig(t *testing.T) {
 		{"min executors 1", map[string]string{"spark.dynamicAllocation.minExecutors": "1"}, "", None},
 		{"max executors 901", map[string]string{"spark.dynamicAllocation.maxExecutors": "901"}, "", Critical},
 		{"overhead 2048", map[string]string{"spark.yarn.executor.memoryOverhead": "2048"}, "", Low},
-		{"overhead 2047", map[string]string{"spark.yarn.driver.memoryOverhead": "2047"}, "", None},
+		{"overhead 2047 (formatted as \"2 GB\")", map[string]string{"spark.yarn.driver.memoryOverhead": "2047"}, "", Low},
+		{"overhead 2000 (\"1.95 GB\")", map[string]string{"spark.yarn.driver.memoryOverhead": "2000"}, "", None},
+		{"overhead 3g", map[string]string{"spark.yarn.executor.memoryOverhead": "3g"}, "", Low},
 		{"no serializer", nil, "spark.serializer", Moderate},
 		{"java serializer", map[string]string{"spark.serializer": "org.apache.spark.serializer.JavaSerializer"}, "", Moderate},
 		{"jars *", map[string]string{"spark.yarn.secondary.jars": "lib/*.jar"}, "", Critical},
@@ -188,16 +191,65 @@ func TestDrElephantSparkConfig(t *testing.T) {
 	}
 }
 
-// TestDrElephantStringToBytes: MemoryFormatUtils.stringToBytes.
+// TestDrElephantStringToBytes: MemoryFormatUtils.stringToBytes, whose
+// pattern takes T, G, M, K with an optional B (no P), exponents, and no
+// surrounding spaces or commas.
 func TestDrElephantStringToBytes(t *testing.T) {
-	for s, want := range map[string]int64{"4g": 4 << 30, "512 MB": 512 << 20, "1.5GB": 3 << 29, "100": 100, "2k": 2048, "1,024 KB": 1 << 20} {
+	for s, want := range map[string]int64{"4g": 4 << 30, "512 MB": 512 << 20, "1.5GB": 3 << 29, "100": 100, "2k": 2048, "1e3": 1000, ".5kb": 512, "+1T": 1 << 40} {
 		if got, err := drStringToBytes(s); err != nil || got != want {
 			t.Errorf("%q = %d, %v; want %d", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "lots", "4 zb", "-1g"} {
+	for v, want := range map[int64]string{2047 << 20: "2 GB", 2000 << 20: "1.95 GB", 500 << 20: "500 MB", 1023 << 20: "1,023 MB", 5: "5 B", 0: "0 B", 1536: "1.5 KB"} {
+		if got := drBytesToString(v); got != want {
+			t.Errorf("bytesToString(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for _, s := range []string{"", "lots", "4 zb", "-1g", "1pb", " 4g", "1,024 KB", "2|B"} {
 		if _, err := drStringToBytes(s); err == nil {
 			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestDrElephantPortedConfiguration: ConfigurationHeuristicTest. "apply
+// with NO Severity" (Kryo, driver 2G, 900 instances, executor 1g, shuffle
+// service and dynamic allocation on, jars without *, driver overhead 500
+// MiB): none. "apply with Severity" (dummySerializer, shuffle service off,
+// dynamic allocation on): severe. The Evaluator cases: nothing set →
+// moderate; Kryo alone → moderate; FooSerializer → moderate; Kryo with
+// shuffle service and dynamic allocation → none; both flags, no serializer
+// → moderate; Kryo, shuffle off, dynamic on → severe; Kryo, both off →
+// moderate; jars "somethingWith*.jar" → critical.
+func TestDrElephantPortedConfiguration(t *testing.T) {
+	const kryo = "org.apache.spark.serializer.KryoSerializer"
+	cases := []struct {
+		name  string
+		props map[string]string
+		want  Severity
+	}{
+		{"apply with NO Severity", map[string]string{"spark.serializer": kryo, "spark.storage.memoryFraction": "0.3", "spark.driver.memory": "2G",
+			"spark.executor.instances": "900", "spark.executor.memory": "1g", "spark.shuffle.memoryFraction": "0.5", "spark.shuffle.service.enabled": "true",
+			"spark.dynamicAllocation.enabled": "true", "spark.yarn.secondary.jars": "something without star", "spark.yarn.driver.memoryOverhead": "500"}, None},
+		{"apply with Severity", map[string]string{"spark.serializer": "dummySerializer", "spark.shuffle.service.enabled": "false", "spark.dynamicAllocation.enabled": "true"}, Severe},
+		{"absent", map[string]string{}, Moderate},
+		{"kryo only", map[string]string{"spark.serializer": kryo}, Moderate},
+		{"foo serializer", map[string]string{"spark.serializer": "org.apache.spark.serializer.FooSerializer"}, Moderate},
+		{"kryo, shuffle, dynamic", map[string]string{"spark.serializer": kryo, "spark.shuffle.service.enabled": "true", "spark.dynamicAllocation.enabled": "true"}, None},
+		{"shuffle, dynamic", map[string]string{"spark.shuffle.service.enabled": "true", "spark.dynamicAllocation.enabled": "true"}, Moderate},
+		{"kryo, shuffle off, dynamic", map[string]string{"spark.serializer": kryo, "spark.shuffle.service.enabled": "false", "spark.dynamicAllocation.enabled": "true"}, Severe},
+		{"kryo, both off", map[string]string{"spark.serializer": kryo, "spark.shuffle.service.enabled": "false", "spark.dynamicAllocation.enabled": "false"}, Moderate},
+		{"jars with *", map[string]string{"spark.serializer": kryo, "spark.shuffle.service.enabled": "true", "spark.yarn.secondary.jars": "somethingWith*.jar"}, Critical},
+	}
+	for _, c := range cases {
+		prop := func(k string) (string, bool) { v, ok := c.props[k]; return v, ok }
+		fs := configFindings(prop, DefaultDrElephantSparkConfigParams, Scope{Kind: ScopeApplication, IDs: []string{"application_1"}})
+		got := None
+		if len(fs) == 1 {
+			got = fs[0].Severity
+		}
+		if got != c.want {
+			t.Errorf("%s: %v, want %v (%+v)", c.name, got, c.want, fs)
 		}
 	}
 }
