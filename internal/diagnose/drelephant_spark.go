@@ -14,7 +14,9 @@ import (
 // (spark/fetchers/SparkRestClient.scala) reads from the History Server for
 // one application attempt: allexecutors, jobs and stages. clusterlens
 // computes the same resources from the log with internal/shs, so the
-// heuristics see the numbers Dr. Elephant would.
+// heuristics see the numbers Dr. Elephant would; the driver's task time is
+// the time of the tasks it ran, as the History Servers of Dr. Elephant's
+// day reported it (see drDriverTaskTime).
 type sparkREST struct {
 	executors []shs.ExecutorSummary
 	jobs      []shs.JobData
@@ -76,5 +78,34 @@ func fetchSparkRESTUncached(in *Input) (*sparkREST, error) {
 			return nil, fmt.Errorf("fetch %s/%s: unexpected %T", base, q.res, v)
 		}
 	}
+	for i := range r.executors {
+		if r.executors[i].ID == "driver" {
+			r.executors[i].TotalDuration = drDriverTaskTime(app)
+		}
+	}
 	return &r, nil
+}
+
+// drDriverTaskTime is the time of the tasks the driver ran itself (local
+// mode; none in cluster mode): the driver's totalDuration as the History
+// Servers Dr. Elephant read (Spark 1.x, 2.x) report it. Spark 3's History
+// Server reports the application's duration instead (AppStatusStore
+// replaceExec), which would make the driver the executor with the most
+// task time in every application.
+func drDriverTaskTime(app *model.App) int64 {
+	idx := -1
+	for i, e := range app.Executors {
+		if e.ID == "driver" {
+			idx = i
+		}
+	}
+	var sum int64
+	for _, st := range app.Stages {
+		for i := range st.Tasks {
+			if t := &st.Tasks[i]; int(t.Executor) == idx && t.Finish > 0 {
+				sum += t.Finish - t.Launch
+			}
+		}
+	}
+	return sum
 }

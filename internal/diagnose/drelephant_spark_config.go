@@ -132,7 +132,11 @@ func configFindings(prop func(string) (string, bool), p DrElephantSparkConfigPar
 		s := c.limits.Ascending(float64(c.value))
 		ev = append(ev, graded(c.name, float64(c.value), c.unit, c.limits))
 		if s > None {
-			why = append(why, fmt.Sprintf("%s is %d (%s)", c.key, c.value, s))
+			v := strconv.FormatInt(c.value, 10)
+			if c.unit == "bytes" {
+				v = drBytes(c.value)
+			}
+			why = append(why, fmt.Sprintf("%s is %s (%s)", c.key, v, s))
 		}
 		sev = max(sev, s)
 	}

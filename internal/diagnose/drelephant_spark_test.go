@@ -323,3 +323,29 @@ func TestDrElephantRESTCache(t *testing.T) {
 		t.Error("REST data for a MapReduce job")
 	}
 }
+
+// TestDrElephantDriverTaskTime: the driver's task time is that of the tasks
+// it ran (here one of 30 s in a 100 s application), not the application's
+// duration that Spark 3's History Server reports for it.
+func TestDrElephantDriverTaskTime(t *testing.T) {
+	b := newApp(100, 1, 1)
+	b.app.Executors = append(b.app.Executors, &model.Executor{ID: "driver", Host: "h1", Added: ms(0), BlockManagerSeen: true})
+	b.job(0, nil, 0, 2, 10, 30)
+	b.app.Stages[0].Tasks[1].Executor = 1
+	r, err := fetchSparkREST(NewInput(b.app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.executors {
+		want := int64(10_000)
+		if e.ID == "driver" {
+			want = 30_000
+		}
+		if e.TotalDuration != want {
+			t.Errorf("executor %s: task time %d, want %d", e.ID, e.TotalDuration, want)
+		}
+	}
+	if len(r.executors) != 2 {
+		t.Errorf("%d executors, want 2", len(r.executors))
+	}
+}
