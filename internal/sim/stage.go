@@ -217,19 +217,18 @@ func (st *stageRun) hasPending(l []int32) bool {
 // popFrom takes the last pending index of *l, dropping launched ones.
 func (st *stageRun) popFrom(l *[]int32, nodeIdx int32) int32 {
 	s := *l
-	for len(s) > 0 {
-		i := s[len(s)-1]
-		if !st.pending[i] {
-			s = s[:len(s)-1]
-			continue
-		}
-		if st.avoid[i] == nodeIdx {
-			break // leave it for another node
-		}
-		*l = s[:len(s)-1]
-		return i
+	for len(s) > 0 && !st.pending[s[len(s)-1]] {
+		s = s[:len(s)-1]
 	}
 	*l = s
+	for k := len(s) - 1; k >= 0; k-- {
+		i := s[k]
+		if !st.pending[i] || st.avoid[i] == nodeIdx {
+			continue // launched, or a retry that must go to another node
+		}
+		*l = append(s[:k], s[k+1:]...)
+		return i
+	}
 	return -1
 }
 
