@@ -74,9 +74,10 @@ func bodyAttr(tag, name string) string {
 }
 
 // checkInBrowser opens a report headless and asserts the page's self-check:
-// at least minCharts charts, each canvas painted, no JavaScript error. It
-// keeps a screenshot in dir (and returns its path).
-func checkInBrowser(t *testing.T, bin, page, dir, name string, minCharts int) string {
+// at least minCharts charts, each canvas painted, no JavaScript error, and
+// unless lazyOK no chart left to draw on scrolling. It keeps a screenshot in
+// dir (and returns its path).
+func checkInBrowser(t *testing.T, bin, page, dir, name string, minCharts int, lazyOK bool) string {
 	t.Helper()
 	dom := runChromium(t, bin, "--dump-dom", "file://"+page)
 	tag := bodyTag.Find(dom)
@@ -91,6 +92,9 @@ func checkInBrowser(t *testing.T, bin, page, dir, name string, minCharts int) st
 	}
 	if len(jsErrors) > 0 {
 		t.Errorf("%s: JavaScript errors: %q", name, jsErrors)
+	}
+	if lazy := bodyAttr(string(tag), "data-charts-lazy"); lazy != "0" && !lazyOK {
+		t.Errorf("%s: %s charts left to draw on scrolling", name, lazy)
 	}
 	if charts < minCharts || ok != charts {
 		t.Errorf("%s: %d of %d charts painted (want at least %d); empty: %q", name, ok, charts, minCharts, bodyAttr(string(tag), "data-charts-empty"))
@@ -140,9 +144,10 @@ func writePage(t *testing.T, as []*Analysis, dir, name string) string {
 }
 
 // TestHTMLInBrowser renders reports in headless Chromium: a real multi-host
-// Spark log (a timeline too large to draw exactly, so binned) and the
+// Spark log (a timeline too large to draw exactly, so binned), the
 // simulator's imbalance scenario (two Spark applications drawn exactly and
-// two MapReduce jobs without a what-if, in one page).
+// two MapReduce jobs without a what-if, in one page), and every shared log
+// in one page.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
 	logs := sharedtest.Dir(t, "logs")
@@ -159,7 +164,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatal("real log: no reconstruction")
 	}
 	// overview (2), timeline, stages, nodes by cause, nodes over time, what-if
-	shot := checkInBrowser(t, bin, writePage(t, realAs, pages, "real-spark"), shots, "real-spark", 7)
+	shot := checkInBrowser(t, bin, writePage(t, realAs, pages, "real-spark"), shots, "real-spark", 7, false)
 	t.Logf("screenshot of the real log's report: %s", shot)
 
 	simAs := simAnalyses(t, "imbalance", 3)
@@ -170,6 +175,16 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 	}
 	// six charts per application, plus the what-if for Spark
-	shot = checkInBrowser(t, bin, writePage(t, simAs, pages, "simulated"), shots, "simulated", 6*len(simAs)+spark)
+	shot = checkInBrowser(t, bin, writePage(t, simAs, pages, "simulated"), shots, "simulated", 6*len(simAs)+spark, false)
 	t.Logf("screenshot of the simulated applications' report: %s", shot)
+
+	// Every shared log in one page: every application's sections build
+	// without a script error; the first charts are drawn, the rest wait
+	// for scrolling.
+	all, err := load.Paths([]string{logs}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot = checkInBrowser(t, bin, writePage(t, analyzeApps(all.Apps), pages, "all-logs"), shots, "all-logs", 60, true)
+	t.Logf("screenshot of every shared log's report: %s", shot)
 }

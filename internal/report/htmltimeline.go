@@ -54,11 +54,12 @@ type rowGroup struct {
 // buildHTMLTimeline lays out r's timeline tl within the budget (bars at
 // most maxBars).
 func buildHTMLTimeline(r *dataflow.Reconstruction, tl *dataflow.Timeline, maxBars int) *htmlTimeline {
-	out := &htmlTimeline{Start: tl.Start, WallMs: max(tl.End-tl.Start, 1), Slots: len(tl.Lines), Gaps: [][2]int64{}}
+	out := &htmlTimeline{Start: tl.Start, WallMs: max(tl.End-tl.Start, 1), Slots: len(tl.Lines),
+		Activities: []string{}, Rows: []string{}, Alloc: [][3]int64{}, Gaps: [][2]int64{}}
 	if tl.FirstLaunch > tl.Start {
 		out.BootstrapMs = tl.FirstLaunch - tl.Start
 	}
-	out.Activities = tl.Activities
+	out.Activities = append(out.Activities, tl.Activities...)
 	out.Colors = activityColors(r.Activities)
 	out.Gaps = driverGaps(r, tl.Start, tl.FirstLaunch, out.WallMs)
 	bars := 0

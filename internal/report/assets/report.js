@@ -66,20 +66,38 @@
     if (explain) add(parent, "p", "explain", explain);
   }
   function notAvailable(parent, why) { add(parent, "div", "na", why); }
+  // The first EAGER charts are drawn at once; later ones (pages with many
+  // applications) when they come near the viewport.
+  var EAGER = 60, made = 0, lazy = 0, observer = null;
+  if ("IntersectionObserver" in window) {
+    observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (en) {
+        if (!en.isIntersecting || !en.target.__draw) return;
+        observer.unobserve(en.target);
+        var f = en.target.__draw; en.target.__draw = null; lazy--;
+        f();
+      });
+    }, { rootMargin: "600px 0px" });
+  }
   function chartBox(parent, id, height, build) {
     var box = add(parent, "div", "chart");
     box.id = id;
     box.style.height = Math.round(height) + "px";
-    try {
-      var c = echarts.init(box, null, { renderer: "canvas" });
-      var opt = build();
-      opt.animation = false;
-      opt.textStyle = { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif", fontSize: 13 };
-      c.setOption(opt);
-      charts.push({ id: id, chart: c, box: box });
-    } catch (e) {
-      errors.push(id + ": " + (e && e.message ? e.message : String(e)));
-    }
+    var draw = function () {
+      try {
+        var c = echarts.init(box, null, { renderer: "canvas" });
+        var opt = build();
+        opt.animation = false;
+        opt.textStyle = { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif", fontSize: 13 };
+        c.setOption(opt);
+        charts.push({ id: id, chart: c, box: box });
+      } catch (e) {
+        errors.push(id + ": " + (e && e.message ? e.message : String(e)));
+      }
+    };
+    if (made++ < EAGER || !observer) { draw(); return; }
+    box.__draw = draw; lazy++;
+    observer.observe(box);
   }
   var baseTooltip = { confine: true, backgroundColor: "rgba(255,255,255,0.97)", borderColor: "#aab4bf", textStyle: { color: "#1b2430", fontSize: 13 } };
 
@@ -104,18 +122,20 @@
       A.identity.user ? "user " + A.identity.user : "", utc(A.identity.start) + " → " + utc(A.identity.end),
       A.identity.complete ? "complete" : "incomplete log", A.identity.source].filter(Boolean).join("  ·  "));
     var p = "a" + i + "-";
-    overview(sec, A, p);
-    findings(sec, A);
-    timeline(sec, A, p);
-    stages(sec, A, p);
-    nodes(sec, A, p);
-    whatIf(sec, A, p);
-    if (A.notes && A.notes.length) {
-      heading(sec, "Notes");
-      var ul = add(sec, "ul", "notes");
-      A.notes.forEach(function (n) { add(ul, "li", null, n); });
-    }
+    // A part that fails is reported and the rest of the page still drawn.
+    [overview, findings, timeline, stages, nodes, whatIf, notes].forEach(function (part) {
+      try { part(sec, A, p); } catch (e) {
+        errors.push("application " + i + " " + part.name + ": " + (e && e.message ? e.message : String(e)));
+        notAvailable(sec, "This part failed to draw: " + (e && e.message ? e.message : String(e)));
+      }
+    });
   });
+  function notes(sec, A) {
+    if (!A.notes || !A.notes.length) return;
+    heading(sec, "Notes");
+    var ul = add(sec, "ul", "notes");
+    A.notes.forEach(function (n) { add(ul, "li", null, n); });
+  }
 
   // ---- overview -------------------------------------------------------------
   function card(parent, k, v, d) {
@@ -248,6 +268,7 @@
     var T = A.timeline;
     heading(sec, "Timeline", "HiTune's pipeline space-time diagram: wall time across, one row per task slot (executor/slot host), coloured by activity. Light grey: the slot was allocated but idle. Shaded bands: the bootstrap before the first task and stretches with no task running anywhere (driver alone). Ctrl + wheel or the slider zooms.");
     if (!T) { notAvailable(sec, "No timeline: " + ((A.notes || []).join("; ") || "no task was reconstructed.")); return; }
+    if (!T.rows.length) { notAvailable(sec, "No timeline: no task attempt could be placed on an executor slot."); return; }
     add(sec, "p", "explain", T.note);
     var n = T.rows.length;
     var rowH = Math.max(4, Math.min(18, Math.floor(900 / Math.max(n, 1))));
@@ -371,7 +392,7 @@
         yAxis: { type: "category", data: N.map(function (n) { return hostName(n.host); }), inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
         visualMap: { dimension: 3, min: -span, max: span, calculable: false, orient: "horizontal", left: "center", bottom: 8, itemHeight: 220,
           text: ["above the median node", "below"], formatter: function (v) { return (v > 0 ? "+" : "") + v.toFixed(1) + " pp"; },
-          inRange: { color: ["#3b82f6", "#dbeafe", "#f8fafc", "#fde2c4", "#e5484d", "#7f1d1d"] } },
+          inRange: { color: ["#60a5fa", "#dbeafe", "#f8fafc", "#fde2c4", "#f87171", "#ef4444"] } },
         series: [{ type: "heatmap", data: data, label: { show: true, fontSize: 11, color: "#1b2430", formatter: function (q) { return q.value[2] > 0 ? q.value[2] + "%" : ""; } },
           itemStyle: { borderColor: "#fff", borderWidth: 1 } }]
       };
@@ -449,6 +470,7 @@
     b.charts = String(charts.length);
     b.chartsOk = String(charts.length - empty.length);
     b.chartsEmpty = empty.join(" ");
+    b.chartsLazy = String(lazy);
     b.jsErrors = JSON.stringify(errors);
     b.selfcheck = "done";
   }
