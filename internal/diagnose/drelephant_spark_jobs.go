@@ -48,6 +48,7 @@ func drSparkJobs(in *Input, p DrElephantSparkJobsParams) []Finding {
 func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Finding {
 	var done, failed int
 	var failedIDs, highIDs []string
+	var listed []Evidence // the jobs Dr. Elephant lists: task failure rate above moderate
 	worstRate, worstJob := 0.0, ""
 	sev := None
 	for _, j := range r.jobs {
@@ -63,6 +64,7 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 		sev = max(sev, s)
 		if s > Moderate {
 			highIDs = append(highIDs, strconv.Itoa(int(j.JobID)))
+			listed = append(listed, graded(fmt.Sprintf("job%dTaskFailureRate", j.JobID), rate, "share", p.TaskFailureRate))
 		}
 		if rate > worstRate || worstJob == "" {
 			worstRate, worstJob = rate, strconv.Itoa(int(j.JobID))
@@ -78,13 +80,13 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 		Scope:    scope,
 		Summary: fmt.Sprintf("%d of %d jobs failed (%s, jobs %v); the highest task failure rate of a job is %s (job %s); jobs with high task failure rates: %v.",
 			failed, done+failed, pct(jobRate), failedIDs, pct(worstRate), worstJob, highIDs),
-		Evidence: []Evidence{
+		Evidence: append([]Evidence{
 			graded("jobFailureRate", jobRate, "share", p.JobFailureRate),
 			graded("maxJobTaskFailureRate", worstRate, "share", p.TaskFailureRate),
 			fact("succeededJobs", float64(done), "count"),
 			fact("failedJobs", float64(failed), "count"),
 			fact("jobsWithHighTaskFailureRate", float64(len(highIDs)), "count"),
-		},
+		}, listed...),
 		Recommendation: "Read the failed tasks' errors (executor lost, out of memory, fetch failures): raise executor memory or memory overhead for OOM kills, and fix the data or code for exceptions that repeat.",
 	}}
 }

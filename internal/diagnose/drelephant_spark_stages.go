@@ -62,6 +62,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
 	var done, failed int
 	var highFail, longRun []string
+	var listed []Evidence // the stages Dr. Elephant lists: above moderate
 	worstRate, worstRun := 0.0, int64(0)
 	sev := None
 	for _, s := range r.stages {
@@ -76,6 +77,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 		rs := p.TaskFailureRate.Ascending(rate)
 		if rs > Moderate {
 			highFail = append(highFail, name)
+			listed = append(listed, graded("stage"+name+"TaskFailureRate", rate, "share", p.TaskFailureRate))
 		}
 		worstRate = max(worstRate, rate)
 		sev = max(sev, rs)
@@ -84,6 +86,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			ts := runtime.Ascending(float64(avg))
 			if ts > Moderate {
 				longRun = append(longRun, name)
+				listed = append(listed, graded("stage"+name+"RuntimePerExecutorMs", float64(avg), "ms", runtime))
 			}
 			worstRun = max(worstRun, avg)
 			sev = max(sev, ts)
@@ -99,7 +102,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 		Scope:    scope,
 		Summary: fmt.Sprintf("%d of %d stages failed (%s); the highest task failure rate of a stage is %s (stages with high rates: %v); the longest executor run time per executor of a stage is %s (long stages: %v).",
 			failed, done+failed, pct(stageRate), pct(worstRate), highFail, dur(worstRun), longRun),
-		Evidence: []Evidence{
+		Evidence: append([]Evidence{
 			graded("stageFailureRate", stageRate, "share", p.StageFailureRate),
 			graded("maxStageTaskFailureRate", worstRate, "share", p.TaskFailureRate),
 			graded("maxStageRuntimePerExecutorMs", float64(worstRun), "ms", runtime),
@@ -108,7 +111,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			fact("executorInstances", float64(instances), "executors"),
 			fact("stagesWithHighTaskFailureRate", float64(len(highFail)), "count"),
 			fact("stagesWithLongRuntime", float64(len(longRun)), "count"),
-		},
+		}, listed...),
 		Recommendation: "For failing tasks, read their errors (memory, fetch failures, bad records); for long stages, add executors (spark.executor.instances) or split the stage's work into more partitions.",
 	}}
 }

@@ -91,7 +91,8 @@ func TestDrElephantPortedJobs(t *testing.T) {
 	if len(fs) != 1 || fs[0].Severity != Critical {
 		t.Fatalf("findings %+v, want one critical", fs)
 	}
-	for name, want := range map[string]float64{"jobFailureRate": 0.4, "maxJobTaskFailureRate": 0.8, "succeededJobs": 3, "failedJobs": 2, "jobsWithHighTaskFailureRate": 2} {
+	for name, want := range map[string]float64{"jobFailureRate": 0.4, "maxJobTaskFailureRate": 0.8, "succeededJobs": 3, "failedJobs": 2, "jobsWithHighTaskFailureRate": 2,
+		"job3TaskFailureRate": 0.6, "job4TaskFailureRate": 0.8} {
 		if got := evidence(t, fs[0], name); !near(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
@@ -131,7 +132,8 @@ func TestDrElephantPortedStages(t *testing.T) {
 		t.Fatalf("findings %+v, want one critical", fs)
 	}
 	for name, want := range map[string]float64{"stageFailureRate": 0.2, "maxStageTaskFailureRate": 0.8, "maxStageRuntimePerExecutorMs": 60 * drMinuteMs,
-		"completeStages": 8, "failedStages": 2, "stagesWithHighTaskFailureRate": 2, "stagesWithLongRuntime": 2, "executorInstances": 2} {
+		"completeStages": 8, "failedStages": 2, "stagesWithHighTaskFailureRate": 2, "stagesWithLongRuntime": 2, "executorInstances": 2,
+		"stage3.0TaskFailureRate": 0.6, "stage4.0TaskFailureRate": 0.8, "stage8.0RuntimePerExecutorMs": 45 * drMinuteMs, "stage9.0RuntimePerExecutorMs": 60 * drMinuteMs} {
 		if got := evidence(t, fs[0], name); !near(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
