@@ -24,7 +24,7 @@ var drDefaultGCParams = DrElephantGCParams{
 	RuntimeMinutes: Limits{5, 10, 12, 15},
 }
 
-// drGC is GenericGCHeuristic.apply: over the tasks with times and counters,
+// drGC is GenericGCHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/GenericGCHeuristic.java): over the tasks with times and counters,
 // the ratio of the average GC_MILLISECONDS to the average CPU_MILLISECONDS,
 // lowered to the grade of the average run time.
 func drGC(in *Input, p DrElephantGCParams, kind model.StageKind) []Finding {

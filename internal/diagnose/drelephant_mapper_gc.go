@@ -16,6 +16,6 @@ func init() {
 	})
 }
 
-// drMapperGC is Dr. Elephant's MapperGCHeuristic: GenericGCHeuristic over
+// drMapperGC is Dr. Elephant's MapperGCHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/MapperGCHeuristic.java): GenericGCHeuristic over
 // the map tasks.
 func drMapperGC(in *Input, p DrElephantGCParams) []Finding { return drGC(in, p, model.StageMap) }

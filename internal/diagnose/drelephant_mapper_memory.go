@@ -16,7 +16,7 @@ func init() {
 	})
 }
 
-// drMapperMemory is Dr. Elephant's MapperMemoryHeuristic: GenericMemoryHeuristic
+// drMapperMemory is Dr. Elephant's MapperMemoryHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/MapperMemoryHeuristic.java): GenericMemoryHeuristic
 // over the map tasks with the container size mapreduce.map.memory.mb.
 func drMapperMemory(in *Input, p DrElephantMemoryParams) []Finding {
 	return drMemory(in, p, model.StageMap, "mapreduce.map.memory.mb")

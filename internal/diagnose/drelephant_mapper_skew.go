@@ -16,7 +16,7 @@ func init() {
 	})
 }
 
-// drMapperSkew is Dr. Elephant's MapperSkewHeuristic: GenericSkewHeuristic
+// drMapperSkew is Dr. Elephant's MapperSkewHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/MapperSkewHeuristic.java): GenericSkewHeuristic
 // over the map tasks' input bytes (HDFS_BYTES_READ).
 func drMapperSkew(in *Input, p DrElephantSkewParams) []Finding {
 	return drSkew(in, p, drSkewMeasure{kind: model.StageMap, bytes: func(t *mrTask) int64 { return t.hdfsRead }, what: "input (HDFS bytes read)"})

@@ -38,7 +38,7 @@ func init() {
 	})
 }
 
-// drMapperSpeed is MapperSpeedHeuristic.apply: the median of the map tasks'
+// drMapperSpeed is MapperSpeedHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/MapperSpeedHeuristic.java): the median of the map tasks'
 // read speeds (1000 × input bytes / run time ms, in whole bytes per second)
 // graded against fractions of the disk speed, lowered to the grade of the
 // median run time. A task that ran 0 ms, where Dr. Elephant divides by zero,

@@ -39,7 +39,7 @@ func init() {
 	})
 }
 
-// drMapperSpill is MapperSpillHeuristic.apply: the map tasks' total
+// drMapperSpill is MapperSpillHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/MapperSpillHeuristic.java): the map tasks' total
 // SPILLED_RECORDS over their total MAP_OUTPUT_RECORDS (0 when nothing
 // spilled), graded and lowered to the grade of the number of tasks.
 func drMapperSpill(in *Input, p DrElephantMapperSpillParams) []Finding {

@@ -16,5 +16,6 @@ func init() {
 	})
 }
 
-// drMapperTime is Dr. Elephant's MapperTimeHeuristic over the map tasks.
+// drMapperTime is Dr. Elephant's MapperTimeHeuristic
+// (app/com/linkedin/drelephant/mapreduce/heuristics/MapperTimeHeuristic.java) over the map tasks.
 func drMapperTime(in *Input, p DrElephantTimeParams) []Finding { return drTime(in, p, model.StageMap) }

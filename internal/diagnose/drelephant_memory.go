@@ -33,7 +33,7 @@ var drDefaultMemoryParams = DrElephantMemoryParams{
 	ContainerMemoryDefaultMB: 2048,
 }
 
-// drMemory is GenericMemoryHeuristic.apply: the average PHYSICAL_MEMORY_BYTES
+// drMemory is GenericMemoryHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/GenericMemoryHeuristic.java): the average PHYSICAL_MEMORY_BYTES
 // of the tasks with times and counters over the container size from the job
 // conf (confKey, following one "${VAR}" indirection), lowered to the grade
 // of the container size. Unlike Dr. Elephant, a job whose tasks all report

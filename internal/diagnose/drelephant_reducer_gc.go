@@ -16,6 +16,6 @@ func init() {
 	})
 }
 
-// drReducerGC is Dr. Elephant's ReducerGCHeuristic: GenericGCHeuristic over
+// drReducerGC is Dr. Elephant's ReducerGCHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/ReducerGCHeuristic.java): GenericGCHeuristic over
 // the reduce tasks.
 func drReducerGC(in *Input, p DrElephantGCParams) []Finding { return drGC(in, p, model.StageReduce) }

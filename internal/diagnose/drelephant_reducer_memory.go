@@ -16,7 +16,7 @@ func init() {
 	})
 }
 
-// drReducerMemory is Dr. Elephant's ReducerMemoryHeuristic: GenericMemoryHeuristic
+// drReducerMemory is Dr. Elephant's ReducerMemoryHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/ReducerMemoryHeuristic.java): GenericMemoryHeuristic
 // over the reduce tasks with the container size mapreduce.reduce.memory.mb.
 func drReducerMemory(in *Input, p DrElephantMemoryParams) []Finding {
 	return drMemory(in, p, model.StageReduce, "mapreduce.reduce.memory.mb")

@@ -16,7 +16,7 @@ func init() {
 	})
 }
 
-// drReducerSkew is Dr. Elephant's ReducerSkewHeuristic: GenericSkewHeuristic
+// drReducerSkew is Dr. Elephant's ReducerSkewHeuristic (app/com/linkedin/drelephant/mapreduce/heuristics/ReducerSkewHeuristic.java): GenericSkewHeuristic
 // over the reduce tasks' shuffle bytes (REDUCE_SHUFFLE_BYTES).
 func drReducerSkew(in *Input, p DrElephantSkewParams) []Finding {
 	return drSkew(in, p, drSkewMeasure{kind: model.StageReduce, bytes: func(t *mrTask) int64 { return t.shuffleBytes }, what: "shuffle input (REDUCE_SHUFFLE_BYTES)"})

@@ -16,7 +16,8 @@ func init() {
 	})
 }
 
-// drReducerTime is Dr. Elephant's ReducerTimeHeuristic over the reduce tasks.
+// drReducerTime is Dr. Elephant's ReducerTimeHeuristic
+// (app/com/linkedin/drelephant/mapreduce/heuristics/ReducerTimeHeuristic.java) over the reduce tasks.
 func drReducerTime(in *Input, p DrElephantTimeParams) []Finding {
 	return drTime(in, p, model.StageReduce)
 }

@@ -34,7 +34,7 @@ func init() {
 	})
 }
 
-// drShuffleSort is ShuffleSortHeuristic.apply: over the reduce tasks with
+// drShuffleSort is ShuffleSortHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/ShuffleSortHeuristic.java): over the reduce tasks with
 // time data, the average shuffle time (shuffle end − start) and sort time
 // (sort end − shuffle end), each graded by its length and by 2 × itself over
 // the average code time (the rest of the task, integer division), taking

@@ -41,7 +41,7 @@ type drSkewMeasure struct {
 	what  string
 }
 
-// drSkew is GenericSkewHeuristic.apply: tasks are split into two groups by
+// drSkew is GenericSkewHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/GenericSkewHeuristic.java): tasks are split into two groups by
 // their input bytes and, separately, by their run time in seconds
 // (Statistics.findTwoGroups); each split is graded by the deviation between
 // the groups' averages and lowered to the grade of the smaller group's task

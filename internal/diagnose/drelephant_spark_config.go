@@ -58,7 +58,7 @@ type drConfigCheck struct {
 	limits          Limits
 }
 
-// drSparkConfig is ConfigurationHeuristic's Evaluator: the serializer
+// drSparkConfig is ConfigurationHeuristic's Evaluator (app/com/linkedin/drelephant/spark/heuristics/ConfigurationHeuristic.scala): the serializer
 // (moderate unless the recommended one), the external shuffle service
 // (moderate when off, severe when off under dynamic allocation), memory,
 // cores, memory overhead and dynamic-allocation bounds graded, and "*" in

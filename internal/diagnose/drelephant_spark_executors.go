@@ -55,7 +55,7 @@ var drExecutorMetrics = []drExecutorMetric{
 	{"shuffleWriteBytes", "bytes", func(e *shs.ExecutorSummary) int64 { return e.TotalShuffleWrite }, true},
 }
 
-// drSparkExecutors is ExecutorsHeuristic's Evaluator: over every executor
+// drSparkExecutors is ExecutorsHeuristic's Evaluator (app/com/linkedin/drelephant/spark/heuristics/ExecutorsHeuristic.scala): over every executor
 // the History Server lists (allexecutors, the driver included), the
 // distributions of storage memory used, total task time, input, shuffle
 // read and shuffle write bytes; each is graded by max / median (a zero

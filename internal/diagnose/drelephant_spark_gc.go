@@ -32,7 +32,7 @@ func init() {
 	})
 }
 
-// drSparkExecutorGC is ExecutorGcHeuristic's Evaluator: over the executors
+// drSparkExecutorGC is ExecutorGcHeuristic's Evaluator (app/com/linkedin/drelephant/spark/heuristics/ExecutorGcHeuristic.scala): over the executors
 // other than the driver, total GC time (totalGCTime) over total task time
 // (totalDuration), graded ascending.
 func drSparkExecutorGC(in *Input, p DrElephantExecutorGCParams) []Finding {

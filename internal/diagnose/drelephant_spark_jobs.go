@@ -33,7 +33,7 @@ func init() {
 	})
 }
 
-// drSparkJobs is JobsHeuristic's Evaluator: the job failure rate and every
+// drSparkJobs is JobsHeuristic's Evaluator (app/com/linkedin/drelephant/spark/heuristics/JobsHeuristic.scala): the job failure rate and every
 // job's task failure rate graded; the severity is the worst. Jobs whose task
 // failure rate is above moderate are listed, as Dr. Elephant lists them.
 func drSparkJobs(in *Input, p DrElephantSparkJobsParams) []Finding {

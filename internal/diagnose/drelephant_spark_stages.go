@@ -37,7 +37,7 @@ func init() {
 	})
 }
 
-// drSparkStages is StagesHeuristic's Evaluator: the stage failure rate, every
+// drSparkStages is StagesHeuristic's Evaluator (app/com/linkedin/drelephant/spark/heuristics/StagesHeuristic.scala): the stage failure rate, every
 // stage attempt's task failure rate, and every stage's executorRunTime /
 // executor instances (spark.executor.instances, else the number of
 // executors listed) graded; the severity is the worst. With no executors

@@ -29,7 +29,7 @@ var drDefaultTimeParams = DrElephantTimeParams{
 	NumTasks:            Limits{50, 101, 500, 1000},
 }
 
-// drTime is MapperTimeHeuristic.apply and ReducerTimeHeuristic.apply: the
+// drTime is MapperTimeHeuristic.apply and ReducerTimeHeuristic.apply (app/com/linkedin/drelephant/mapreduce/heuristics/MapperTimeHeuristic.java, ReducerTimeHeuristic.java): the
 // average run time of the tasks with time data (mappers: with time and
 // counter data) graded as too short, lowered by the number of tasks, and as
 // too long; the severity is the worse of the two.
