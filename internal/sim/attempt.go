@@ -21,7 +21,7 @@ const (
 func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	var w work
 	p := &e.scratch
-	p.cur, p.ivs = e.now, p.ivs[:0]
+	p.cur, p.ivs, p.byRes = e.now, p.ivs[:0], [numRes]int64{}
 	e.cur = t.st.app
 	defer func() { e.cur = nil }()
 	nd := t.exec.node
@@ -48,6 +48,9 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 		w.m[model.CPUMillis] += boolInt64(t.st.app.plan.engine == model.MapReduce) * int64(extra)
 	}
 	w.finish = max(p.cur, e.now+1)
+	for r, ms := range p.byRes {
+		t.st.byRes[r] += ms
+	}
 	sch := &e.sc.Scheduler
 	timeout := int64(sch.TimeoutS * 1000)
 	switch {

@@ -22,9 +22,36 @@ type work struct {
 // phases lays out an attempt's phases one after another from its launch and
 // records the resources each uses for node metrics.
 type phases struct {
-	cur  int64
-	ivs  []interval
-	uses []use
+	cur int64
+	ivs []interval
+	// byRes is the time spent in phases bound by CPU, disk and network.
+	byRes [numRes]int64
+}
+
+// Resources a phase is bound by.
+const (
+	resCPU = iota
+	resDisk
+	resNet
+	numRes
+)
+
+// boundBy says which resource a phase with these uses waits on: the
+// network when it moves bytes between nodes, else the disk when it reads or
+// writes, else the CPU when it computes; -1 for overheads.
+func boundBy(us []use) int {
+	res := -1
+	for _, u := range us {
+		switch {
+		case u.ch == chRx || u.ch == chTx:
+			return resNet
+		case u.ch == chDiskR || u.ch == chDiskW:
+			res = resDisk
+		case u.ch == chUser && u.amount >= 0.9 && res < 0:
+			res = resCPU
+		}
+	}
+	return res
 }
 
 // use is a resource a phase uses on a node: cores for CPU channels, bytes
@@ -40,6 +67,9 @@ func (p *phases) add(ms float64, us ...use) {
 	d := int64(math.Round(ms))
 	if d <= 0 {
 		return
+	}
+	if r := boundBy(us); r >= 0 {
+		p.byRes[r] += d
 	}
 	for _, u := range us {
 		if u.n == nil || u.amount == 0 || !u.n.sampled {

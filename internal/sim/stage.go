@@ -45,6 +45,7 @@ type stageRun struct {
 	lossySrc  []shuffleSource // sources on nodes with a packet-loss fault
 	faultySrc []shuffleSource // sources on nodes with any fault
 	durations []int64         // successful attempt durations (speculation)
+	byRes     [numRes]int64   // attempts' time bound by CPU, disk and network
 }
 
 // shuffleSource is a node holding shuffle output for a stage, with its
@@ -378,6 +379,7 @@ func (e *engine) stageDone(st *stageRun) {
 		a.stageWin = map[int][2]int64{}
 	}
 	a.stageWin[st.pi] = [2]int64{st.m.Submitted, st.m.Completed}
+	a.truth.StageProfiles = append(a.truth.StageProfiles, stageProfile(st))
 	st.plan.prefs = nil // placement is no longer needed
 	st.byExec, st.byNode, st.byRack, st.all, st.noPref = nil, nil, nil, nil, nil
 	for k, s := range a.active {
@@ -423,4 +425,23 @@ func (st *stageRun) modelID() int32 {
 		return 0
 	}
 	return int32(st.pi)
+}
+
+// stageProfile says how much of a stage's attempt time was bound by each resource.
+func stageProfile(st *stageRun) StageProfile {
+	b := st.byRes
+	total := float64(b[resCPU] + b[resDisk] + b[resNet])
+	sp := StageProfile{Stage: st.modelID()}
+	if total > 0 {
+		sp.CPU = math.Round(float64(b[resCPU])/total*1000) / 1000
+		sp.Disk = math.Round(float64(b[resDisk])/total*1000) / 1000
+		sp.Network = math.Round(float64(b[resNet])/total*1000) / 1000
+	}
+	sp.Dominant = "cpu"
+	if b[resDisk] > b[resCPU] && b[resDisk] >= b[resNet] {
+		sp.Dominant = "disk"
+	} else if b[resNet] > b[resCPU] && b[resNet] > b[resDisk] {
+		sp.Dominant = "network"
+	}
+	return sp
 }

@@ -78,6 +78,19 @@ type AppTruth struct {
 	// Stragglers are the attempts the noise slowed 2x or more (cause
 	// "noise"); injected stragglers are problems.
 	Stragglers []StragglerTruth `json:"stragglers"`
+	// StageProfiles say, per completed stage, which resource its attempts waited on.
+	StageProfiles []StageProfile `json:"stageProfiles"`
+}
+
+// StageProfile is the share of a stage's attempt time spent in phases bound
+// by CPU, disk and network (overheads such as JVM start left out), and the
+// largest of them.
+type StageProfile struct {
+	Stage    int32   `json:"stage"`
+	CPU      float64 `json:"cpu"`
+	Disk     float64 `json:"disk"`
+	Network  float64 `json:"network"`
+	Dominant string  `json:"dominant"`
 }
 
 // StragglerTruth is one attempt slowed by a factor for a cause.
