@@ -317,7 +317,7 @@
         dataZoom: [{ type: "inside", xAxisIndex: 0, filterMode: "weakFilter", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
           { type: "slider", xAxisIndex: 0, filterMode: "weakFilter", height: 18, bottom: 10, labelFormatter: function (v) { return tplus(v); } }],
         xAxis: { type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
-          axisLabel: { formatter: function (v) { return tplus(v); } }, splitLine: { lineStyle: { color: "#eef1f4" } } },
+          axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
         yAxis: { type: "category", data: T.rows, inverse: true, axisTick: { show: false },
           axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : "auto", width: 180, overflow: "truncate" } },
         series: series
