@@ -28,7 +28,10 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); re
 
 // benchLarge simulates the large scenario (10,000 nodes, one hour) with
 // metrics every nth node (0: off), encoding logs into counters.
-func benchLarge(b *testing.B, everyNth int, horizonS float64) {
+func benchLarge(b *testing.B, everyNth int, horizonS float64) { benchLargeEnc(b, everyNth, horizonS, true) }
+
+// benchLargeEnc is benchLarge, encoding the logs or not.
+func benchLargeEnc(b *testing.B, everyNth int, horizonS float64, encode bool) {
 	for b.Loop() {
 		sc := mustNamed(b, "large")
 		if horizonS > 0 {
@@ -59,6 +62,9 @@ func benchLarge(b *testing.B, everyNth int, horizonS float64) {
 				for i := range st.Tasks {
 					busyMs += st.Tasks[i].Duration()
 				}
+			}
+			if !encode {
+				return "", nil
 			}
 			enc := eventlog.Write
 			if app.Engine == model.MapReduce {
@@ -101,6 +107,9 @@ func benchLarge(b *testing.B, everyNth int, horizonS float64) {
 
 // BenchmarkLargeNoMetrics is the hour on 10,000 nodes without node metrics.
 func BenchmarkLargeNoMetrics(b *testing.B) { benchLarge(b, 0, 0) }
+
+// BenchmarkLargeSimOnly is the hour on 10,000 nodes without metrics or encoding.
+func BenchmarkLargeSimOnly(b *testing.B) { benchLargeEnc(b, 0, 0, false) }
 
 // BenchmarkLargeMetrics100 samples every 100th node (and the faulty ones) at 1 s.
 func BenchmarkLargeMetrics100(b *testing.B) { benchLarge(b, 100, 0) }
