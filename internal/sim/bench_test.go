@@ -28,7 +28,9 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); re
 
 // benchLarge simulates the large scenario (10,000 nodes, one hour) with
 // metrics every nth node (0: off), encoding logs into counters.
-func benchLarge(b *testing.B, everyNth int, horizonS float64) { benchLargeEnc(b, everyNth, horizonS, true) }
+func benchLarge(b *testing.B, everyNth int, horizonS float64) {
+	benchLargeEnc(b, everyNth, horizonS, true)
+}
 
 // benchLargeEnc is benchLarge, encoding the logs or not.
 func benchLargeEnc(b *testing.B, everyNth int, horizonS float64, encode bool) {
