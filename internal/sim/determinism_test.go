@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestDeterministic runs scenarios twice with the same seed into two folders
+// TestDeterministic runs every named scenario (but large) twice with the same seed into two folders
 // and requires identical bytes in every file, and different bytes for
 // another seed.
 func TestDeterministic(t *testing.T) {
-	for _, name := range []string{"demo", "speculation", "dynamic", "hang"} {
+	for _, name := range testScenarios() {
 		t.Run(name, func(t *testing.T) {
 			a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 			for _, run := range []struct {
