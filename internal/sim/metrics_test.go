@@ -33,3 +33,41 @@ func TestMetricOptions(t *testing.T) {
 		t.Errorf("hog node cpu_usage %.1f at 5 s, %.1f at 1 s", coarse, one)
 	}
 }
+
+// TestSinkLongIntervals checks the difference array across its ring and
+// overflow: a rate over 600 s with fractional ends averages exactly per second.
+func TestSinkLongIntervals(t *testing.T) {
+	sc := mustNamed(t, "clean")
+	if err := sc.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	cl := newCluster(&sc.Cluster, newRNG(1, 1))
+	s := newMetricSink(sc, cl, &countingWriter{}, newRNG(1, 4))
+	n := cl.nodes[0]
+	start, end := sc.StartMs+2500, sc.StartMs+602_250 // 2.5 s .. 602.25 s
+	s.add(n, chDiskR, start, end, 1000)
+	s.add(n, chDiskR, sc.StartMs+300_000, sc.StartMs+301_000, 500) // inside the ring later on
+	for b := range 700 {
+		if err := s.emit(); err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		switch {
+		case b == 2:
+			want = 500
+		case b > 2 && b < 602:
+			want = 1000
+		case b == 602:
+			want = 250
+		}
+		if b == 300 {
+			want += 500
+		}
+		if got := s.series[0].cur[chDiskR]; got < want-1e-6 || got > want+1e-6 {
+			t.Fatalf("second %d: %.6f, want %.0f", b, got, want)
+		}
+	}
+	if len(s.series[0].over) != 0 {
+		t.Errorf("%d overflow buckets left", len(s.series[0].over))
+	}
+}
