@@ -266,7 +266,7 @@
   // ---- timeline --------------------------------------------------------------
   function timeline(sec, A, p) {
     var T = A.timeline;
-    heading(sec, "Timeline", "HiTune's pipeline space-time diagram: wall time across, one row per task slot (executor/slot host), coloured by activity. Light grey: the slot was allocated but idle. Shaded bands: the bootstrap before the first task and stretches with no task running anywhere (driver alone). Ctrl + wheel or the slider zooms.");
+    heading(sec, "Timeline", "HiTune's pipeline space-time diagram: wall time across, one row per task slot (executor/slot host), coloured by activity. Light grey: the slot was allocated but idle; white: no executor there yet (or any more). Darker bands across all rows: the bootstrap before the first task and stretches with no task running anywhere (the driver alone). Hover for stage, task and times; Ctrl + wheel or the slider zooms.");
     if (!T) { notAvailable(sec, "No timeline: " + ((A.notes || []).join("; ") || "no task was reconstructed.")); return; }
     if (!T.rows.length) { notAvailable(sec, "No timeline: no task attempt could be placed on an executor slot."); return; }
     add(sec, "p", "explain", T.note);
@@ -282,18 +282,29 @@
           { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
         return r && { type: "rect", shape: r, style: { fill: color, opacity: opacity } };
       }
-      var marks = [];
-      if (T.bootstrapMs > 0) marks.push([{ name: "bootstrap", xAxis: 0, itemStyle: { color: "rgba(138,153,168,0.28)" } }, { xAxis: T.bootstrapMs }]);
-      T.gaps.forEach(function (g) { marks.push([{ name: "", xAxis: g[0], itemStyle: { color: "rgba(91,113,134,0.16)" } }, { xAxis: g[1] }]); });
-      series.push({ name: "idle (allocated)", type: "custom", data: T.alloc, progressive: 0, silent: true,
+      series.push({ name: "idle (allocated)", type: "custom", data: T.alloc, progressive: 0, silent: true, z: 1,
         encode: { x: [1, 2], y: 0 }, itemStyle: { color: IDLE },
-        renderItem: function (params, api) { return rect(params, api, api.value(1), api.value(2), api.value(0), 0.86, IDLE, 1); },
-        markArea: { silent: true, label: { color: "#44515e", position: "insideTopLeft", fontSize: 11 }, data: marks } });
+        renderItem: function (params, api) { return rect(params, api, api.value(1), api.value(2), api.value(0), 0.86, IDLE, 1); } });
+      // The bootstrap and the driver-alone stretches span every row.
+      var bands = [];
+      if (T.bootstrapMs > 0) bands.push([0, T.bootstrapMs, 0]);
+      T.gaps.forEach(function (g) { bands.push([g[0], g[1], 1]); });
+      if (bands.length) series.push({ name: "bootstrap / driver alone", type: "custom", data: bands, progressive: 0, z: 2,
+        encode: { x: [0, 1] }, itemStyle: { color: BOOT },
+        renderItem: function (params, api) {
+          var a = api.coord([api.value(0), 0]), b = api.coord([api.value(1), 0]), cs = params.coordSys;
+          var x0 = Math.max(a[0], cs.x), x1 = Math.min(b[0], cs.x + cs.width);
+          if (x1 <= x0) return null;
+          return { type: "group", children: [
+            { type: "rect", shape: { x: x0, y: cs.y, width: Math.max(x1 - x0, 1), height: cs.height }, style: { fill: BOOT, opacity: api.value(2) ? 0.3 : 0.22 } },
+            { type: "text", style: { text: api.value(2) ? "" : "bootstrap", x: x0 + 4, y: cs.y + 3, fill: "#44515e", font: "11px sans-serif" } }
+          ] };
+        } });
       T.activities.forEach(function (name, k) {
         var data = [];
         for (var i = 0; i < bars.length; i++) if (bars[i][3] === k) data.push(bars[i]);
         if (!data.length) return;
-        series.push({ name: name, type: "custom", data: data, progressive: 0, itemStyle: { color: T.colors[k] },
+        series.push({ name: name, type: "custom", data: data, progressive: 0, z: 3, itemStyle: { color: T.colors[k] },
           encode: T.mode === "exact" ? { x: [1, 2], y: 0 } : { y: 0 },
           renderItem: T.mode === "exact"
             ? function (params, api) { return rect(params, api, api.value(1), api.value(2), api.value(0), 0.86, T.colors[k], 1); }
@@ -305,7 +316,11 @@
         legend: { top: 4, type: "scroll" },
         grid: { left: 190, right: 30, top: 40, bottom: 70 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
-          var v = q.value, row = esc(T.rows[v[0]]);
+          var v = q.value;
+          if (q.seriesName === "bootstrap / driver alone") {
+            return (v[2] ? "no task running anywhere: the driver works alone" : "bootstrap: before the first task") + "<br>" + tplus(v[0]) + " → " + tplus(v[1]) + " (" + dur(v[1] - v[0]) + ")";
+          }
+          var row = esc(T.rows[v[0]]);
           if (q.seriesName === "idle (allocated)") return row;
           if (T.mode === "exact") {
             return dot(q.color) + "<b>" + esc(q.seriesName) + "</b> " + dur(v[2] - v[1]) + "<br>stage " + v[4] + " · task " + v[5] +
@@ -359,7 +374,7 @@
   // ---- nodes ------------------------------------------------------------------------
   function nodes(sec, A, p) {
     var df = A.dataflow, NT = A.nodeTime;
-    heading(sec, "Nodes", "Per-node heat maps. First: each node's allocated slot time by cause (numbers: % of that node's slot time; colour: how far it lies above (red) or below (blue) the median node, in percentage points, so a node unlike its peers stands out). Second: over wall time, the share of each node's allocated slots that ran tasks (orange: idle slots; white: no executor there).");
+    heading(sec, "Nodes", "Per-node heat maps. First: each node's allocated slot time by cause (numbers: % of that node's slot time; colour: how far it lies above (red) or below (blue) the median node, in percentage points, full colour at 10 points or the largest difference, so a node unlike its peers stands out). Second: over wall time, the share of each node's allocated slots that ran tasks (orange: idle slots; white: no executor there).");
     if (!df || !df.nodes.length) { notAvailable(sec, "No node breakdown for this application."); return; }
     if (df.nodesAll > df.nodes.length) add(sec, "p", "explain", "Showing the " + df.nodes.length + " nodes with the most slot time of " + df.nodesAll + ".");
     var N = df.nodes;
@@ -369,7 +384,7 @@
     chartBox(sec, p + "nodes", 130 + 24 * N.length, function () {
       // Colour: the node's share minus the median share of its peers, in
       // percentage points, so that a node unlike the others stands out.
-      var data = [], med = {}, span = 2;
+      var data = [], med = {}, span = 10; // at least 10 points, so that small differences stay pale
       cols.forEach(function (k) {
         var xs = N.map(function (n) { return n.totalMs > 0 ? 100 * n.causes[k] / n.totalMs : 0; }).sort(function (a, b) { return a - b; });
         med[k] = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
