@@ -21,7 +21,8 @@ const (
 func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	var w work
 	p := &e.scratch
-	p.cur, p.ivs, p.byRes = e.now, p.ivs[:0], [numRes]int64{}
+	p.cur, p.ivs, p.byRes, p.recs = e.now, p.ivs[:0], [numRes]int64{}, nil
+	p.begin("")
 	e.cur = t.st.app
 	defer func() { e.cur = nil }()
 	nd := t.exec.node
@@ -41,6 +42,7 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 		// An injected straggler: long garbage-collection pauses stretch the
 		// attempt to f times its length.
 		extra := float64(p.cur-e.now) * (f - 1)
+		p.begin("gc-pause")
 		p.add(extra, use{nd, chUser, 1})
 		w.m[model.JVMGCTime] += int64(extra)
 		w.m[model.ExecutorRunTime] += int64(extra)
@@ -77,6 +79,7 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	if e.sc.Scheduler.Speculation && len(p.ivs) > 0 {
 		t.ivs = append([]interval(nil), p.ivs...)
 	}
+	t.recs = p.recs
 	return w
 }
 
@@ -86,15 +89,18 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r resources, noise, ionoise float64) {
 	sp, nd := t.st.plan, t.exec.node
 	m := &w.m
+	p.begin("scheduler-delay")
 	p.add(float64(2 + e.rng.IntN(12)))
 	deser := float64(5 + e.rng.IntN(30))
 	if t.exec.idleSince == 0 || len(t.st.durations) == 0 && t.attempt == 0 && e.rng.IntN(4) == 0 {
 		deser += float64(200 + e.rng.IntN(400))
 	}
 	start := p.cur
+	p.begin("deserialize")
 	p.add(deser, use{nd, chUser, 1})
 	m[model.ExecutorDeserializeTime] = int64(deser)
 	m[model.ExecutorDeserializeCPUNanos] = int64(deser * 0.8e6)
+	p.begin("read")
 	read := e.readInput(p, t, loc, r, ionoise)
 	if sp.input == inNone {
 		read = sp.inBytes[t.index]
@@ -104,6 +110,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 	}
 	processed := read
 	if sp.input == inShuffle {
+		p.begin("shuffle-fetch")
 		total, remote, ms := e.fetchShuffle(p, t, r, ionoise)
 		processed = total
 		recs := int64(float64(total) / t.st.app.plan.class.recordBytes)
@@ -117,6 +124,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 		m[model.ShuffleRemoteReqsDuration] = int64(ms)
 	}
 	nsPerByte := sp.nsPerByte
+	p.begin("compute")
 	cpuMs := e.compute(p, nd, r, processed, nsPerByte, noise)
 	gc := gcShare
 	if r.cpu < nd.class.CPUSpeed && nd.cpuFactor(e.now) < 1 && nd.diskFactor(e.now) < 1 {
@@ -127,6 +135,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 	if sp.outRatio > 0 {
 		out := int64(float64(processed) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
 		ms := e.diskMs(p, nd, float64(out), 0.5*ionoise)
+		p.begin("shuffle-write")
 		p.add(ms, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.3})
 		w.shuffleOut = max(out, 1)
 		m[model.ShuffleWriteBytes] = out
@@ -139,6 +148,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 	}
 	if sp.writeRatio > 0 {
 		o := int64(float64(processed) * sp.writeRatio)
+		p.begin("output-write")
 		e.writeHDFS(p, t, r, o, ionoise)
 		m[model.OutputBytes] = o
 		m[model.OutputRecords] = int64(float64(o) / t.st.app.plan.class.recordBytes)
@@ -147,6 +157,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 	m[model.ExecutorRunTime] = max(runMs, 0)
 	m[model.ExecutorCPUNanos] = int64(cpuMs*1e6) + int64(float64(runMs-int64(cpuMs))*0.15e6)
 	ser := float64(e.rng.IntN(4))
+	p.begin("result-serialize")
 	p.add(ser, use{nd, chUser, 1})
 	m[model.ResultSerializationTime] = int64(ser)
 	m[model.ResultSize] = int64(1500 + e.rng.IntN(2000))
@@ -163,10 +174,12 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 	sp, nd := t.st.plan, t.exec.node
 	cls := t.st.app.plan.class
 	m := &w.m
-	p.add(float64(900+e.rng.IntN(300)), use{nd, chUser, 1}) // container JVM start
+	p.begin("jvm-start")
+	p.add(float64(900+e.rng.IntN(300)), use{nd, chUser, 1})
 	var cpuMs float64
 	if sp.kind == model.StageMap {
-		in := e.readInput(p, t, loc, r, ionoise) // read
+		p.begin("read")
+		in := e.readInput(p, t, loc, r, ionoise)
 		if sp.input == inNone {
 			in = sp.inBytes[t.index]
 		} else {
@@ -175,9 +188,11 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		}
 		recs := int64(float64(in) / cls.recordBytes)
 		m[model.MapInputRecords], m[model.InputRecords] = recs, recs
-		cpuMs += e.compute(p, nd, r, in, sp.nsPerByte, noise) // map
-		if sp.writeRatio > 0 {                                // map-only: write
+		p.begin("map")
+		cpuMs += e.compute(p, nd, r, in, sp.nsPerByte, noise)
+		if sp.writeRatio > 0 { // map-only: write
 			w.mapEnd = p.cur
+			p.begin("write")
 			o := int64(float64(in) * sp.writeRatio)
 			e.writeHDFS(p, t, r, o, ionoise)
 			m[model.HDFSBytesWritten], m[model.OutputBytes] = o, o
@@ -186,13 +201,16 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		} else {
 			out := int64(float64(in) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
 			orecs := int64(float64(out) / cls.recordBytes)
-			cpuMs += e.compute(p, nd, r, out, 2, 1) // collect: serialize and partition into the buffer
+			p.begin("collect") // serialize and partition into the buffer
+			cpuMs += e.compute(p, nd, r, out, 2, 1)
 			w.mapEnd = p.cur
-			cpuMs += e.compute(p, nd, r, out, 3, 1) // spill: sort, then write
+			p.begin("spill") // sort, then write
+			cpuMs += e.compute(p, nd, r, out, 3, 1)
 			spill := e.diskMs(p, nd, float64(out), ionoise)
 			p.add(spill, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.2})
 			fileW, fileR, spilled := out, int64(0), orecs
 			if out > mapSortBuffer { // merge: read the spills, write one sorted file
+				p.begin("merge")
 				p.add(e.diskMs(p, nd, 2*float64(out), ionoise), use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
 					use{nd, chBusy, 2 * float64(out) / r.disk}, use{nd, chUser, 0.4})
 				fileW, fileR, spilled = 2*out, out, 2*orecs
@@ -204,19 +222,23 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		}
 		m[model.MapPhaseFinish] = w.mapEnd
 	} else {
-		total, remote, _ := e.fetchShuffle(p, t, r, ionoise) // shuffle
+		p.begin("shuffle")
+		total, remote, _ := e.fetchShuffle(p, t, r, ionoise)
 		w.shuffleEnd = p.cur
 		recs := int64(float64(total) / cls.recordBytes)
 		fileW, fileR := int64(0), int64(0)
 		if total > reduceMergeHold { // merge (sort) on disk
+			p.begin("merge")
 			p.add(e.diskMs(p, nd, 2*float64(total), ionoise), use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
 				use{nd, chBusy, 2 * float64(total) / r.disk}, use{nd, chUser, 0.4})
 			fileW, fileR = total, total
 		}
 		w.sortEnd = p.cur
-		cpuMs += e.compute(p, nd, r, total, sp.nsPerByte, noise) // reduce
+		p.begin("reduce")
+		cpuMs += e.compute(p, nd, r, total, sp.nsPerByte, noise)
 		o := int64(float64(total) * sp.writeRatio)
-		e.writeHDFS(p, t, r, o, ionoise) // write
+		p.begin("write")
+		e.writeHDFS(p, t, r, o, ionoise)
 		orecs := int64(float64(o) / cls.recordBytes)
 		m[model.ReduceShuffleBytes], m[model.ShuffleRemoteBytesRead] = remote, remote
 		m[model.ReduceInputRecords], m[model.ShuffleRecordsRead] = recs, recs

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"math/rand/v2"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -8,23 +9,25 @@ import (
 
 // engine is one run of the discrete-event simulation.
 type engine struct {
-	sc      *Scenario
-	cl      *cluster
-	q       eventQueue
-	now     int64
-	rng     *rand.Rand // scheduling and task noise
-	mrng    *rand.Rand // metric noise
-	apps    []*appRun
-	waiting []*appRun // admitted apps waiting for capacity
-	live    int       // apps arrived and not finished
-	pending int       // apps not yet arrived
-	cursor  int       // next node to try when placing executors
-	sink    *metricSink
-	lastEnd int64
-	cur     *appRun // the application whose attempt is being laid out
-	scratch phases  // reused by execute
-	onApp   AppFunc
-	err     error // from onApp; stops the run
+	sc       *Scenario
+	cl       *cluster
+	q        eventQueue
+	now      int64
+	rng      *rand.Rand // scheduling and task noise
+	mrng     *rand.Rand // metric noise
+	apps     []*appRun
+	waiting  []*appRun // admitted apps waiting for capacity
+	live     int       // apps arrived and not finished
+	pending  int       // apps not yet arrived
+	cursor   int       // next node to try when placing executors
+	sink     *metricSink
+	lastEnd  int64
+	cur      *appRun // the application whose attempt is being laid out
+	scratch  phases  // reused by execute
+	onApp    AppFunc
+	phaseW   *bufio.Writer // attempt phases, nil when not written
+	phaseBuf []byte
+	err      error // from onApp; stops the run
 }
 
 // appRun is an application while it runs.

@@ -22,8 +22,15 @@ type work struct {
 // phases lays out an attempt's phases one after another from its launch and
 // records the resources each uses for node metrics.
 type phases struct {
-	cur int64
-	ivs []interval
+	cur  int64
+	ivs  []interval
+	name string // of the phase being laid out
+	// overhead marks phases bound by no resource of the work (scheduling,
+	// deserialization, JVM start, result serialization).
+	overhead bool
+	// recs are the attempt's phases, kept when phases are written.
+	recs []phaseRec
+	keep bool
 	// byRes is the time spent in phases bound by CPU, disk and network.
 	byRes [numRes]int64
 }
@@ -68,8 +75,23 @@ func (p *phases) add(ms float64, us ...use) {
 	if d <= 0 {
 		return
 	}
-	if r := boundBy(us); r >= 0 {
+	r := boundBy(us)
+	if p.overhead {
+		r = -1
+	}
+	if r >= 0 {
 		p.byRes[r] += d
+	}
+	if p.keep {
+		n := len(p.recs)
+		if n == 0 || p.recs[n-1].name != p.name || p.recs[n-1].end != p.cur {
+			p.recs = append(p.recs, phaseRec{name: p.name, start: p.cur, end: p.cur})
+			n++
+		}
+		p.recs[n-1].end += d
+		if r >= 0 {
+			p.recs[n-1].resMs[r] += d
+		}
 	}
 	for _, u := range us {
 		if u.n == nil || u.amount == 0 || !u.n.sampled {
@@ -84,8 +106,39 @@ func (p *phases) add(ms float64, us ...use) {
 	p.cur += d
 }
 
+// begin names the phases added next.
+func (p *phases) begin(name string) {
+	p.name = name
+	switch name {
+	case "scheduler-delay", "deserialize", "jvm-start", "result-serialize":
+		p.overhead = true
+	default:
+		p.overhead = false
+	}
+}
+
+// phaseRec is one phase of an attempt: name, window and the time its parts
+// waited on each resource.
+type phaseRec struct {
+	name       string
+	start, end int64
+	resMs      [numRes]int64
+}
+
+// resource names the resource the phase mostly waited on ("" for overheads).
+func (r *phaseRec) resource() string {
+	best, name := int64(0), ""
+	for i, ms := range r.resMs {
+		if ms > best {
+			best, name = ms, [...]string{"cpu", "disk", "network"}[i]
+		}
+	}
+	return name
+}
+
 // cut drops resource use after t (a failure or hang).
 func (p *phases) cut(t int64) {
+	p.recs = cutRecs(p.recs, t)
 	out := p.ivs[:0]
 	for _, iv := range p.ivs {
 		if iv.start >= t {
@@ -390,3 +443,16 @@ func (e *engine) noise(engine model.Engine) (float64, float64) {
 
 // stragglerCap bounds a straggler's slowdown.
 const stragglerCap = 12
+
+// cutRecs drops the phases after t and ends the one running at t.
+func cutRecs(recs []phaseRec, t int64) []phaseRec {
+	out := recs[:0]
+	for _, r := range recs {
+		if r.start >= t {
+			continue
+		}
+		r.end = min(r.end, t)
+		out = append(out, r)
+	}
+	return out
+}

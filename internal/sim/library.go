@@ -104,6 +104,7 @@ func base(name, desc string) *Scenario {
 	return &Scenario{
 		Name: name, Description: desc, HorizonS: 240,
 		Cluster: ClusterSpec{Nodes: 12, Racks: 2, Classes: classesHetero()},
+		Output:  OutputSpec{Phases: true},
 		Apps: []AppSpec{
 			{Engine: "spark", Class: "wordcount", Name: "WordCount", SubmitS: 0, InputGB: 12, Executors: 6, Cores: 4, Partitions: 48},
 			{Engine: "mapreduce", Class: "terasort", Name: "TeraSort", SubmitS: 5, InputGB: 6, Executors: 24, Partitions: 24},

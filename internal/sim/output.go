@@ -41,29 +41,50 @@ const (
 // Run simulates sc with seed and writes everything into the folder out
 // (each application's logs as soon as it ends; Result.Apps stays empty):
 // spark/<appId>, mapreduce/<jobId>.jhist and <jobId>_conf.xml,
-// metrics.csv.zst, truth.json and scenario.json (docs/SIMULATOR.md).
-func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
+// metrics.csv.zst, phases.csv.zst (with Output.Phases), truth.json and
+// scenario.json (docs/SIMULATOR.md).
+func Run(sc *Scenario, seed uint64, out string, enc Encoders) (res *Result, err error) {
 	if err := sc.Resolve(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
+	var sinks Sinks
+	if !sc.Metrics.Off {
+		w, closeFn, err := createZstd(filepath.Join(out, MetricsFile))
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if cerr := closeFn(); err == nil && cerr != nil {
+				res, err = nil, cerr
+			}
+		}()
+		sinks.Metrics = w
+	}
+	if sc.Output.Phases {
+		w, closeFn, err := createZstd(filepath.Join(out, PhasesFile))
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if cerr := closeFn(); err == nil && cerr != nil {
+				res, err = nil, cerr
+			}
+		}()
+		sinks.Phases = w
+	}
 	onApp := func(app *model.App) (string, error) { return writeApp(out, app, &sc.Output, enc) }
-	var res *Result
-	if sc.Metrics.Off {
-		r, err := SimulateStream(sc, seed, nil, onApp)
-		if err != nil {
-			return nil, err
-		}
-		res = r
-	} else {
-		r, err := simulateToFile(sc, seed, filepath.Join(out, MetricsFile), onApp)
-		if err != nil {
-			return nil, err
-		}
-		res = r
+	res, err = SimulateTo(sc, seed, sinks, onApp)
+	if err != nil {
+		return nil, err
+	}
+	if sinks.Metrics != nil {
 		res.Truth.Metrics.Path = MetricsFile
+	}
+	if sinks.Phases != nil {
+		res.Truth.PhasesPath = PhasesFile
 	}
 	if err := writeJSON(filepath.Join(out, TruthFile), res.Truth); err != nil {
 		return nil, err
@@ -74,28 +95,29 @@ func Run(sc *Scenario, seed uint64, out string, enc Encoders) (*Result, error) {
 	return res, nil
 }
 
-// simulateToFile runs the simulation streaming metrics into a zstd file.
-func simulateToFile(sc *Scenario, seed uint64, path string, onApp AppFunc) (*Result, error) {
+// createZstd creates a zstd-compressed file and returns its writer and the
+// function that finishes and closes it.
+func createZstd(path string) (io.Writer, func() error, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("create metrics: %w", err)
+		return nil, nil, fmt.Errorf("create %s: %w", filepath.Base(path), err)
 	}
 	zw, err := codec.NewWriter(codec.Zstd, f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("create metrics: %w", err)
+		return nil, nil, fmt.Errorf("create %s: %w", filepath.Base(path), err)
 	}
-	res, err := SimulateStream(sc, seed, zw, onApp)
-	if cerr := zw.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write metrics: %w", cerr)
+	closeFn := func() error {
+		if err := zw.Close(); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+		}
+		return nil
 	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write metrics: %w", cerr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return zw, closeFn, nil
 }
 
 // writeApp writes one application's logs and returns the log's path

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -27,6 +28,14 @@ func Simulate(sc *Scenario, seed uint64, metrics io.Writer) (*Result, error) {
 	return SimulateStream(sc, seed, metrics, nil)
 }
 
+// Sinks are where a simulation streams what it samples, as CSV: node
+// metrics and attempt phases (nil: not produced). docs/SIMULATOR.md
+// describes both formats.
+type Sinks struct {
+	Metrics io.Writer
+	Phases  io.Writer
+}
+
 // AppFunc receives each application when it ends, in order of their ends,
 // and returns where it wrote it ("" for nowhere).
 type AppFunc func(app *model.App) (path string, err error)
@@ -36,6 +45,12 @@ type AppFunc func(app *model.App) (path string, err error)
 // applications running (Result.Apps stays empty). With onApp nil it keeps
 // them all.
 func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc) (*Result, error) {
+	return SimulateTo(sc, seed, Sinks{Metrics: metrics}, onApp)
+}
+
+// SimulateTo is SimulateStream with every sink.
+func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result, error) {
+	metrics := sinks.Metrics
 	if err := sc.Resolve(); err != nil {
 		return nil, err
 	}
@@ -54,6 +69,11 @@ func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc)
 	}
 	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp}
 	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
+	if sinks.Phases != nil {
+		e.phaseW = bufio.NewWriterSize(sinks.Phases, 1<<20)
+		e.phaseW.WriteString(phaseHeader)
+		e.scratch.keep = true
+	}
 	specs := append([]AppSpec(nil), sc.Apps...)
 	specs = append(specs, arrivals(sc, newRNG(seed, 5))...)
 	prng := newRNG(seed, 2)
@@ -109,6 +129,11 @@ func SimulateStream(sc *Scenario, seed uint64, metrics io.Writer, onApp AppFunc)
 	}
 	if err := e.sink.flush(); err != nil {
 		return nil, fmt.Errorf("write metrics: %w", err)
+	}
+	if e.phaseW != nil {
+		if err := e.phaseW.Flush(); err != nil {
+			return nil, fmt.Errorf("write phases: %w", err)
+		}
 	}
 	res := &Result{Scenario: sc, Seed: seed, Truth: truth}
 	for _, a := range e.apps {

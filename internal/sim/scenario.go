@@ -33,10 +33,13 @@ type Scenario struct {
 	Output    OutputSpec    `json:"output"`
 }
 
-// OutputSpec chooses how Spark event logs are written: plain or compressed
+// OutputSpec chooses what else is written and how Spark event logs are
+// written: plain or compressed
 // with one of Spark's codecs (SparkCodec: "", "zstd", "lz4", "snappy",
 // "lzf"), in one file or as a rolling log of parts of RollingPartMB.
 type OutputSpec struct {
+	// Phases writes every attempt's phases to phases.csv.zst.
+	Phases        bool   `json:"phases,omitempty"`
 	SparkCodec    string `json:"sparkCodec,omitempty"`
 	Rolling       bool   `json:"rolling,omitempty"`
 	RollingPartMB int    `json:"rollingPartMB,omitempty"`

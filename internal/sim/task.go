@@ -21,6 +21,7 @@ type taskRun struct {
 	ivs         []interval
 	ended       bool
 	hung        bool // failed because its node hung
+	recs        []phaseRec
 }
 
 // interval is a resource use recorded for node metrics.
@@ -100,6 +101,9 @@ func (e *engine) taskEnd(t *taskRun) {
 	}
 	t.ended = true
 	delete(st.running, t)
+	if e.phaseW != nil {
+		e.writePhases(t)
+	}
 	x.free++
 	x.node.running--
 	x.idleSince = e.now
@@ -157,6 +161,7 @@ func (e *engine) kill(t *taskRun) {
 		}
 	}
 	t.finish = e.now
+	t.recs = cutRecs(t.recs, e.now)
 	killModelTask(t, e.now)
 	t.failed = false
 	e.taskEnd(t)

@@ -13,6 +13,8 @@ type Truth struct {
 	Problems []ProblemTruth `json:"problems"`
 	Apps     []AppTruth     `json:"apps"`
 	Metrics  MetricsTruth   `json:"metrics"`
+	// PhasesPath is the attempts' phases file, "" when not written.
+	PhasesPath string `json:"phases,omitempty"`
 }
 
 // NodeTruth describes a node.
