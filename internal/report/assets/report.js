@@ -478,7 +478,24 @@
     } catch (e) { errors.push("self-check " + box.id + ": " + e.message); }
     return false;
   }
+  // Show one tooltip per series of every chart, so that a broken
+  // formatter shows up as an error here rather than under someone's mouse.
+  function tooltips() {
+    charts.forEach(function (c) {
+      var opt = c.chart.getOption();
+      (opt.series || []).forEach(function (se, i) {
+        if (!se.data || !se.data.length) return;
+        try {
+          c.chart.dispatchAction({ type: "showTip", seriesIndex: i, dataIndex: 0 });
+          var tip = c.box.querySelector("div[style*='z-index']");
+          if (tip && /undefined|NaN/.test(tip.textContent)) errors.push("tooltip " + c.id + " series " + i + ": " + tip.textContent.slice(0, 120));
+        } catch (e) { errors.push("tooltip " + c.id + " series " + i + ": " + (e && e.message ? e.message : String(e))); }
+      });
+      c.chart.dispatchAction({ type: "hideTip" });
+    });
+  }
   function selfCheck() {
+    tooltips();
     var empty = [];
     charts.forEach(function (c) { if (!painted(c.box)) empty.push(c.id); });
     var b = document.body.dataset;
