@@ -111,6 +111,8 @@ func (e *engine) run() error {
 			e.allocateTick(ev.app)
 		case evSpeculate:
 			e.speculateTick(ev.app)
+		case evHangEnd:
+			e.admitWaiting() // the node's cores are usable again
 		case evTick:
 			if err := e.tick(); err != nil {
 				return err

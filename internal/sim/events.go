@@ -10,6 +10,7 @@ const (
 	evTick
 	evAllocate
 	evSpeculate
+	evHangEnd
 )
 
 // event is one scheduled happening. Events at the same time run in the

@@ -124,6 +124,13 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	if !e.sink.off {
 		e.at(sc.StartMs+e.sink.width, event{kind: evTick})
 	}
+	for _, n := range cl.nodes {
+		for _, f := range n.faults {
+			if f.spec.Kind == FaultHang {
+				e.at(f.end, event{kind: evHangEnd})
+			}
+		}
+	}
 	if err := e.run(); err != nil {
 		return nil, err
 	}
@@ -148,6 +155,9 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	return res, nil
 }
 
+// maxSimulatedMs bounds a run's simulated time.
+const maxSimulatedMs = 30 * 86_400_000
+
 // tick writes the metric samples of every bucket that has ended and plans
 // the next tick while anything may still happen.
 func (e *engine) tick() error {
@@ -161,7 +171,13 @@ func (e *engine) tick() error {
 	for _, f := range e.sc.Faults {
 		end = max(end, e.sc.StartMs+int64(f.EndS*1000))
 	}
-	if e.pending > 0 || e.live > 0 || e.now < end || e.now < e.lastEnd+s.width {
+	if e.now-e.sc.StartMs > maxSimulatedMs {
+		return fmt.Errorf("simulate: still running after %d simulated days (an application that can never start?)", maxSimulatedMs/86_400_000)
+	}
+	// Keep sampling while something else may still happen (an application
+	// waiting with nothing left to free capacity never will).
+	busy := (e.pending > 0 || e.live > 0) && e.q.len() > 0
+	if busy || e.now < end || e.now < e.lastEnd+s.width {
 		e.at(e.now+s.width, event{kind: evTick})
 	}
 	return nil

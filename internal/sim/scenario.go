@@ -287,14 +287,24 @@ func (sc *Scenario) Resolve() error {
 	if sc.Metrics.EveryNth <= 0 {
 		sc.Metrics.EveryNth = 1
 	}
+	maxCores := 0
+	for _, h := range c.Classes {
+		maxCores = max(maxCores, h.Cores)
+	}
 	for i := range sc.Apps {
 		if err := sc.Apps[i].resolve(); err != nil {
 			return fmt.Errorf("app %d: %w", i, err)
+		}
+		if sc.Apps[i].Cores > maxCores {
+			return fmt.Errorf("%w: app %d: %d cores per executor, but no node has more than %d", ErrScenario, i, sc.Apps[i].Cores, maxCores)
 		}
 	}
 	if a := sc.Arrivals; a != nil {
 		if a.PerMinute <= 0 || a.InputGB <= 0 {
 			return fmt.Errorf("%w: arrivals need perMinute and inputGB", ErrScenario)
+		}
+		if a.Cores > maxCores {
+			return fmt.Errorf("%w: arrivals: %d cores per executor, but no node has more than %d", ErrScenario, a.Cores, maxCores)
 		}
 		if sc.HorizonS <= 0 {
 			return fmt.Errorf("%w: arrivals need horizonS", ErrScenario)

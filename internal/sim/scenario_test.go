@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -68,5 +69,60 @@ func TestCustomScenario(t *testing.T) {
 	}
 	if len(res.Apps) != 2 || res.Truth.Apps[0].Stages != 3 || res.Truth.Apps[1].Stages != 1 {
 		t.Fatalf("truth %+v", res.Truth.Apps)
+	}
+}
+
+// TestExecutorTooBig rejects executors no node can host (they would wait forever).
+func TestExecutorTooBig(t *testing.T) {
+	_, err := ParseScenario([]byte(`{"cluster":{"nodes":3},"apps":[{"engine":"spark","class":"sort","inputGB":1,"cores":64}]}`))
+	if !errors.Is(err, ErrScenario) || !strings.Contains(err.Error(), "64 cores") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestAppsQueueAndFinish runs two applications that each need the whole
+// cluster: the second waits for the first to end, and both finish.
+func TestAppsQueueAndFinish(t *testing.T) {
+	sc, err := ParseScenario([]byte(`{"cluster":{"nodes":2,"classes":[{"name":"c","share":1,"cores":4,"cpuSpeed":1,"diskMBps":100,"netMBps":100,"memoryGB":8}]},
+		"apps":[{"engine":"spark","class":"wordcount","inputGB":1,"executors":2,"cores":4},
+		        {"engine":"spark","class":"wordcount","inputGB":1,"executors":2,"cores":4,"submitS":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	res, err := Simulate(sc, 1, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := int64(1 << 62)
+	for _, st := range res.Apps[1].Stages {
+		for i := range st.Tasks {
+			first = min(first, st.Tasks[i].Launch)
+		}
+	}
+	if end := res.Apps[0].End; first < end-1000 {
+		t.Errorf("second application's first task at %d, before the first application ended at %d", first, end)
+	}
+}
+
+// TestWaitForHungNode runs an application on a one-node cluster whose node
+// hangs from the start: it waits for the hang to end, then runs.
+func TestWaitForHungNode(t *testing.T) {
+	sc, err := ParseScenario([]byte(`{"cluster":{"nodes":1},
+		"apps":[{"engine":"mapreduce","class":"wordcount","inputGB":0.5,"executors":2}],
+		"faults":[{"kind":"hang","node":0,"startS":0,"endS":50}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Simulate(sc, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Apps[0].Stages {
+		for i := range st.Tasks {
+			if st.Tasks[i].Launch < sc.StartMs+50_000 {
+				t.Fatalf("task launched at %d, during the hang", st.Tasks[i].Launch-sc.StartMs)
+			}
+		}
 	}
 }
