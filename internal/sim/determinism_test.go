@@ -59,3 +59,25 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	}
 	return out
 }
+
+// TestScenarioFileReruns checks that the scenario.json a run writes runs
+// again to the same bytes.
+func TestScenarioFileReruns(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if _, err := Run(mustNamed(t, "demo"), 3, a, testEncoders); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ReadScenario(filepath.Join(a, ScenarioFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(sc, 3, b, testEncoders); err != nil {
+		t.Fatal(err)
+	}
+	fa, fb := readTree(t, a), readTree(t, b)
+	for p, x := range fa {
+		if !bytes.Equal(x, fb[p]) {
+			t.Errorf("%s differs when re-run from scenario.json", p)
+		}
+	}
+}
