@@ -194,6 +194,13 @@ func TestNetworkBytesFollowTransfers(t *testing.T) {
 		if r := got / want; r < 0.8 || r > 1.2 {
 			t.Errorf("seed %d: nodes received %.3g bytes, attempts moved %.3g (ratio %.2f)", seed, got, want, r)
 		}
+		var sent float64
+		for _, s := range m["net_tx_bytes_per_s"] {
+			sent += s.value
+		}
+		if r := sent / got; r < 0.8 || r > 1.2 {
+			t.Errorf("seed %d: nodes sent %.3g bytes and received %.3g (ratio %.2f)", seed, sent, got, r)
+		}
 	}
 }
 
