@@ -13,9 +13,13 @@ import (
 // Chart budgets besides the timeline's: the stages and nodes with the most
 // slot time are drawn, the rest counted.
 const (
+	// MaxHTMLStages is how many stages the stage chart draws.
 	MaxHTMLStages = 40
-	MaxHTMLNodes  = 60
-	NodeTimeBins  = 120
+	// MaxHTMLNodes is how many nodes the node heat maps draw.
+	MaxHTMLNodes = 60
+	// NodeTimeBins is how many columns of wall time the nodes × time heat
+	// map has.
+	NodeTimeBins = 120
 )
 
 // htmlPage is the JSON blob the page's script draws.

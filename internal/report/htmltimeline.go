@@ -15,9 +15,12 @@ import (
 // and TimelineBins columns of wall time, each cell coloured by the activity
 // that filled most of it and shaded by how busy its slots were.
 const (
+	// MaxTimelineBars is the most task phases drawn one by one.
 	MaxTimelineBars = 12000
+	// MaxTimelineRows is the most rows of a timeline.
 	MaxTimelineRows = 160
-	TimelineBins    = 240
+	// TimelineBins is how many columns of wall time an aggregated timeline has.
+	TimelineBins = 240
 )
 
 // htmlTimeline is the pipeline space-time diagram as the page draws it.
