@@ -161,16 +161,17 @@ func (s *metricSink) emit() error {
 		}
 		var v [len(MetricNames)]float64
 		s.derive(s.nodes[i], ns, mid, &v)
+		s.buf = s.buf[:0]
 		for k, name := range MetricNames {
-			s.buf = append(s.buf[:0], tsb...)
+			s.buf = append(s.buf, tsb...)
 			s.buf = append(s.buf, ns.prefix...)
 			s.buf = append(s.buf, name...)
 			s.buf = append(s.buf, ',')
-			s.buf = strconv.AppendFloat(s.buf, math.Round(v[k]*100)/100, 'f', -1, 64)
+			s.buf = appendCenti(s.buf, v[k])
 			s.buf = append(s.buf, '\n')
-			if _, err := s.w.Write(s.buf); err != nil {
-				return err
-			}
+		}
+		if _, err := s.w.Write(s.buf); err != nil {
+			return err
 		}
 		s.rows += int64(len(MetricNames))
 		s.samples++
@@ -262,4 +263,23 @@ func (s *metricSink) flush() error {
 		return nil
 	}
 	return s.w.Flush()
+}
+
+// appendCenti appends v rounded to hundredths in its shortest decimal form
+// ("12", "0.5", "3.25").
+func appendCenti(b []byte, v float64) []byte {
+	c := int64(math.Round(v * 100))
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	b = strconv.AppendInt(b, c/100, 10)
+	switch f := c % 100; {
+	case f == 0:
+	case f%10 == 0:
+		b = append(b, '.', byte('0'+f/10))
+	default:
+		b = append(b, '.', byte('0'+f/10), byte('0'+f%10))
+	}
+	return b
 }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math"
+	"strconv"
 	"testing"
 )
 
@@ -69,5 +71,15 @@ func TestSinkLongIntervals(t *testing.T) {
 	}
 	if len(s.series[0].over) != 0 {
 		t.Errorf("%d overflow buckets left", len(s.series[0].over))
+	}
+}
+
+// TestAppendCenti checks the value format against strconv.
+func TestAppendCenti(t *testing.T) {
+	for _, v := range []float64{0, 0.004, 0.005, 0.1, 0.25, 1, 2.675, 12.3, 99.99, 100, 1234567.891, 3e9, -0.5, -12.34} {
+		want := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+		if got := string(appendCenti(nil, v)); got != want && !(want == "-0" && got == "0") {
+			t.Errorf("%v: %q, want %q", v, got, want)
+		}
 	}
 }
