@@ -62,6 +62,7 @@ type appRun struct {
 	hostSet     map[int]bool // nodes that ran attempts
 	coresOn     []int32      // cores held per node, while the application runs
 	stageWin    map[int][2]int64
+	gcCum       map[uint32]int64 // GC time so far per executor (model index)
 }
 
 // execRun is a Spark executor or a MapReduce container on a node.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -105,7 +106,81 @@ func completeModelStage(st *stageRun, now int64) {
 			st.m.Completed = max(st.m.Completed, t.Finish)
 		}
 	}
+	if st.app.plan.engine == model.Spark {
+		executorPeaks(st)
+	}
 	st.m.Metrics.Compact()
+}
+
+// executorPeaks sets the peaks of Spark's executor metrics per executor in
+// a stage (SparkListenerStageExecutorMetrics and the task-end executor
+// metrics) and raises each executor's peaks over its life: heap from the
+// base JVM plus the execution memory of as many tasks as it has cores, RSS
+// from heap and off-heap, and garbage-collection counts and times counted
+// up over the executor's life.
+func executorPeaks(st *stageRun) {
+	a := st.app
+	type acc struct {
+		peakExec, gc int64
+		tasks        int
+	}
+	byExec := map[uint32]*acc{}
+	var m model.TaskMetrics
+	for i := range st.m.Tasks {
+		t := &st.m.Tasks[i]
+		if !t.HasMetrics {
+			continue
+		}
+		st.m.TaskMetrics(i, &m)
+		x := byExec[t.Executor]
+		if x == nil {
+			x = &acc{}
+			byExec[t.Executor] = x
+		}
+		x.peakExec = max(x.peakExec, m[model.PeakExecutionMemory])
+		x.gc += m[model.JVMGCTime]
+		x.tasks++
+	}
+	if len(byExec) == 0 {
+		return
+	}
+	if st.m.ExecutorPeaks == nil {
+		st.m.ExecutorPeaks = map[uint32]*model.ExecutorMetrics{}
+	}
+	if a.gcCum == nil {
+		a.gcCum = map[uint32]int64{}
+	}
+	keys := make([]uint32, 0, len(byExec))
+	for k := range byExec {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		x := byExec[k]
+		ex := a.app.Executors[k]
+		heap := int64(memPerCore) * int64(ex.Cores)
+		a.gcCum[k] += x.gc
+		gc := a.gcCum[k]
+		exec := min(int64(ex.Cores)*x.peakExec, heap*6/10)
+		used := min(350*mb+exec+heap/10, heap*95/100)
+		p := &model.ExecutorMetrics{Set: true}
+		set := func(name string, v int64) { p.Values[model.ExecutorMetricIndex(name)] = v }
+		set("JVMHeapMemory", used)
+		set("JVMOffHeapMemory", 90*mb+int64(ex.Cores)*4*mb)
+		set("OnHeapExecutionMemory", exec)
+		set("OnHeapUnifiedMemory", exec)
+		set("DirectPoolMemory", 16*mb)
+		set("ProcessTreeJVMVMemory", heap+3<<30)
+		set("ProcessTreeJVMRSSMemory", used+290*mb)
+		set("MinorGCCount", gc/15+int64(x.tasks))
+		set("MinorGCTime", gc*8/10)
+		set("MajorGCCount", gc/400)
+		set("MajorGCTime", gc-gc*8/10)
+		set("TotalGCTime", gc)
+		st.m.ExecutorPeaks[k] = p
+		st.m.PeakExecutor.Peak(p)
+		ex.Peak.Peak(p)
+	}
 }
 
 // addModelTask records an attempt, as its end event will report it.

@@ -90,3 +90,34 @@ func decode(t *testing.T, app *model.App) *model.App {
 	mapreduce.ApplyConf(back, kv)
 	return back
 }
+
+// TestExecutorPeaks checks Spark executor metric peaks: set for every
+// executor that ran tasks, heap within the executor's memory, total GC time
+// equal to its tasks' GC time.
+func TestExecutorPeaks(t *testing.T) {
+	res, err := Simulate(mustNamed(t, "clean"), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, app := range res.Apps {
+		if app.Engine != model.Spark {
+			continue
+		}
+		gc := map[uint32]int64{}
+		var m model.TaskMetrics
+		for _, st := range app.Stages {
+			for i := range st.Tasks {
+				st.TaskMetrics(i, &m)
+				gc[st.Tasks[i].Executor] += m[model.JVMGCTime]
+			}
+		}
+		for k, g := range gc {
+			x := app.Executors[k]
+			heap := x.Peak.Values[model.ExecutorMetricIndex("JVMHeapMemory")]
+			total := x.Peak.Values[model.ExecutorMetricIndex("TotalGCTime")]
+			if !x.Peak.Set || heap <= 0 || heap > int64(memPerCore)*int64(x.Cores) || total != g {
+				t.Errorf("%s executor %s: heap %d, GC %d (tasks %d)", app.ID, x.ID, heap, total, g)
+			}
+		}
+	}
+}
