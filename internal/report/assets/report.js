@@ -334,7 +334,7 @@
         xAxis: { type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
           axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
         yAxis: { type: "category", data: T.rows, inverse: true, axisTick: { show: false },
-          axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : "auto", width: 180, overflow: "truncate" } },
+          axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : Math.ceil(12 / rowH) - 1, width: 180, overflow: "truncate" } },
         series: series
       };
     });
@@ -492,6 +492,7 @@
         } catch (e) { errors.push("tooltip " + c.id + " series " + i + ": " + (e && e.message ? e.message : String(e))); }
       });
       c.chart.dispatchAction({ type: "hideTip" });
+      c.chart.dispatchAction({ type: "updateAxisPointer", currTrigger: "leave" });
     });
   }
   function selfCheck() {
