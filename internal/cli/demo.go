@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -15,12 +16,13 @@ func init() {
 		var seed uint64
 		cmd := &cobra.Command{
 			Use:   "demo",
-			Short: "Simulate a small cluster with injected faults and summarize what it wrote",
+			Short: "Simulate a small cluster with injected faults and analyze what it wrote",
 			Long: `demo simulates the "demo" scenario (12 heterogeneous nodes running a Spark
 application and a MapReduce job, a CPU hog on one node, a disk hog on another and a
-skewed stage) into a folder, then summarizes the logs it wrote, so you can see
-clusterlens work without a cluster. The folder also holds the node metrics
-(metrics.csv.zst) and the ground truth (truth.json); see docs/SIMULATOR.md.`,
+skewed stage) into a folder, then analyzes the logs it wrote (as clusterlens analyze
+does) and writes the HTML report beside them, so you can see clusterlens work without
+a cluster. The folder also holds the node metrics (metrics.csv.zst) and the ground
+truth (truth.json); see docs/SIMULATOR.md.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if dir == "" {
@@ -40,10 +42,12 @@ clusterlens work without a cluster. The folder also holds the node metrics
 				}
 				printRun(e, res, dir)
 				fmt.Fprintln(e.stdout)
-				if err := runSummary(e, []string{dir}, "text", 30); err != nil {
+				html := filepath.Join(dir, "report.html")
+				if err := runAnalyze(e, []string{dir}, analyzeOptions{format: "text", rows: 15, minSeverity: "low", html: html}); err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "\nclusterlens demo: logs, metrics and ground truth are in %s\n", dir)
+				fmt.Fprintf(e.stdout, "clusterlens demo: logs, metrics and ground truth are in %s\n", dir)
+				fmt.Fprintf(e.stdout, "clusterlens demo: open the report: %s\n", html)
 				return nil
 			},
 		}
