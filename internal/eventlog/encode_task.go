@@ -1,6 +1,8 @@
 package eventlog
 
 import (
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -49,7 +51,7 @@ var internalMetrics = [...]struct {
 // internalNameFields are the ready-made `,"Name":"..."` fields of internalMetrics.
 var internalNameFields = func() (f [len(internalMetrics)][]byte) {
 	for k, im := range internalMetrics {
-		f[k] = appendString([]byte(`,"Name":`), im.name)
+		f[k] = jsonscan.AppendString([]byte(`,"Name":`), im.name)
 	}
 	return f
 }()

@@ -1,8 +1,9 @@
 package eventlog
 
 import (
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
+
 	"strconv"
-	"unicode/utf8"
 )
 
 // jsonBuf appends JSON by hand, the way Jackson's JsonGenerator (which
@@ -44,14 +45,14 @@ func (j *jsonBuf) key(k string) {
 // keyEsc writes an object key that may need escaping.
 func (j *jsonBuf) keyEsc(k string) {
 	j.sep()
-	j.b = appendString(j.b, k)
+	j.b = jsonscan.AppendString(j.b, k)
 	j.b = append(j.b, ':')
 	j.comma = false
 }
 
 func (j *jsonBuf) str(s string) {
 	j.sep()
-	j.b = appendString(j.b, s)
+	j.b = jsonscan.AppendString(j.b, s)
 	j.comma = true
 }
 
@@ -112,69 +113,4 @@ func (j *jsonBuf) kmap(k string, kv [][2]string) {
 func (j *jsonBuf) newline() {
 	j.b = append(j.b, '\n')
 	j.comma = false
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plain marks the bytes a JSON string holds as they are: printable ASCII
-// other than the quote and the backslash.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a quoted JSON string. Invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	i := 0
-	for i < len(s) && plain[s[i]] {
-		i++
-	}
-	if i == len(s) { // the common case: nothing to escape
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	start := 0
-	for i < len(s) {
-		c := s[i]
-		if plain[c] {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

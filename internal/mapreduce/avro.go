@@ -1,6 +1,8 @@
 package mapreduce
 
 import (
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
+
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -133,7 +135,7 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.key = append(append([]byte{'{'}, appendJSONString(nil, []byte(s.name))...), ':')
+			s.key = append(append([]byte{'{'}, jsonscan.AppendString(nil, []byte(s.name))...), ':')
 			u.branches = append(u.branches, s)
 		}
 		if len(u.branches) == 0 {
@@ -173,7 +175,7 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 				for _, x := range syms {
 					str, _ := x.(string)
 					s.symbols = append(s.symbols, str)
-					s.quoted = append(s.quoted, appendJSONString(nil, []byte(str)))
+					s.quoted = append(s.quoted, jsonscan.AppendString(nil, []byte(str)))
 				}
 			case "fixed":
 				s.kind = avroFixed
@@ -192,7 +194,7 @@ func (p *schemaParser) parse(v any, ns string, depth int) (*avroSchema, error) {
 					if err != nil {
 						return nil, err
 					}
-					key := append(appendJSONString(nil, []byte(fname)), ':')
+					key := append(jsonscan.AppendString(nil, []byte(fname)), ':')
 					s.fields = append(s.fields, avroField{name: fname, key: key, typ: ft})
 				}
 			}
@@ -340,7 +342,7 @@ func (t *transcoder) value(s *avroSchema, depth int) error {
 			return err
 		}
 		if s.kind == avroString {
-			t.out = appendJSONString(t.out, b)
+			t.out = jsonscan.AppendString(t.out, b)
 		} else {
 			t.out = appendJSONLatin1(t.out, b)
 		}
@@ -406,7 +408,7 @@ func (t *transcoder) value(s *avroSchema, depth int) error {
 					if err != nil {
 						return err
 					}
-					t.out = appendJSONString(t.out, k)
+					t.out = jsonscan.AppendString(t.out, k)
 					t.out = append(t.out, ':')
 				}
 				if err := t.value(s.items, depth+1); err != nil {
@@ -446,35 +448,6 @@ func eof(err error) error {
 }
 
 const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends b as a JSON string. Invalid UTF-8 is replaced
-// by U+FFFD, as encoding/json does.
-func appendJSONString(dst, b []byte) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, "\ufffd"...)
-		} else {
-			dst = append(dst, b[i:i+n]...)
-		}
-		i += n
-	}
-	return append(dst, '"')
-}
 
 // appendJSONLatin1 appends bytes as Avro-JSON does: each byte a code point 0-255.
 func appendJSONLatin1(dst, b []byte) []byte {
