@@ -2,15 +2,11 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
-
-// evalSeeds are the simulator seeds the evaluation runs per scenario.
-const evalSeeds = 20
 
 // item is one predicted or true element: an application's stage and a
 // task index or a host.
@@ -148,58 +144,4 @@ func truthItems(res *sim.Result, kind string) map[item]bool {
 		}
 	}
 	return out
-}
-
-// TestHybridEvaluation measures precision and recall of the HybridTune
-// detectors against the simulator's ground truth: data-skew's skewed task
-// indexes on the "skew" scenario, workload-imbalance's overloaded hosts on
-// "imbalance", uneven-placement's hosts without the data on "placement",
-// each over evalSeeds seeds, with every finding on the same number of
-// "clean" runs counted as a false positive. Job-level imbalance findings
-// repeat their stages' and are left out. The floors are the measured
-// values rounded down (docs/FINDINGS.md has the table), so a regression
-// fails.
-func TestHybridEvaluation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates 80 clusters")
-	}
-	cases := []struct {
-		id, scenario, kind string
-		minP, minR         float64
-	}{
-		{"data-skew", "skew", sim.ProblemSkew, 0.9, 0.9},
-		// The false positives are mostly real: KMeans's iterations read
-		// cached partitions PROCESS_LOCAL, so a node that cached few of
-		// them in the first stage is underloaded in every iteration; the
-		// simulator does not label that imbalance.
-		{"workload-imbalance", "imbalance", sim.ProblemImbalance, 0.55, 0.9},
-		{"uneven-placement", "placement", sim.ProblemPlacement, 0.9, 0.85},
-	}
-	var table strings.Builder
-	fmt.Fprintf(&table, "%-20s %-10s %5s %5s %5s %9s %6s %14s\n", "detector", "scenario", "tp", "fp", "fn", "precision", "recall", "clean findings")
-	for _, c := range cases {
-		var s score
-		for seed := uint64(1); seed <= evalSeeds; seed++ {
-			for _, name := range []string{c.scenario, "clean"} {
-				sc, err := sim.Named(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sim.Simulate(sc, seed, nil)
-				if err != nil {
-					t.Fatalf("simulate %s seed %d: %v", name, seed, err)
-				}
-				pred, n := predicted(t, res, c.id)
-				s.add(pred, truthItems(res, c.kind))
-				if name == "clean" {
-					s.cleanFindings += n
-				}
-			}
-		}
-		fmt.Fprintf(&table, "%-20s %-10s %5d %5d %5d %9.3f %6.3f %14d\n", c.id, c.scenario, s.tp, s.fp, s.fn, s.precision(), s.recall(), s.cleanFindings)
-		if s.precision() < c.minP || s.recall() < c.minR {
-			t.Errorf("%s on %s: precision %.3f (want >= %.2f), recall %.3f (want >= %.2f)", c.id, c.scenario, s.precision(), c.minP, s.recall(), c.minR)
-		}
-	}
-	t.Logf("%d seeds per scenario\n%s", evalSeeds, table.String())
 }

@@ -1,0 +1,331 @@
+package diagnose
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// evalSeeds is how many simulator seeds the evaluation runs per scenario.
+const evalSeeds = 20
+
+// evalFirstSeed is the first reported seed. CLUSTERLENS_EVAL_SEED moves
+// the window (for example to 100 while tuning, so that the reported table
+// is measured on seeds nothing was tuned on); the floors are asserted only
+// on the reported seeds.
+func evalFirstSeed(t *testing.T) (uint64, bool) {
+	t.Helper()
+	v := os.Getenv("CLUSTERLENS_EVAL_SEED")
+	if v == "" {
+		return 1, true
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 {
+		t.Fatalf("CLUSTERLENS_EVAL_SEED=%q: want a positive integer", v)
+	}
+	return n, n == 1
+}
+
+// evalRow is one line of the evaluation table.
+type evalRow struct {
+	detector, scenario string
+	s                  score
+	// extra is a further measure printed after the row (cause accuracy).
+	extra string
+	// minP and minR are the floors: the values measured on seeds 1-20,
+	// rounded down.
+	minP, minR float64
+}
+
+// TestDetectorEvaluation measures precision and recall of every issue-4
+// detector that the simulator has ground truth for, with the detectors'
+// defaults, on evalSeeds seeds of the detector's problem scenario plus the
+// same seeds of "clean" (every problem scenario is the clean workload with
+// one injected problem, so clean runs share the seeds). It prints one table
+// and fails when a value drops below its floor (docs/FINDINGS.md has the
+// table). TP, FP and FN per detector:
+//
+//   - data-skew (scenario skew): items are (application, stage, task index)
+//     from its task findings; truth is truth.json's skew problem tasks (data
+//     over 1.5x the stage median). Per-node findings are left out.
+//   - workload-imbalance (imbalance): items are (application, stage, host)
+//     from its stage findings (job findings repeat them); truth is the
+//     imbalance problems' hosts.
+//   - uneven-placement (placement): items are (application, stage, host);
+//     truth is the hosts holding none of the stage's blocks that ran the
+//     stage's tasks (a node without executors leaves no trace in a log).
+//   - straggler-tasks (straggler): items are (application, stage, task index,
+//     attempt) of the flagged attempts; truth is the injected stragglers
+//     (first attempts slowed 4-5x by GC) plus every attempt truth.json lists
+//     as slowed 2x or more by the noise (cause "noise"), on both the
+//     straggler and the clean runs. The cause column is the share of
+//     found injected stragglers whose likeliest cause is GC.
+//   - straggler-nodes (speculation: a CPU hog on one node all run long):
+//     items are (application, host); truth is the hogged host for every
+//     CPU-dominant application (the class's dominant resource in
+//     truth.json) that ran at least MinNodeTasks attempts there: a hog that
+//     halves the CPU slows CPU-bound work past Th_D = 1.5, disk- and
+//     network-bound work not necessarily.
+//   - scheduling-gap (scheduling-gap): items are applications with an
+//     idle-while-waiting finding at moderate or worse; truth is the
+//     application with the injected slow launches. The map/reduce
+//     serialization finding is left out: the simulated MapReduce jobs start
+//     their reduces after their maps by design.
+//
+// Every prediction that is not in the truth is a false positive, on the
+// problem runs and the clean runs alike; "clean findings" counts the
+// detector's findings on the clean runs, true or not. The shuffle gap has
+// no ground truth in the simulator (no scenario injects one and truth.json
+// does not measure it), so only its clean findings are printed.
+func TestDetectorEvaluation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 140 clusters")
+	}
+	first, reported := evalFirstSeed(t)
+	cache := map[string]*sim.Result{}
+	run := func(name string, seed uint64) *sim.Result {
+		k := fmt.Sprint(name, "/", seed)
+		if r, ok := cache[k]; ok {
+			return r
+		}
+		r := simulate(t, name, seed)
+		cache[k] = r
+		return r
+	}
+	seeds := func(f func(seed uint64)) {
+		for seed := first; seed < first+evalSeeds; seed++ {
+			f(seed)
+		}
+	}
+	var rows []evalRow
+	// HybridTune's three detectors.
+	for _, c := range []struct {
+		id, scenario, kind string
+		minP, minR         float64
+	}{
+		{"data-skew", "skew", sim.ProblemSkew, 0.99, 0.99},
+		{"workload-imbalance", "imbalance", sim.ProblemImbalance, 0.59, 0.94},
+		{"uneven-placement", "placement", sim.ProblemPlacement, 0.99, 0.87},
+	} {
+		r := evalRow{detector: c.id, scenario: c.scenario, minP: c.minP, minR: c.minR}
+		seeds(func(seed uint64) {
+			for _, name := range []string{c.scenario, "clean"} {
+				res := run(name, seed)
+				pred, n := predicted(t, res, c.id)
+				r.s.add(pred, truthItems(res, c.kind))
+				if name == "clean" {
+					r.s.cleanFindings += n
+				}
+			}
+		})
+		rows = append(rows, r)
+	}
+	// Straggler tasks.
+	r := evalRow{detector: "straggler-tasks", scenario: "straggler", minP: 0.48, minR: 0.68}
+	var injFound, injGC int
+	seeds(func(seed uint64) {
+		for _, name := range []string{"straggler", "clean"} {
+			res := run(name, seed)
+			pred, n, found, gc := stragglerPredicted(res)
+			r.s.add(pred, stragglerTruth(res))
+			injFound += found
+			injGC += gc
+			if name == "clean" {
+				r.s.cleanFindings += n
+			}
+		}
+	})
+	r.extra = fmt.Sprintf("cause GC for %d of %d injected found", injGC, injFound)
+	rows = append(rows, r)
+	// Straggler nodes.
+	r = evalRow{detector: "straggler-nodes", scenario: "speculation", minP: 0.07, minR: 0.55}
+	seeds(func(seed uint64) {
+		for _, name := range []string{"speculation", "clean"} {
+			res := run(name, seed)
+			pred, n := nodePredicted(res)
+			r.s.add(pred, nodeTruth(res))
+			if name == "clean" {
+				r.s.cleanFindings += n
+			}
+		}
+	})
+	rows = append(rows, r)
+	// Scheduling gaps, per application.
+	r = evalRow{detector: "scheduling-gap", scenario: "scheduling-gap", minP: 0.83, minR: 0.99}
+	seeds(func(seed uint64) {
+		for _, name := range []string{"scheduling-gap", "clean"} {
+			res := run(name, seed)
+			pred, n := gapPredicted(res)
+			truth := map[item]bool{}
+			for _, p := range res.Truth.Problems {
+				if p.Kind == sim.ProblemSchedGap {
+					truth[item{app: p.App}] = true
+				}
+			}
+			r.s.add(pred, truth)
+			if name == "clean" {
+				r.s.cleanFindings += n
+			}
+		}
+	})
+	rows = append(rows, r)
+	// Shuffle gap: clean findings only.
+	shuffleClean := 0
+	seeds(func(seed uint64) {
+		for _, app := range run("clean", seed).Apps {
+			shuffleClean += len(Run(app, Options{Only: []string{"shuffle-gap"}}))
+		}
+	})
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "seeds %d-%d per scenario, plus the same seeds of clean\n", first, first+evalSeeds-1)
+	fmt.Fprintf(&b, "| %-18s | %-14s | %4s | %4s | %4s | %9s | %6s | %14s |\n", "detector", "scenario", "TP", "FP", "FN", "precision", "recall", "clean findings")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %-18s | %-14s | %4d | %4d | %4d | %9.3f | %6.3f | %14d |", r.detector, r.scenario, r.s.tp, r.s.fp, r.s.fn, r.s.precision(), r.s.recall(), r.s.cleanFindings)
+		if r.extra != "" {
+			fmt.Fprintf(&b, " %s", r.extra)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "| %-18s | %-14s | %4s | %4s | %4s | %9s | %6s | %14d | no ground truth\n", "shuffle-gap", "-", "-", "-", "-", "-", "-", shuffleClean)
+	t.Log("\n" + b.String())
+	if !reported {
+		return
+	}
+	for _, r := range rows {
+		if r.s.precision() < r.minP || r.s.recall() < r.minR {
+			t.Errorf("%s on %s: precision %.3f (floor %.3f), recall %.3f (floor %.3f)", r.detector, r.scenario, r.s.precision(), r.minP, r.s.recall(), r.minR)
+		}
+	}
+	if injFound == 0 || float64(injGC) < 0.9*float64(injFound) {
+		t.Errorf("straggler causes: %d of %d found injected stragglers have cause GC", injGC, injFound)
+	}
+}
+
+// stragglerPredicted runs straggler-tasks with its defaults (listing every
+// straggler) on every application and returns the flagged attempts, the
+// number of findings, and how many injected stragglers were found and
+// attributed to GC.
+func stragglerPredicted(res *sim.Result) (pred map[item]bool, findings, found, gc int) {
+	pred = map[item]bool{}
+	injected := map[item]bool{}
+	for _, p := range res.Truth.Problems {
+		if p.Kind == sim.ProblemStraggler {
+			for _, ti := range p.Tasks {
+				injected[item{p.App, p.Stage, fmt.Sprint(ti, "/0")}] = true
+			}
+		}
+	}
+	params := DefaultStragglerParams
+	params.MaxListed = 0
+	for _, app := range res.Apps {
+		for _, f := range Run(app, Options{Only: []string{"straggler-tasks"}, Params: map[string]any{"straggler-tasks": params}}) {
+			st, ok := stageOf(app, f)
+			if !ok {
+				continue
+			}
+			findings++
+			for _, id := range f.Scope.IDs {
+				tk, ok := taskByID(st, id)
+				if !ok {
+					continue
+				}
+				it := item{app.ID, simStage(st), fmt.Sprint(tk.Index, "/", tk.Attempt)}
+				pred[it] = true
+				if injected[it] {
+					found++
+					if cause, ok := stragglerCause(app, st, tk); ok && cause == causeGC {
+						gc++
+					}
+				}
+			}
+		}
+	}
+	return pred, findings, found, gc
+}
+
+// stragglerTruth is the injected stragglers and the attempts the noise
+// slowed 2x or more.
+func stragglerTruth(res *sim.Result) map[item]bool {
+	out := map[item]bool{}
+	for _, p := range res.Truth.Problems {
+		if p.Kind == sim.ProblemStraggler {
+			for _, ti := range p.Tasks {
+				out[item{p.App, p.Stage, fmt.Sprint(ti, "/0")}] = true
+			}
+		}
+	}
+	for _, a := range res.Truth.Apps {
+		for _, s := range a.Stragglers {
+			out[item{a.ID, s.Stage, fmt.Sprint(s.Task, "/", s.Attempt)}] = true
+		}
+	}
+	return out
+}
+
+// nodePredicted runs straggler-nodes with its defaults and returns the
+// flagged (application, host) pairs and the number of findings.
+func nodePredicted(res *sim.Result) (map[item]bool, int) {
+	out := map[item]bool{}
+	n := 0
+	for _, app := range res.Apps {
+		for _, f := range Run(app, Options{Only: []string{"straggler-nodes"}}) {
+			n++
+			for _, h := range f.Scope.IDs {
+				out[item{app: app.ID, what: h}] = true
+			}
+		}
+	}
+	return out, n
+}
+
+// nodeTruth is, for every CPU hog, its host for each CPU-dominant
+// application that ran at least MinNodeTasks attempts on it while the hog
+// ran.
+func nodeTruth(res *sim.Result) map[item]bool {
+	out := map[item]bool{}
+	for _, f := range res.Truth.Faults {
+		if f.Kind != sim.FaultCPUHog {
+			continue
+		}
+		for _, at := range res.Truth.Apps {
+			if at.Dominant != "cpu" {
+				continue
+			}
+			app := appByID(res, at.ID)
+			n := 0
+			for _, st := range app.Stages {
+				for _, tk := range st.Tasks {
+					if app.Host(tk.Host) == f.Host && tk.Launch >= f.StartMs && tk.Finish <= f.EndMs {
+						n++
+					}
+				}
+			}
+			if n >= DefaultStragglerParams.MinNodeTasks {
+				out[item{app: at.ID, what: f.Host}] = true
+			}
+		}
+	}
+	return out
+}
+
+// gapPredicted returns the applications with an idle-while-waiting
+// scheduling-gap finding at moderate or worse, and that finding count.
+func gapPredicted(res *sim.Result) (map[item]bool, int) {
+	out := map[item]bool{}
+	n := 0
+	for _, app := range res.Apps {
+		for _, f := range Run(app, Options{Only: []string{"scheduling-gap"}, MinSeverity: Moderate}) {
+			if len(f.Evidence) > 0 && f.Evidence[0].Name == "idleWhileWaitingShare" {
+				out[item{app: app.ID}] = true
+				n++
+			}
+		}
+	}
+	return out, n
+}
+
