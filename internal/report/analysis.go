@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
@@ -46,7 +47,13 @@ type AnalysisOptions struct {
 // BuildAnalysis analyzes one application.
 func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 	a := &Analysis{Summary: summary.Build(app), Findings: []diagnose.Finding{}}
-	if df, err := dataflow.Analyze(app, opts.Dataflow); err != nil {
+	in := diagnose.NewInput(app)
+	df, err := dataflow.Analyze(app, opts.Dataflow)
+	if opts.Dataflow == (dataflow.Options{}) {
+		// The detectors analyze with the defaults too: share the analysis.
+		in.UseDataflow(df, err)
+	}
+	if err != nil {
 		a.Notes = append(a.Notes, "dataflow: "+err.Error())
 	} else {
 		a.Dataflow = df.Breakdown
@@ -57,7 +64,6 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 			a.timeline = df.Timeline(dataflow.TimelineOptions{})
 		}
 	}
-	in := diagnose.NewInput(app)
 	if app.Engine == model.Spark {
 		if eff, err := in.Efficiency(); err != nil {
 			a.Notes = append(a.Notes, "efficiency: "+err.Error())
@@ -97,8 +103,8 @@ func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
 		fmt.Fprintln(w, "Wall clock (Sparklens)")
 		fmt.Fprintf(w, "  application %s = driver %s (%s) + executors %s; %d driver-only gaps, longest %s\n",
 			Millis(e.AppMs), Millis(e.DriverMs), pct(e.DriverMs, e.AppMs), Millis(e.ExecutorMs), e.Gaps, Millis(e.LongestGapMs))
-		fmt.Fprintf(w, "  lower bounds: critical path %s (stages %v), perfect parallelism %s, one core %s\n",
-			Millis(e.CriticalPathAppMs), e.CriticalPath.Stages, Millis(int64(e.IdealAppMs)), Millis(e.OneCoreAppMs))
+		fmt.Fprintf(w, "  lower bounds: critical path %s (%s), perfect parallelism %s, one core %s\n",
+			Millis(e.CriticalPathAppMs), stageList(e.CriticalPath.Stages, 8), Millis(int64(e.IdealAppMs)), Millis(e.OneCoreAppMs))
 		fmt.Fprintf(w, "  core-hours: available %.2f, used %.2f (%s), wasted %.2f (%.2f of it while only the driver worked)\n\n",
 			coreHours(e.CoreMsAvailable), coreHours(e.CoreMsUsed), pct(e.CoreMsUsed, e.CoreMsAvailable),
 			coreHours(e.CoreMsWasted), coreHours(e.DriverCoreMsWasted))
@@ -247,3 +253,20 @@ func bar(part, whole int64, width int) string {
 }
 
 func coreHours(ms int64) float64 { return float64(ms) / 3.6e6 }
+
+// stageList names stages compactly: "stages 0 1 2", or the first and last
+// few with a count of those left out.
+func stageList(ids []int32, max int) string {
+	var b strings.Builder
+	b.WriteString("stages")
+	for i, id := range ids {
+		if len(ids) > max && i == max/2 {
+			fmt.Fprintf(&b, " … (%d more) …", len(ids)-max)
+		}
+		if len(ids) > max && i >= max/2 && i < len(ids)-max/2 {
+			continue
+		}
+		fmt.Fprintf(&b, " %d", id)
+	}
+	return b.String()
+}

@@ -13,3 +13,16 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestStageList(t *testing.T) {
+	if got := stageList([]int32{0, 1, 2}, 8); got != "stages 0 1 2" {
+		t.Errorf("short: %q", got)
+	}
+	ids := make([]int32, 20)
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	if got := stageList(ids, 8); got != "stages 0 1 2 3 … (12 more) … 16 17 18 19" {
+		t.Errorf("long: %q", got)
+	}
+}
