@@ -42,15 +42,19 @@ type appRun struct {
 	nextTask int64
 	// cachedAt is where each partition of a cached stage lives.
 	cachedAt []*execRun
-	offerAt  int64 // time of the pending evOffer, 0 for none
-	hosts    *model.Interner
-	reasons  map[model.Reason]uint32
-	done     bool
-	started  bool
-	want     int // executors wanted (dynamic allocation)
-	execSeq  int
-	truth    AppTruth
-	portBase int
+	// cacheImbalance lists the stages (plan indexes) that read cached
+	// partitions spread unevenly over the executors' slots, with the hosts
+	// that truth.json names for them (cachedImbalance).
+	cacheImbalance []cacheLabel
+	offerAt        int64 // time of the pending evOffer, 0 for none
+	hosts          *model.Interner
+	reasons        map[model.Reason]uint32
+	done           bool
+	started        bool
+	want           int // executors wanted (dynamic allocation)
+	execSeq        int
+	truth          AppTruth
+	portBase       int
 
 	driverHost  string
 	dynamic     bool

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -167,6 +169,9 @@ func TestStragglerTruth(t *testing.T) {
 	for _, seed := range seeds {
 		res, _ := Simulate(mustNamed(t, "straggler"), seed, nil)
 		for _, p := range res.Truth.Problems {
+			if p.Kind != ProblemStraggler {
+				continue // imbalance from KMeans's cache (TestCacheImbalanceTruth)
+			}
 			var app *model.App
 			for _, a := range res.Apps {
 				if a.ID == p.App {
@@ -261,5 +266,84 @@ func TestDynamicAllocation(t *testing.T) {
 	}
 	if !grew || !removed {
 		t.Errorf("executors grew %v, idle ones removed %v", grew, removed)
+	}
+}
+
+// TestCacheImbalanceTruth checks the imbalance truth derives from cached
+// partitions: on clean runs, every stage reading KMeans's cache is labelled
+// exactly when, counting from the log where the caching stage's tasks
+// succeeded (there their partitions are cached) and the executors' cores,
+// some host's partitions per slot deviate from the hosts' mean by more than
+// BC; the labelled hosts are the overloaded ones, else the underloaded.
+func TestCacheImbalanceTruth(t *testing.T) {
+	labelled := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, err := Simulate(mustNamed(t, "clean"), seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string][]string{}
+		for _, p := range res.Truth.Problems {
+			if p.Cause == CauseCache {
+				if p.Kind != ProblemImbalance || len(p.Hosts) == 0 {
+					t.Fatalf("seed %d: %+v", seed, p)
+				}
+				labels[fmt.Sprint(p.App, "/", p.Stage)] = p.Hosts
+			}
+		}
+		for _, app := range res.Apps {
+			if app.Name != "KMeans" {
+				for k := range labels {
+					if strings.HasPrefix(k, app.ID+"/") {
+						t.Fatalf("seed %d: label %s outside KMeans", seed, k)
+					}
+				}
+				continue
+			}
+			slots := map[string]int{}
+			for _, x := range app.Executors {
+				if x.Removed == 0 && x.Cores > 0 {
+					slots[x.Host] += int(x.Cores)
+				}
+			}
+			cached := map[string]int{}
+			for _, tk := range app.Stages[0].Tasks {
+				if tk.Status == model.TaskSuccess {
+					cached[app.Host(tk.Host)]++
+				}
+			}
+			var mean float64
+			for h, s := range slots {
+				mean += float64(cached[h]) / float64(s) / float64(len(slots))
+			}
+			var over, under []string
+			for h, s := range slots {
+				dev := (float64(cached[h])/float64(s) - mean) / mean
+				if dev > imbalanceBC {
+					over = append(over, h)
+				} else if dev < -imbalanceBC {
+					under = append(under, h)
+				}
+			}
+			if len(over) == 0 {
+				over = under
+			}
+			slices.Sort(over)
+			for _, st := range app.Stages[1:] {
+				if st.Name != app.Stages[1].Name {
+					continue // the iterations' reduce stages read shuffles
+				}
+				got := labels[fmt.Sprint(app.ID, "/", st.ID)]
+				if !slices.Equal(got, over) {
+					t.Errorf("seed %d stage %d: truth %v, from the log %v (cached %v, slots %v)", seed, st.ID, got, over, cached, slots)
+				}
+				if len(got) > 0 {
+					labelled++
+				}
+			}
+		}
+	}
+	if labelled == 0 {
+		t.Error("no cached stage labelled in 10 clean runs")
 	}
 }

@@ -268,6 +268,17 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 		}
 		tr.Problems = append(tr.Problems, pt)
 	}
+	// Imbalance nobody injected: stages reading cached partitions that the
+	// caching stage left unevenly spread (cachedImbalance).
+	for _, a := range e.apps {
+		for _, c := range a.cacheImbalance {
+			pt := ProblemTruth{Kind: ProblemImbalance, App: a.truth.ID, Stage: int32(c.stage), Hosts: c.hosts, Cause: CauseCache}
+			if w, ok := a.stageWin[c.stage]; ok {
+				pt.StartMs, pt.EndMs = w[0], w[1]
+			}
+			tr.Problems = append(tr.Problems, pt)
+		}
+	}
 	for _, a := range e.apps {
 		if a.truth.Stragglers == nil {
 			a.truth.Stragglers = []StragglerTruth{}

@@ -107,6 +107,11 @@ func (e *engine) submitStage(st *stageRun) {
 	if sp.input == inHDFS || sp.input == inCached {
 		st.nPendingPref = n
 	}
+	if sp.input == inCached {
+		if hosts := cachedImbalance(a, n); len(hosts) > 0 {
+			a.cacheImbalance = append(a.cacheImbalance, cacheLabel{stage: st.pi, hosts: hosts})
+		}
+	}
 	st.levels[3] = true
 	// Like Spark's computeValidLocalityLevels, a level counts only when a
 	// live executor could run a task at it.
@@ -444,4 +449,73 @@ func stageProfile(st *stageRun) StageProfile {
 		sp.Dominant = "network"
 	}
 	return sp
+}
+
+// imbalanceBC is HybridTune's balance coefficient (JCST 2019, Algorithm 1):
+// a node whose workload deviates from the nodes' mean by more than this
+// share of the mean is imbalanced.
+const imbalanceBC = 0.1
+
+// cacheLabel is a stage whose cached input is imbalanced, and the hosts
+// truth.json names.
+type cacheLabel struct {
+	stage int
+	hosts []string
+}
+
+// cachedImbalance judges where the n cached partitions a stage is about to
+// read live. Spark keeps a cached partition in the executor that computed
+// it and offers its task there first (PROCESS_LOCAL), so a node that
+// cached fewer partitions per task slot than the others (a slow node that
+// ran fewer tasks of the caching stage) is underloaded in every stage that
+// reads them, and one that cached more is overloaded. Workload is cached
+// partitions per slot of the application's live executors on the node;
+// a node deviating from the mean over those nodes by more than imbalanceBC
+// is imbalanced. It returns the overloaded hosts, or the underloaded ones
+// when none is overloaded (sorted), or nil when the cache is balanced. It
+// says nothing of how much time the imbalance costs: with a few
+// partitions per slot, one partition more or less is already over BC.
+func cachedImbalance(a *appRun, n int) []string {
+	slots := map[*node]int{}
+	count := map[*node]int{}
+	var nodes []*node
+	for _, x := range a.execs {
+		if x.lost {
+			continue
+		}
+		if _, ok := slots[x.node]; !ok {
+			nodes = append(nodes, x.node)
+		}
+		slots[x.node] += x.cores
+	}
+	if len(nodes) < 2 {
+		return nil
+	}
+	for i := 0; i < n && i < len(a.cachedAt); i++ {
+		if x := a.cachedAt[i]; x != nil && !x.lost {
+			count[x.node]++
+		}
+	}
+	var mean float64
+	for _, nd := range nodes {
+		mean += float64(count[nd]) / float64(max(slots[nd], 1)) / float64(len(nodes))
+	}
+	if mean <= 0 {
+		return nil
+	}
+	var over, under []string
+	for _, nd := range nodes {
+		dev := (float64(count[nd])/float64(max(slots[nd], 1)) - mean) / mean
+		switch {
+		case dev > imbalanceBC:
+			over = append(over, nd.name)
+		case dev < -imbalanceBC:
+			under = append(under, nd.name)
+		}
+	}
+	if len(over) == 0 {
+		over = under
+	}
+	slices.Sort(over)
+	return over
 }

@@ -55,7 +55,16 @@ type ProblemTruth struct {
 	Tasks   []int32 `json:"tasks,omitempty"`
 	StartMs int64   `json:"startMs,omitempty"`
 	EndMs   int64   `json:"endMs,omitempty"`
+	// Cause is "" for an injected problem and CauseCache for imbalance the
+	// workload made itself: a stage reading cached partitions that the
+	// caching stage left unevenly spread over the executors' slots (Hosts
+	// are then the overloaded hosts, or the underloaded ones when none is).
+	Cause string `json:"cause,omitempty"`
 }
+
+// CauseCache marks a ProblemTruth the simulator derived rather than
+// injected: imbalance from where a cached RDD's partitions live.
+const CauseCache = "cached-partitions"
 
 // AppTruth is what one application did, as its logs must show.
 type AppTruth struct {
