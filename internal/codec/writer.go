@@ -43,7 +43,7 @@ func NewWriter(c Codec, w io.Writer) (Writer, error) {
 		zw, _ := zstdWriters.Get().(*zstd.Encoder)
 		if zw == nil {
 			var err error
-			zw, err = zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+			zw, err = zstd.NewWriter(w, zstdWriterOptions...)
 			if err != nil {
 				return nil, fmt.Errorf("codec: zstd writer: %w", err)
 			}
@@ -59,6 +59,20 @@ func NewWriter(c Codec, w io.Writer) (Writer, error) {
 		return &blockWriter{w: w, size: lzfMaxChunk, enc: &lzfEncoder{}}, nil
 	}
 	return nil, fmt.Errorf("codec: unknown codec %v", c)
+}
+
+// zstdWriterOptions are Spark's zstd settings (ZStdCompressionCodec through
+// zstd-jni's ZstdOutputStreamNoFinalizer): level 1
+// (spark.io.compression.zstd.level), which is klauspost's SpeedFastest;
+// the 512 KiB window (windowLog 19) libzstd uses at level 1 for a stream of
+// unknown size; and no content checksum, zstd-jni's default. One encoder
+// goroutine: the caller writes from one goroutine anyway, and blocks are
+// then compressed as they fill, without hand-offs.
+var zstdWriterOptions = []zstd.EOption{
+	zstd.WithEncoderLevel(zstd.SpeedFastest),
+	zstd.WithEncoderConcurrency(1),
+	zstd.WithWindowSize(1 << 19),
+	zstd.WithEncoderCRC(false),
 }
 
 // Encoders of zstd and gzip allocate much when created: keep idle ones.
