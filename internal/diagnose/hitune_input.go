@@ -33,7 +33,28 @@ func (in *Input) hiTune() (*dataflow.Analysis, error) {
 		return e.a, e.err
 	}
 	a, err := dataflow.Analyze(in.App, dataflow.Options{})
-	e = &hituneEntry{a: a, err: err}
+	in.storeHiTune(k, &hituneEntry{a: a, err: err})
+	return a, err
+}
+
+// UseDataflow hands the Input the HiTune analysis of its application that
+// the caller already has, computed by dataflow.Analyze(in.App,
+// dataflow.Options{}) (the built-in specification and default options), so
+// that the detectors needing it do not reconstruct the application again.
+// An analysis computed with other options must not be passed. The Input
+// keeps the first analysis it gets.
+func (in *Input) UseDataflow(a *dataflow.Analysis, err error) {
+	k := weak.Make(in)
+	hituneCache.Lock()
+	_, ok := hituneCache.m[k]
+	hituneCache.Unlock()
+	if !ok {
+		in.storeHiTune(k, &hituneEntry{a: a, err: err})
+	}
+}
+
+// storeHiTune caches e for the Input of k until the Input is collected.
+func (in *Input) storeHiTune(k weak.Pointer[Input], e *hituneEntry) {
 	hituneCache.Lock()
 	hituneCache.m[k] = e
 	hituneCache.Unlock()
@@ -42,5 +63,4 @@ func (in *Input) hiTune() (*dataflow.Analysis, error) {
 		delete(hituneCache.m, k)
 		hituneCache.Unlock()
 	}, k)
-	return a, err
 }

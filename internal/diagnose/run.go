@@ -54,6 +54,7 @@ func Run(app *model.App, opts Options) []Finding {
 // RunInput is Run on a prepared Input, so analyses already computed for it
 // (the workload, the what-if) are reused.
 func RunInput(in *Input, opts Options) []Finding {
+	defer shareRecords(in.App)()
 	var out []Finding
 	for _, d := range Detectors() {
 		if opts.Only != nil && !slices.Contains(opts.Only, d.Name()) || slices.Contains(opts.Skip, d.Name()) {

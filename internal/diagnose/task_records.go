@@ -3,6 +3,7 @@ package diagnose
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -26,10 +27,80 @@ type taskRec struct {
 	spill       int64 // bytes spilled to disk (MapReduce: records spilled beyond one write of the output)
 }
 
+// recordsCache holds the task records of the applications that RunInput is
+// diagnosing, so that the half-dozen detectors reading a stage's records
+// (imbalance, skew, placement, stragglers and their causes) decode its
+// metrics once per run instead of once each. Entries live while a run holds
+// a reference (shareRecords) and are keyed by application.
+var recordsCache = struct {
+	sync.Mutex
+	m map[*model.App]*appRecords
+}{m: map[*model.App]*appRecords{}}
+
+// appRecords is one application's cached records, by stage index.
+type appRecords struct {
+	refs   int
+	stages [][]taskRec
+	done   []bool
+}
+
+// shareRecords makes stageRecords reuse the records of app's stages until
+// the returned release is called. Calls nest (and may overlap across
+// goroutines); the cache is dropped with the last release.
+func shareRecords(app *model.App) (release func()) {
+	recordsCache.Lock()
+	e := recordsCache.m[app]
+	if e == nil {
+		e = &appRecords{stages: make([][]taskRec, len(app.Stages)), done: make([]bool, len(app.Stages))}
+		recordsCache.m[app] = e
+	}
+	e.refs++
+	recordsCache.Unlock()
+	return func() {
+		recordsCache.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(recordsCache.m, app)
+		}
+		recordsCache.Unlock()
+	}
+}
+
 // stageRecords returns the successful, finished attempts of App.Stages[si].
+// The slice is the caller's to modify: inside a run (shareRecords) it is a
+// copy of the cached records.
 func stageRecords(app *model.App, si int) []taskRec {
+	recordsCache.Lock()
+	e := recordsCache.m[app]
+	if e != nil && si < len(e.done) && e.done[si] {
+		recs := e.stages[si]
+		recordsCache.Unlock()
+		return slices.Clone(recs)
+	}
+	recordsCache.Unlock()
+	recs := buildStageRecords(app, si)
+	if e != nil && si < len(e.done) {
+		recordsCache.Lock()
+		e.stages[si], e.done[si] = recs, true
+		recordsCache.Unlock()
+		return slices.Clone(recs)
+	}
+	return recs
+}
+
+// buildStageRecords decodes the successful, finished attempts of
+// App.Stages[si]; nil when there are none.
+func buildStageRecords(app *model.App, si int) []taskRec {
 	st := app.Stages[si]
-	var out []taskRec
+	n := 0
+	for i := range st.Tasks {
+		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]taskRec, 0, n)
 	var m model.TaskMetrics
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
@@ -58,16 +129,70 @@ func stageRecords(app *model.App, si int) []taskRec {
 // median is the middle value of vs, the mean of the two middle ones for an
 // even count, 0 for none; vs is not modified.
 func median(vs []float64) float64 {
-	n := len(vs)
+	if len(vs) == 0 {
+		return 0
+	}
+	return medianInPlace(slices.Clone(vs))
+}
+
+// medianInPlace is median, reordering s: a three-way quickselect, linear
+// on average instead of a sort's n log n. Slices holding NaN are sorted,
+// as before, so NaN keeps its place (first).
+func medianInPlace(s []float64) float64 {
+	n := len(s)
 	if n == 0 {
 		return 0
 	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	if n%2 == 1 {
-		return s[n/2]
+	if slices.ContainsFunc(s, func(v float64) bool { return v != v }) {
+		slices.Sort(s)
+		if n%2 == 1 {
+			return s[n/2]
+		}
+		return (s[n/2-1] + s[n/2]) / 2
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	k := n / 2
+	hi := selectNth(s, k)
+	if n%2 == 1 {
+		return hi
+	}
+	// s[:k] holds the k smallest values: the lower middle is their maximum.
+	return (slices.Max(s[:k]) + hi) / 2
+}
+
+// selectNth reorders s (without NaN) so that s[k] is the value a sort would
+// put there, every value before it no greater and every value after it no
+// smaller, and returns s[k].
+func selectNth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)
+	for hi-lo > 16 {
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		p := max(min(a, b), min(max(a, b), c))
+		// [lo,lt) < p, [lt,i) == p, [gt,hi) > p.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch v := s[i]; {
+			case v < p:
+				s[lt], s[i] = v, s[lt]
+				lt++
+				i++
+			case v > p:
+				gt--
+				s[i], s[gt] = s[gt], v
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return p
+		}
+	}
+	slices.Sort(s[lo:hi])
+	return s[k]
 }
 
 // medianOf is the median of f over recs.
@@ -76,7 +201,7 @@ func medianOf(recs []taskRec, f func(*taskRec) float64) float64 {
 	for i := range recs {
 		vs[i] = f(&recs[i])
 	}
-	return median(vs)
+	return medianInPlace(vs)
 }
 
 // stageName names a stage attempt for scopes and summaries: "3", or "3.1"

@@ -74,6 +74,59 @@ func (h *itemHeap) pop() item {
 	}
 }
 
+// taskItem is a running task's finish time and stage index.
+type taskItem struct {
+	t int64
+	i int
+}
+
+// taskHeap is a binary min-heap of running tasks by finish time. It is
+// itemHeap specialised to task finishes (whose kind and sequence are
+// always zero) with half the item size: the same sift steps, so equal
+// finish times pop in the same order, with cheaper comparisons and moves.
+type taskHeap struct{ items []taskItem }
+
+// Len is the number of items.
+func (h *taskHeap) Len() int { return len(h.items) }
+
+func (h *taskHeap) push(x taskItem) {
+	h.items = append(h.items, x)
+	it := h.items
+	i := len(it) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !(it[i].t < it[p].t) {
+			break
+		}
+		it[i], it[p] = it[p], it[i]
+		i = p
+	}
+}
+
+func (h *taskHeap) pop() taskItem {
+	it := h.items
+	top := it[0]
+	n := len(it) - 1
+	it[0] = it[n]
+	it = it[:n]
+	h.items = it
+	i := 0
+	for {
+		l, m := 2*i+1, i
+		if l < n && it[l].t < it[m].t {
+			m = l
+		}
+		if r := l + 1; r < n && it[r].t < it[m].t {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		it[i], it[m] = it[m], it[i]
+		i = m
+	}
+}
+
 // stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
 type stageHeap struct {
 	w  *Workload
@@ -104,7 +157,8 @@ func (h *stageHeap) Pop() any {
 type run struct {
 	p                 *Plan
 	free              int
-	tasks, events     itemHeap
+	tasks             taskHeap
+	events            itemHeap
 	runnable          stageHeap
 	seq               int
 	nextTask          []int // per stage: next task to launch
@@ -125,7 +179,7 @@ func newRun(p *Plan, slots int) *run {
 		nextTask: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
 		jobLeft: make([]int, len(w.Jobs)), jobReleased: make([]bool, len(w.Jobs)), jobDone: make([]bool, len(w.Jobs)),
 	}
-	r.tasks.items = make([]item, 0, min(slots, w.NumTasks()))
+	r.tasks.items = make([]taskItem, 0, min(slots, w.NumTasks()))
 	for i := range w.Stages {
 		r.waiting[i] = len(w.Stages[i].Parents)
 	}
@@ -148,7 +202,7 @@ func (r *run) launch(now int64) {
 		si := r.runnable.st[0]
 		d := w.Stages[si].Durations
 		for r.free > 0 && r.nextTask[si] < len(d) {
-			r.tasks.push(item{t: now + d[r.nextTask[si]], i: si})
+			r.tasks.push(taskItem{t: now + d[r.nextTask[si]], i: si})
 			r.nextTask[si]++
 			r.free--
 		}

@@ -47,7 +47,13 @@ type AnalysisOptions struct {
 // BuildAnalysis analyzes one application.
 func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 	a := &Analysis{Summary: summary.Build(app), Findings: []diagnose.Finding{}}
-	if df, err := dataflow.Analyze(app, opts.Dataflow); err != nil {
+	in := diagnose.NewInput(app)
+	df, err := dataflow.Analyze(app, opts.Dataflow)
+	if opts.Dataflow == (dataflow.Options{}) {
+		// The detectors analyze with the defaults too: share the analysis.
+		in.UseDataflow(df, err)
+	}
+	if err != nil {
 		a.Notes = append(a.Notes, "dataflow: "+err.Error())
 	} else {
 		a.Dataflow = df.Breakdown
@@ -58,7 +64,6 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 			a.timeline = df.Timeline(dataflow.TimelineOptions{})
 		}
 	}
-	in := diagnose.NewInput(app)
 	if app.Engine == model.Spark {
 		if eff, err := in.Efficiency(); err != nil {
 			a.Notes = append(a.Notes, "efficiency: "+err.Error())

@@ -1,0 +1,103 @@
+package diagnose
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// sortedMedian is the reference median: sort, then the middle value or the
+// mean of the two middle ones.
+func sortedMedian(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// TestMedianMatchesSort checks the quickselect median against sorting on
+// random slices of every small length, with many duplicates, sorted and
+// reversed runs, and NaN, and that median leaves its input unchanged.
+func TestMedianMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := range 300 {
+		for _, shape := range []string{"random", "few values", "sorted", "reversed", "constant", "nan"} {
+			vs := make([]float64, n)
+			for i := range vs {
+				switch shape {
+				case "random":
+					vs[i] = rng.NormFloat64() * 1e6
+				case "few values":
+					vs[i] = float64(rng.IntN(3))
+				case "sorted":
+					vs[i] = float64(i)
+				case "reversed":
+					vs[i] = float64(n - i)
+				case "constant":
+					vs[i] = 42
+				case "nan":
+					vs[i] = float64(rng.IntN(10))
+					if rng.IntN(5) == 0 {
+						vs[i] = math.NaN()
+					}
+				}
+			}
+			orig := slices.Clone(vs)
+			got, want := median(vs), sortedMedian(vs)
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("%s n=%d: median %v, sorting gives %v", shape, n, got, want)
+			}
+			if !slices.EqualFunc(vs, orig, func(a, b float64) bool { return a == b || a != a && b != b }) {
+				t.Fatalf("%s n=%d: median modified its input", shape, n)
+			}
+		}
+	}
+}
+
+// TestSharedRecordsAreCopies checks that inside a run the cached records
+// come back as copies a detector may filter in place (as imbalance does),
+// and that the cache is dropped with the last release.
+func TestSharedRecordsAreCopies(t *testing.T) {
+	st := &model.Stage{Kind: model.StageSpark}
+	var m model.TaskMetrics
+	for i := range 5 {
+		m[model.InputBytes] = int64(100 * (i + 1))
+		st.AddTask(model.Task{ID: int64(i), Index: int32(i), Launch: 1000, Finish: 2000 + int64(i), Status: model.TaskSuccess, HasMetrics: true}, &m)
+	}
+	st.AddTask(model.Task{ID: 9, Launch: 1000, Finish: 1500, Status: model.TaskFailed}, &model.TaskMetrics{})
+	app := &model.App{Engine: model.Spark, Stages: []*model.Stage{st}}
+	want := buildStageRecords(app, 0)
+	if len(want) != 5 {
+		t.Fatalf("%d records, want 5", len(want))
+	}
+	release := shareRecords(app)
+	inner := shareRecords(app)
+	for range 3 {
+		got := stageRecords(app, 0)
+		if !slices.Equal(got, want) {
+			t.Fatalf("records %v, want %v", got, want)
+		}
+		got[0].dur = -1
+		_ = append(got[:0], got[4])
+	}
+	inner()
+	if _, ok := recordsCache.m[app]; !ok {
+		t.Fatal("cache dropped before the last release")
+	}
+	release()
+	if _, ok := recordsCache.m[app]; ok {
+		t.Fatal("cache kept after the last release")
+	}
+	if got := stageRecords(app, 0); !slices.Equal(got, want) {
+		t.Fatalf("records after release %v, want %v", got, want)
+	}
+}
