@@ -109,7 +109,7 @@ func TestDetectorEvaluation(t *testing.T) {
 	}{
 		{"data-skew", "skew", sim.ProblemSkew, 0.99, 0.99},
 		{"workload-imbalance", "imbalance", sim.ProblemImbalance, 0.87, 0.94},
-		{"uneven-placement", "placement", sim.ProblemPlacement, 0.99, 0.87},
+		{"uneven-placement", "placement", sim.ProblemPlacement, 0.99, 0.99},
 	} {
 		r := evalRow{detector: c.id, scenario: c.scenario, minP: c.minP, minR: c.minR}
 		seeds(func(seed uint64) {

@@ -48,8 +48,12 @@ type UnevenPlacementParams struct {
 	// the median node for a split to count (clusterlens's; the paper splits
 	// without such a test).
 	MinDistance float64
-	// MaxOutlierShare is the largest share of the nodes the outlier cluster
-	// may hold: outliers are the exception (clusterlens's).
+	// MaxOutlierShare is the largest share of the nodes that may be
+	// flagged: nodes without the data are the exception (clusterlens's).
+	// It bounds the flagged nodes, not the runtime outliers: in a
+	// heterogeneous cluster the slowest and fastest hardware are runtime
+	// outliers too, and only the locality test tells them from the nodes
+	// that lack the data.
 	MaxOutlierShare float64
 	// Share grades the flagged nodes' task slots as a share of the stage's
 	// (clusterlens's limits).
@@ -89,11 +93,12 @@ func init() {
 // nodes are split by their Euclidean distance from the median node (1, 1)
 // with the cut that minimises the clusters' squared distances to their
 // means (exact 1-D two-means), repeated on the near cluster while the far
-// one lies at least MinDistance away and the outliers stay within
-// MaxOutlierShare of the nodes (peelOutliers); the far clusters hold the
-// runtime outliers.
+// one lies at least MinDistance away (peelOutliers); the far clusters hold
+// the runtime outliers.
 // An outlier whose tasks' locality weights average NodeRatio or more ran
-// mostly non-local tasks: it holds too little of the stage's data. The
+// mostly non-local tasks: it holds too little of the stage's data. When
+// more than MaxOutlierShare of the nodes are flagged, the data is not
+// missing from a few nodes but sits on a few, and nothing is reported. The
 // paper does not say which runtime it clusters; clustering nodes on both
 // busy time and duration is clusterlens's reading.
 func unevenPlacement(in *Input, p UnevenPlacementParams) []Finding {
@@ -151,10 +156,10 @@ func splitOutliers(vs []float64) (cut, lowMean, highMean float64, ok bool) {
 
 // peelOutliers splits vs by Euclidean distance (splitOutliers) again and
 // again, each time on the near cluster of the last split, while the far
-// cluster's mean reaches minFar and the outliers stay at most maxOut: one
-// extreme node (a straggler-ridden one) must not hide the next ones. It
-// returns the cut (outliers are >= cut) and whether any split counted.
-func peelOutliers(vs []float64, minFar float64, maxOut int) (float64, bool) {
+// cluster's mean reaches minFar: one extreme node (a straggler-ridden or
+// slow one) must not hide the next ones. It returns the cut (outliers are
+// >= cut) and whether any split counted.
+func peelOutliers(vs []float64, minFar float64) (float64, bool) {
 	rest := slices.Clone(vs)
 	cut, found := 0.0, false
 	for len(rest) >= 2 {
@@ -167,9 +172,6 @@ func peelOutliers(vs []float64, minFar float64, maxOut int) (float64, bool) {
 			if v < c {
 				near = append(near, v)
 			}
-		}
-		if len(vs)-len(near) > maxOut {
-			break
 		}
 		cut, found, rest = c, true, near
 	}
@@ -211,7 +213,7 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 		nodes[i].distance = math.Hypot(nodes[i].perSlot/mw-1, nodes[i].meanMs/md-1)
 		dists[i] = nodes[i].distance
 	}
-	cut, ok := peelOutliers(dists, p.MinDistance, int(p.MaxOutlierShare*float64(len(nodes))))
+	cut, ok := peelOutliers(dists, p.MinDistance)
 	if !ok {
 		return Finding{}, false
 	}
@@ -234,7 +236,7 @@ func placementFinding(app *model.App, st *model.Stage, recs []taskRec, loads []n
 			text = append(text, fmt.Sprintf("%s (busy %.0f%%, tasks %.0f%% of the median node's; %.0f%% non-local)", n.host, 100*n.perSlot/mw, 100*n.meanMs/md, 100*n.ratio))
 		}
 	}
-	if len(hosts) == 0 {
+	if len(hosts) == 0 || float64(len(hosts)) > p.MaxOutlierShare*float64(len(nodes)) {
 		return Finding{}, false
 	}
 	share := float64(flaggedSlots) / float64(totalSlots)
