@@ -1,10 +1,8 @@
 package diagnose
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -111,7 +109,7 @@ type sweepEvent struct {
 func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapParams) (Finding, bool) {
 	app := in.App
 	ready := readyTimes(app)
-	var ev []sweepEvent
+	ev := make([]sweepEvent, 0, 2*len(r.Executors)+4*len(r.Attempts))
 	var allocated int64
 	for _, s := range r.Executors {
 		if s.End > s.Start && s.Slots > 0 {
@@ -137,7 +135,7 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 	if allocated <= 0 {
 		return Finding{}, false
 	}
-	slices.SortFunc(ev, func(a, b sweepEvent) int { return cmp.Compare(a.t, b.t) })
+	sortSweep(ev)
 	var idleMs, wallMs int64
 	launches := 0
 	slots, running, waiting := 0, 0, 0
