@@ -166,9 +166,10 @@ type run struct {
 	jobLeft           []int // per job: stages not done
 	jobReleased       []bool
 	jobDone           []bool
-	done              int // jobs done
-	prefix            int // jobs done in completion order, a prefix length
-	released          int // jobs released, in p.byPrereq order
+	done              int  // jobs done
+	prefix            int  // jobs done in completion order, a prefix length
+	released          int  // jobs released, in p.byPrereq order
+	starved           bool // a runnable task once found no free slot
 }
 
 func newRun(p *Plan, slots int) *run {
@@ -209,6 +210,9 @@ func (r *run) launch(now int64) {
 		if r.nextTask[si] == len(d) {
 			heap.Pop(&r.runnable)
 		}
+	}
+	if r.free == 0 && r.runnable.Len() > 0 {
+		r.starved = true
 	}
 }
 

@@ -71,12 +71,33 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 		used += w.Stages[i].Used()
 	}
 	wi := &WhatIf{RecordedMs: w.Duration()}
+	// Replays are deterministic: each slot count is replayed once, and once
+	// a replay found a free slot for every task, more slots change nothing.
+	times := map[int]int64{}
+	ampleSlots, ampleMs := 0, int64(0) // the fewest slots no task waited for (0: none yet)
+	replay := func(slots int) (int64, error) {
+		if t, ok := times[slots]; ok {
+			return t, nil
+		}
+		if ampleSlots > 0 && slots >= ampleSlots {
+			return ampleMs, nil
+		}
+		t, starved, err := plan.replay(slots)
+		if err != nil {
+			return 0, err
+		}
+		times[slots] = t
+		if !starved && (ampleSlots == 0 || slots < ampleSlots) {
+			ampleSlots, ampleMs = slots, t
+		}
+		return t, nil
+	}
 	for _, pct := range percents {
 		if pct <= 0 {
 			return nil, fmt.Errorf("what-if at %d%% of the executors: need a positive share", pct)
 		}
 		ex, slots := SlotsFor(c, w.TaskCPUs, pct)
-		t, err := plan.Replay(slots)
+		t, err := replay(slots)
 		if err != nil {
 			return nil, fmt.Errorf("what-if at %d%% of the executors: %w", pct, err)
 		}
@@ -86,7 +107,7 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 		}
 		wi.Estimates = append(wi.Estimates, e)
 	}
-	t, err := plan.Replay(max(1, c.Slots))
+	t, err := replay(max(1, c.Slots))
 	if err != nil {
 		return nil, fmt.Errorf("what-if at the recorded executors: %w", err)
 	}
