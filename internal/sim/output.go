@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -98,9 +97,9 @@ func Run(sc *Scenario, seed uint64, out string, enc Encoders) (res *Result, err 
 // createZstd creates a zstd-compressed file and returns its writer and the
 // function that finishes and closes it.
 func createZstd(path string) (io.Writer, func() error, error) {
-	f, err := os.Create(path)
+	f, err := createFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("create %s: %w", filepath.Base(path), err)
+		return nil, nil, err
 	}
 	zw, err := codec.NewWriter(codec.Zstd, f)
 	if err != nil {
@@ -112,10 +111,7 @@ func createZstd(path string) (io.Writer, func() error, error) {
 			f.Close()
 			return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-		}
-		return nil
+		return f.Close()
 	}
 	return zw, closeFn, nil
 }
@@ -163,27 +159,21 @@ func writeApp(out string, app *model.App, o *OutputSpec, enc Encoders) (string, 
 	return rel, nil
 }
 
+// writeFile creates path (and its folder) and writes it with f through a
+// fileWriter.
 func writeFile(path string, f func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	fh, err := os.Create(path)
+	fw, err := createFile(path)
 	if err != nil {
 		return fmt.Errorf("create log: %w", err)
 	}
-	bw := bufio.NewWriterSize(fh, 1<<20)
-	if err := f(bw); err != nil {
-		fh.Close()
+	if err := f(fw); err != nil {
+		fw.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := bw.Flush(); err != nil {
-		fh.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := fh.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fw.Close()
 }
 
 func writeJSON(path string, v any) error {
