@@ -269,26 +269,28 @@ func cmp64(a, b int64) int {
 // concurrency is the most intervals open at once; an interval ending at the
 // instant another starts does not overlap it.
 func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
-	type ev struct {
-		t int64
-		d int
+	n := 0
+	for _, g := range groups {
+		n += len(g)
 	}
-	var evs []ev
+	starts, ends := make([]int64, 0, n), make([]int64, 0, n)
 	for _, g := range groups {
 		for _, x := range g {
 			a, b := span(x)
-			evs = append(evs, ev{a, 1}, ev{b, -1})
+			starts = append(starts, a)
+			ends = append(ends, b)
 		}
 	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if a.t != b.t {
-			return cmp64(a.t, b.t)
+	slices.Sort(starts)
+	slices.Sort(ends)
+	// Merge the two sorted lists, an end before a start at the same instant.
+	cur, m, j := 0, 0, 0
+	for _, a := range starts {
+		for j < len(ends) && ends[j] <= a {
+			cur--
+			j++
 		}
-		return a.d - b.d
-	})
-	cur, m := 0, 0
-	for _, e := range evs {
-		cur += e.d
+		cur++
 		m = max(m, cur)
 	}
 	return m
