@@ -80,10 +80,11 @@ type taskItem struct {
 	i int
 }
 
-// taskHeap is a binary min-heap of running tasks by finish time. It is
-// itemHeap specialised to task finishes (whose kind and sequence are
-// always zero) with half the item size: the same sift steps, so equal
-// finish times pop in the same order, with cheaper comparisons and moves.
+// taskHeap is a 4-ary min-heap of running tasks by finish time: half the
+// depth of a binary heap, with its four children in one or two cache lines.
+// Tasks finishing at the same instant may pop in any order: the replay
+// handles everything due at an instant before it launches more tasks, and
+// what it schedules then does not depend on that order.
 type taskHeap struct{ items []taskItem }
 
 // Len is the number of items.
@@ -94,37 +95,46 @@ func (h *taskHeap) push(x taskItem) {
 	it := h.items
 	i := len(it) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !(it[i].t < it[p].t) {
+		p := (i - 1) / 4
+		if it[p].t <= x.t {
 			break
 		}
-		it[i], it[p] = it[p], it[i]
+		it[i] = it[p]
 		i = p
 	}
+	it[i] = x
 }
 
 func (h *taskHeap) pop() taskItem {
 	it := h.items
 	top := it[0]
 	n := len(it) - 1
-	it[0] = it[n]
+	x := it[n]
 	it = it[:n]
 	h.items = it
+	if n == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l, m := 2*i+1, i
-		if l < n && it[l].t < it[m].t {
-			m = l
+		c := 4*i + 1
+		if c >= n {
+			break
 		}
-		if r := l + 1; r < n && it[r].t < it[m].t {
-			m = r
+		m := c
+		for k := c + 1; k < min(c+4, n); k++ {
+			if it[k].t < it[m].t {
+				m = k
+			}
 		}
-		if m == i {
-			return top
+		if it[m].t >= x.t {
+			break
 		}
-		it[i], it[m] = it[m], it[i]
+		it[i] = it[m]
 		i = m
 	}
+	it[i] = x
+	return top
 }
 
 // stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
