@@ -101,3 +101,33 @@ func TestSharedRecordsAreCopies(t *testing.T) {
 		t.Fatalf("records after release %v, want %v", got, want)
 	}
 }
+
+// TestSharedStageProfiles checks that inside a run the straggler detectors
+// share a stage's profile, each copy holding the caller's records, and that
+// it equals the profile computed afresh.
+func TestSharedStageProfiles(t *testing.T) {
+	st := &model.Stage{Kind: model.StageSpark}
+	var m model.TaskMetrics
+	for i := range 9 {
+		m[model.JVMGCTime] = int64(10 * i)
+		st.AddTask(model.Task{ID: int64(i), Launch: 1000, Finish: 2000 + 100*int64(i%4), Status: model.TaskSuccess,
+			Locality: model.Locality(1 + i%5), HasMetrics: true}, &m)
+	}
+	app := &model.App{Engine: model.Spark, Stages: []*model.Stage{st}}
+	fresh := newStageProfile(buildStageRecords(app, 0))
+	defer shareRecords(app)()
+	for range 3 {
+		recs := stageRecords(app, 0)
+		p := stageProfileOf(app, 0, recs)
+		if &p.recs[0] != &recs[0] {
+			t.Fatal("the profile does not hold the caller's records")
+		}
+		if p.medDur != fresh.medDur || p.medBytes != fresh.medBytes || p.medGC != fresh.medGC ||
+			p.medFetch != fresh.medFetch || p.localSlow != fresh.localSlow || p.spillSlow != fresh.spillSlow {
+			t.Fatalf("shared profile %+v, computed afresh %+v", *p, *fresh)
+		}
+	}
+	if recordsCache.m[app].profiles[0] == nil {
+		t.Fatal("the profile was not shared")
+	}
+}

@@ -63,7 +63,7 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 		if len(recs) < p.MinTasks {
 			continue
 		}
-		prof := newStageProfile(recs)
+		prof := stageProfileOf(app, si, recs)
 		if prof.medDur <= 0 {
 			continue
 		}

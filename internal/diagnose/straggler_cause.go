@@ -129,7 +129,7 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[
 		if len(recs) < minTasks {
 			continue
 		}
-		p := newStageProfile(recs)
+		p := stageProfileOf(app, si, recs)
 		if p.medDur <= 0 {
 			continue
 		}

@@ -50,7 +50,7 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		if len(recs) < p.MinTasks {
 			continue
 		}
-		prof := newStageProfile(recs)
+		prof := stageProfileOf(app, si, recs)
 		for _, r := range recs {
 			if slow[r.host] < p.ThD || float64(r.dur) <= prof.medDur {
 				continue

@@ -39,9 +39,10 @@ var recordsCache = struct {
 
 // appRecords is one application's cached records, by stage index.
 type appRecords struct {
-	refs   int
-	stages [][]taskRec
-	done   []bool
+	refs     int
+	stages   [][]taskRec
+	done     []bool
+	profiles []*stageProfile // BDTune stage profiles, nil until computed
 }
 
 // shareRecords makes stageRecords reuse the records of app's stages until
@@ -51,7 +52,8 @@ func shareRecords(app *model.App) (release func()) {
 	recordsCache.Lock()
 	e := recordsCache.m[app]
 	if e == nil {
-		e = &appRecords{stages: make([][]taskRec, len(app.Stages)), done: make([]bool, len(app.Stages))}
+		n := len(app.Stages)
+		e = &appRecords{stages: make([][]taskRec, n), done: make([]bool, n), profiles: make([]*stageProfile, n)}
 		recordsCache.m[app] = e
 	}
 	e.refs++
@@ -85,6 +87,34 @@ func stageRecords(app *model.App, si int) []taskRec {
 		return slices.Clone(recs)
 	}
 	return recs
+}
+
+// stageProfileOf is newStageProfile(recs) for recs as stageRecords(app, si)
+// returned them, unmodified. Inside a run (shareRecords) the profile is
+// computed once per stage and shared by the straggler detectors, each
+// getting its own copy holding its recs.
+func stageProfileOf(app *model.App, si int, recs []taskRec) *stageProfile {
+	recordsCache.Lock()
+	e := recordsCache.m[app]
+	var cached *stageProfile
+	if e != nil && si < len(e.profiles) {
+		cached = e.profiles[si]
+	}
+	recordsCache.Unlock()
+	if cached != nil {
+		p := *cached
+		p.recs = recs
+		return &p
+	}
+	p := newStageProfile(recs)
+	if e != nil && si < len(e.profiles) {
+		c := *p
+		c.recs = nil
+		recordsCache.Lock()
+		e.profiles[si] = &c
+		recordsCache.Unlock()
+	}
+	return p
 }
 
 // buildStageRecords decodes the successful, finished attempts of
