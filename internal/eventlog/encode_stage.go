@@ -3,6 +3,8 @@ package eventlog
 import (
 	"slices"
 
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -180,12 +182,26 @@ func (e *encoder) stageExecutorMetrics(st *model.Stage) error {
 func (e *encoder) executorMetrics(m *model.ExecutorMetrics) {
 	e.j.open('{')
 	if m != nil && m.Set {
-		for i, name := range model.ExecutorMetricNames {
-			e.j.kint(name, m.Values[i])
+		for i, f := range executorMetricFields {
+			e.j.nint(f, m.Values[i])
 		}
 	}
 	e.j.close('}')
 }
+
+// executorMetricFields are the ready-made fields of
+// model.ExecutorMetricNames: `"Name":` for the first, `,"Name":` after.
+var executorMetricFields = func() []string {
+	f := make([]string, len(model.ExecutorMetricNames))
+	for i, name := range model.ExecutorMetricNames {
+		b := jsonscan.AppendString(nil, name)
+		if i > 0 {
+			b = append([]byte{','}, b...)
+		}
+		f[i] = string(append(b, ':'))
+	}
+	return f
+}()
 
 // finale writes what the model keeps without a time: executor peaks of
 // stages that never completed, and exclusions of executors and nodes

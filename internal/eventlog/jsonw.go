@@ -93,6 +93,21 @@ func (j *jsonBuf) float(v float64) {
 	j.comma = true
 }
 
+// nint writes a field that follows another in its object from the
+// ready-made text f (`,"Key":`) and v: the hot loops' keys are constants,
+// so their separator and quotes need not be appended one by one.
+func (j *jsonBuf) nint(f string, v int64) {
+	j.b = append(j.b, f...)
+	j.b = strconv.AppendInt(j.b, v, 10)
+	j.comma = true
+}
+
+// raw appends ready-made JSON text that ends with a complete value.
+func (j *jsonBuf) raw(s string) {
+	j.b = append(j.b, s...)
+	j.comma = true
+}
+
 // Field helpers: key then value.
 func (j *jsonBuf) kstr(k, v string)       { j.key(k); j.str(v) }
 func (j *jsonBuf) kint(k string, v int64) { j.key(k); j.int(v) }
