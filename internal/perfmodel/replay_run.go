@@ -118,11 +118,31 @@ func (h *taskHeap) pop() taskItem {
 	i := 0
 	for {
 		c := 4*i + 1
+		if c+3 < n {
+			// Four children: pick the least with conditional moves
+			// rather than unpredictable branches.
+			m, tm := c, it[c].t
+			if t := it[c+1].t; t < tm {
+				m, tm = c+1, t
+			}
+			if t := it[c+2].t; t < tm {
+				m, tm = c+2, t
+			}
+			if t := it[c+3].t; t < tm {
+				m, tm = c+3, t
+			}
+			if tm >= x.t {
+				break
+			}
+			it[i] = it[m]
+			i = m
+			continue
+		}
 		if c >= n {
 			break
 		}
 		m := c
-		for k := c + 1; k < min(c+4, n); k++ {
+		for k := c + 1; k < n; k++ {
 			if it[k].t < it[m].t {
 				m = k
 			}
