@@ -62,6 +62,7 @@ type histWriter struct {
 	ports map[string]int64 // host -> port, from the executors' HostPort
 	// reduces is set when the job has a reduce stage (map output is shuffled).
 	reduces bool
+	id      []byte // scratch for the ids of task records
 }
 
 func newHistWriter(app *model.App) *histWriter {

@@ -1,6 +1,10 @@
 package mapreduce
 
-import "github.com/clusterlens/clusterlens/internal/model"
+import (
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
 
 // counterSpec is one counter the writer logs: its group, name and
 // display name as Hadoop 2.x/3.x prints them, and the model metric it carries.
@@ -43,6 +47,26 @@ var taskCounters = []counterSpec{
 	{"COMMITTED_HEAP_BYTES", "Total committed heap usage (bytes)", model.CommittedHeapBytes, bothBits},
 }
 
+// fileSystemCounterFields and taskCounterFields are each counter's
+// ready-made opening, up to its value: {"name":"...","displayName":"...","value":
+var (
+	fileSystemCounterFields = counterFields(fileSystemCounters)
+	taskCounterFields       = counterFields(taskCounters)
+)
+
+// counterFields writes the opening of each counter of specs.
+func counterFields(specs []counterSpec) []string {
+	out := make([]string, len(specs))
+	for i, c := range specs {
+		j := jw{b: []byte("{")}
+		j.str("name", c.name, true)
+		j.str("displayName", c.display, false)
+		j.key("value", false)
+		out[i] = string(j.b)
+	}
+	return out
+}
+
 // counterValue is the value a counter carries for an attempt of kind k.
 func (h *histWriter) counterValue(c *counterSpec, k model.StageKind, m *model.TaskMetrics) int64 {
 	if c.metric == materializedBytes {
@@ -71,12 +95,13 @@ func hasCounters(m *model.TaskMetrics) bool {
 func (h *histWriter) counters(k model.StageKind, m *model.TaskMetrics) {
 	j := &h.j
 	j.raw(`{"name":"COUNTERS","groups":[`)
-	for gi, g := range []struct {
+	for gi, g := range [...]struct {
 		name, display string
 		specs         []counterSpec
+		fields        []string
 	}{
-		{"org.apache.hadoop.mapreduce.FileSystemCounter", "File System Counters", fileSystemCounters},
-		{"org.apache.hadoop.mapreduce.TaskCounter", "Map-Reduce Framework", taskCounters},
+		{"org.apache.hadoop.mapreduce.FileSystemCounter", "File System Counters", fileSystemCounters, fileSystemCounterFields},
+		{"org.apache.hadoop.mapreduce.TaskCounter", "Map-Reduce Framework", taskCounters, taskCounterFields},
 	} {
 		if gi > 0 {
 			j.raw(",")
@@ -100,10 +125,8 @@ func (h *histWriter) counters(k model.StageKind, m *model.TaskMetrics) {
 				j.raw(",")
 			}
 			first = false
-			j.raw("{")
-			j.str("name", c.name, true)
-			j.str("displayName", c.display, false)
-			j.int("value", v, false)
+			j.raw(g.fields[ci]) // {"name":...,"displayName":...,"value":
+			j.b = strconv.AppendInt(j.b, v, 10)
 			j.raw("}")
 		}
 		j.raw("]}")

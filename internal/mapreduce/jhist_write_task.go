@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -53,21 +54,51 @@ func kindNames(k model.StageKind) (taskType, prefix string, letter byte) {
 }
 
 func (h *histWriter) taskID(k model.StageKind, n int32) string {
-	_, _, l := kindNames(k)
-	return "task_" + h.tail + "_" + string(l) + "_" + pad6(n)
+	return string(h.appendTaskID(nil, k, n))
 }
 
 func (h *histWriter) attemptID(k model.StageKind, t *model.Task) string {
-	_, _, l := kindNames(k)
-	return "attempt_" + h.tail + "_" + string(l) + "_" + pad6(t.Index) + "_" + strconv.Itoa(int(t.Attempt))
+	return string(h.appendAttemptID(nil, k, t))
 }
 
-func pad6(n int32) string {
-	s := strconv.Itoa(int(n))
-	if len(s) < 6 {
-		s = strings.Repeat("0", 6-len(s)) + s
+// appendTaskID appends "task_<tail>_<letter>_<n, 6 digits>" to b.
+func (h *histWriter) appendTaskID(b []byte, k model.StageKind, n int32) []byte {
+	_, _, l := kindNames(k)
+	b = append(b, "task_"...)
+	b = append(b, h.tail...)
+	b = append(b, '_', l, '_')
+	return appendPad6(b, n)
+}
+
+// appendAttemptID appends "attempt_<tail>_<letter>_<index, 6 digits>_<attempt>" to b.
+func (h *histWriter) appendAttemptID(b []byte, k model.StageKind, t *model.Task) []byte {
+	_, _, l := kindNames(k)
+	b = append(b, "attempt_"...)
+	b = append(b, h.tail...)
+	b = append(b, '_', l, '_')
+	b = appendPad6(b, t.Index)
+	b = append(b, '_')
+	return strconv.AppendInt(b, int64(t.Attempt), 10)
+}
+
+// idField writes `"key":"<id>"` from id, an id appended to h.id's storage
+// (which it keeps for the next id), so that ids need no allocation.
+func (h *histWriter) idField(key string, first bool, id []byte) {
+	h.id = id
+	h.j.key(key, first)
+	h.j.b = jsonscan.AppendString(h.j.b, id)
+}
+
+func pad6(n int32) string { return string(appendPad6(nil, n)) }
+
+// appendPad6 appends n in decimal, zero-padded on the left to 6 characters.
+func appendPad6(b []byte, n int32) []byte {
+	var d [12]byte
+	s := strconv.AppendInt(d[:0], int64(n), 10)
+	for k := len(s); k < 6; k++ {
+		b = append(b, '0')
 	}
-	return s
+	return append(b, s...)
 }
 
 // failedTask parses a stage failure as the reader words it
@@ -246,7 +277,7 @@ func (h *histWriter) stageTasks(si uint8, st *model.Stage, recs []rec, ends []ta
 func (h *histWriter) taskStarted(st *model.Stage, n int32, start int64) error {
 	typ, _, _ := kindNames(st.Kind)
 	h.open("TASK_STARTED", "TaskStarted")
-	h.j.str("taskid", h.taskID(st.Kind, n), true)
+	h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, n))
 	h.j.str("taskType", typ, false)
 	h.j.int("startTime", start, false)
 	h.j.str("splitLocations", "", false)
@@ -258,7 +289,7 @@ func (h *histWriter) taskEnded(st *model.Stage, e *taskEnd, finish int64) error 
 	j := &h.j
 	if e.failed {
 		h.open("TASK_FAILED", "TaskFailed")
-		j.str("taskid", h.taskID(st.Kind, e.number), true)
+		h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, e.number))
 		j.str("taskType", typ, false)
 		j.int("finishTime", finish, false)
 		j.str("error", e.err, false)
@@ -269,7 +300,7 @@ func (h *histWriter) taskEnded(st *model.Stage, e *taskEnd, finish int64) error 
 	}
 	t := &st.Tasks[e.attempt]
 	h.open("TASK_FINISHED", "TaskFinished")
-	j.str("taskid", h.taskID(st.Kind, e.number), true)
+	h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, e.number))
 	j.str("taskType", typ, false)
 	j.int("finishTime", finish, false)
 	j.str("status", "SUCCEEDED", false)
@@ -298,14 +329,15 @@ func (h *histWriter) attemptStarted(st *model.Stage, t *model.Task) error {
 	host := h.app.Host(t.Host)
 	j := &h.j
 	h.open(prefix+"_ATTEMPT_STARTED", "TaskAttemptStarted")
-	j.str("taskid", h.taskID(st.Kind, t.Index), true)
+	h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, t.Index))
 	j.str("taskType", typ, false)
-	j.str("attemptId", h.attemptID(st.Kind, t), false)
+	h.idField("attemptId", false, h.appendAttemptID(h.id[:0], st.Kind, t))
 	j.int("startTime", t.Launch, false)
 	j.str("trackerName", host, false)
 	j.int("httpPort", h.ports[host], false)
 	j.int("shufflePort", 13562, false)
-	j.str("containerId", "container_"+h.tail+"_01_"+pad6(int32(t.ID+2)), false)
+	id := append(append(append(h.id[:0], "container_"...), h.tail...), "_01_"...)
+	h.idField("containerId", false, appendPad6(id, int32(t.ID+2)))
 	loc, ok := locality(t.Locality)
 	j.ustr("locality", loc, !ok)
 	avataar := "VIRGIN"
@@ -339,9 +371,9 @@ func (h *histWriter) attemptEnded(st *model.Stage, i int) error {
 			msg = h.app.Reasons[t.Reason].Message
 		}
 		h.open(prefix+suffix, "TaskAttemptUnsuccessfulCompletion")
-		j.str("taskid", h.taskID(st.Kind, t.Index), true)
+		h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, t.Index))
 		j.str("taskType", typ, false)
-		j.str("attemptId", h.attemptID(st.Kind, t), false)
+		h.idField("attemptId", false, h.appendAttemptID(h.id[:0], st.Kind, t))
 		j.int("finishTime", t.Finish, false)
 		j.str("hostname", host, false)
 		j.int("port", h.ports[host], false)
@@ -365,8 +397,8 @@ func (h *histWriter) attemptEnded(st *model.Stage, i int) error {
 	default:
 		h.open(prefix+"_ATTEMPT_FINISHED", "TaskAttemptFinished")
 	}
-	j.str("taskid", h.taskID(st.Kind, t.Index), true)
-	j.str("attemptId", h.attemptID(st.Kind, t), false)
+	h.idField("taskid", true, h.appendTaskID(h.id[:0], st.Kind, t.Index))
+	h.idField("attemptId", false, h.appendAttemptID(h.id[:0], st.Kind, t))
 	j.str("taskType", typ, false)
 	j.str("taskStatus", "SUCCEEDED", false)
 	switch st.Kind {
