@@ -156,6 +156,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		s.Completed = max(s.Completed, st.Completed)
 		parents[i] = append(parents[i], st.ParentIDs...)
 		jobIDs[i] = append(jobIDs[i], st.JobIDs...)
+		tasks[i] = slices.Grow(tasks[i], len(st.Tasks))
 		for k := range st.Tasks {
 			t := &st.Tasks[k]
 			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch {
@@ -186,12 +187,15 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	for j, i := range keep {
 		s := w.Stages[i]
 		ts := tasks[i]
-		slices.SortFunc(ts, func(a, b taskRef) int {
+		byLaunch := func(a, b taskRef) int {
 			if a.launch != b.launch {
 				return cmp64(a.launch, b.launch)
 			}
 			return cmp64(a.id, b.id)
-		})
+		}
+		if !slices.IsSortedFunc(ts, byLaunch) { // logs list tasks mostly in launch order
+			slices.SortFunc(ts, byLaunch)
+		}
 		s.Durations = make([]int64, len(ts))
 		s.FirstLaunch = ts[0].launch
 		for k, t := range ts {
@@ -228,7 +232,8 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		w.Complete = false
 	}
 	w.Executors = executorSpans(app, w)
-	busyAt := runningAt(tasks, func(t taskRef) (int64, int64) { return t.launch, t.finish })
+	starts, ends := sortedSpans(tasks, func(t taskRef) (int64, int64) { return t.launch, t.finish })
+	busyAt := runningAt(starts, ends)
 	for j, i := range keep {
 		s := &w.Stages[j]
 		own := 0
@@ -239,7 +244,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		}
 		s.BusyAtSubmit = busyAt(s.Submitted) - own
 	}
-	w.ObservedConcurrency = concurrency(tasks, func(t taskRef) (int64, int64) { return t.launch, t.finish })
+	w.ObservedConcurrency = maxOpen(starts, ends)
 	return w, nil
 }
 
@@ -269,11 +274,16 @@ func cmp64(a, b int64) int {
 // concurrency is the most intervals open at once; an interval ending at the
 // instant another starts does not overlap it.
 func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
+	return maxOpen(sortedSpans(groups, span))
+}
+
+// sortedSpans lists the starts and the ends of the intervals, each sorted.
+func sortedSpans[T any](groups [][]T, span func(T) (int64, int64)) (starts, ends []int64) {
 	n := 0
 	for _, g := range groups {
 		n += len(g)
 	}
-	starts, ends := make([]int64, 0, n), make([]int64, 0, n)
+	starts, ends = make([]int64, 0, n), make([]int64, 0, n)
 	for _, g := range groups {
 		for _, x := range g {
 			a, b := span(x)
@@ -283,7 +293,13 @@ func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
 	}
 	slices.Sort(starts)
 	slices.Sort(ends)
-	// Merge the two sorted lists, an end before a start at the same instant.
+	return starts, ends
+}
+
+// maxOpen is the most intervals open at once, given their sorted starts
+// and ends: it merges the two lists, an end before a start at the same
+// instant.
+func maxOpen(starts, ends []int64) int {
 	cur, m, j := 0, 0, 0
 	for _, a := range starts {
 		for j < len(ends) && ends[j] <= a {
@@ -296,18 +312,9 @@ func concurrency[T any](groups [][]T, span func(T) (int64, int64)) int {
 	return m
 }
 
-// runningAt returns a function counting the intervals with start <= t < end.
-func runningAt[T any](groups [][]T, span func(T) (int64, int64)) func(t int64) int {
-	var starts, ends []int64
-	for _, g := range groups {
-		for _, x := range g {
-			a, b := span(x)
-			starts = append(starts, a)
-			ends = append(ends, b)
-		}
-	}
-	slices.Sort(starts)
-	slices.Sort(ends)
+// runningAt returns a function counting the intervals with start <= t < end,
+// given their sorted starts and ends.
+func runningAt(starts, ends []int64) func(t int64) int {
 	return func(t int64) int {
 		started, _ := slices.BinarySearch(starts, t+1) // starts <= t
 		ended, _ := slices.BinarySearch(ends, t+1)     // ends <= t
