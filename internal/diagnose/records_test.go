@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,5 +130,37 @@ func TestSharedStageProfiles(t *testing.T) {
 	}
 	if recordsCache.m[app].profiles[0] == nil {
 		t.Fatal("the profile was not shared")
+	}
+}
+
+// TestSharedNodeSlowness checks that inside a run nodeSlownessOf answers
+// what nodeSlowness computes, with maps each caller may change.
+func TestSharedNodeSlowness(t *testing.T) {
+	app := &model.App{Engine: model.Spark, Hosts: []string{"", "a", "b", "c"}}
+	var m model.TaskMetrics
+	for s := range 3 {
+		st := &model.Stage{ID: int32(s), Kind: model.StageSpark}
+		for i := range 30 {
+			h := uint32(1 + i%3)
+			d := int64(1000)
+			if h == 3 {
+				d = 4000 // host c is slow
+			}
+			st.AddTask(model.Task{ID: int64(100*s + i), Launch: 1000, Finish: 1000 + d + int64(i), Host: h, Status: model.TaskSuccess, HasMetrics: true}, &m)
+		}
+		app.Stages = append(app.Stages, st)
+	}
+	wantR, wantC := nodeSlowness(app, 1.5, 10, 3)
+	if len(wantR) == 0 {
+		t.Fatal("no node slowness in the test application")
+	}
+	defer shareRecords(app)()
+	for range 3 {
+		r, c := nodeSlownessOf(app, 1.5, 10, 3)
+		if !maps.Equal(r, wantR) || !maps.Equal(c, wantC) {
+			t.Fatalf("shared %v %v, computed afresh %v %v", r, c, wantR, wantC)
+		}
+		clear(r)
+		clear(c)
 	}
 }

@@ -53,7 +53,7 @@ func init() {
 // dominant one, whose remedy the recommendation gives.
 func stragglerTasks(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, _ := nodeSlowness(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, _ := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
 	var out []Finding
 	for si, st := range app.Stages {
 		if !workStage(st) {

@@ -26,7 +26,7 @@ func init() {
 // or what else runs on it) is the likeliest cause.
 func stragglerNodes(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, counts := nodeSlowness(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, counts := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
 	if len(counts) < 2 {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -43,6 +44,19 @@ type appRecords struct {
 	stages   [][]taskRec
 	done     []bool
 	profiles []*stageProfile // BDTune stage profiles, nil until computed
+	slowness map[slownessKey]*hostSlowness
+}
+
+// slownessKey is the parameters of a nodeSlowness call.
+type slownessKey struct {
+	thD                    float64
+	minTasks, minNodeTasks int
+}
+
+// hostSlowness is what nodeSlowness returns.
+type hostSlowness struct {
+	ratios map[uint32]float64
+	counts map[uint32]int
 }
 
 // shareRecords makes stageRecords reuse the records of app's stages until
@@ -115,6 +129,33 @@ func stageProfileOf(app *model.App, si int, recs []taskRec) *stageProfile {
 		recordsCache.Unlock()
 	}
 	return p
+}
+
+// nodeSlownessOf is nodeSlowness, computed once per run and parameters
+// (the straggler task and node detectors both ask for it); each caller gets
+// its own copies of the maps.
+func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int) {
+	k := slownessKey{thD, minTasks, minNodeTasks}
+	recordsCache.Lock()
+	e := recordsCache.m[app]
+	var h *hostSlowness
+	if e != nil {
+		h = e.slowness[k]
+	}
+	recordsCache.Unlock()
+	if h == nil {
+		ratios, counts := nodeSlowness(app, thD, minTasks, minNodeTasks)
+		h = &hostSlowness{ratios, counts}
+		if e != nil {
+			recordsCache.Lock()
+			if e.slowness == nil {
+				e.slowness = map[slownessKey]*hostSlowness{}
+			}
+			e.slowness[k] = h
+			recordsCache.Unlock()
+		}
+	}
+	return maps.Clone(h.ratios), maps.Clone(h.counts)
 }
 
 // buildStageRecords decodes the successful, finished attempts of
