@@ -142,8 +142,8 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 			continue
 		}
 		now = next
-		for r.tasks.Len() > 0 && r.tasks.items[0].t == now || r.events.Len() > 0 && r.events.items[0].t == now {
-			if r.tasks.Len() > 0 && r.tasks.items[0].t == now {
+		for r.tasks.Len() > 0 && r.tasks.min() == now || r.events.Len() > 0 && r.events.items[0].t == now {
+			if r.tasks.Len() > 0 && r.tasks.min() == now {
 				it := r.tasks.pop()
 				r.free++
 				r.finished[it.i]++

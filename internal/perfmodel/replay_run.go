@@ -80,83 +80,6 @@ type taskItem struct {
 	i int
 }
 
-// taskHeap is a 4-ary min-heap of running tasks by finish time: half the
-// depth of a binary heap, with its four children in one or two cache lines.
-// Tasks finishing at the same instant may pop in any order: the replay
-// handles everything due at an instant before it launches more tasks, and
-// what it schedules then does not depend on that order.
-type taskHeap struct{ items []taskItem }
-
-// Len is the number of items.
-func (h *taskHeap) Len() int { return len(h.items) }
-
-func (h *taskHeap) push(x taskItem) {
-	h.items = append(h.items, x)
-	it := h.items
-	i := len(it) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if it[p].t <= x.t {
-			break
-		}
-		it[i] = it[p]
-		i = p
-	}
-	it[i] = x
-}
-
-func (h *taskHeap) pop() taskItem {
-	it := h.items
-	top := it[0]
-	n := len(it) - 1
-	x := it[n]
-	it = it[:n]
-	h.items = it
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c+3 < n {
-			// Four children: pick the least with conditional moves
-			// rather than unpredictable branches.
-			m, tm := c, it[c].t
-			if t := it[c+1].t; t < tm {
-				m, tm = c+1, t
-			}
-			if t := it[c+2].t; t < tm {
-				m, tm = c+2, t
-			}
-			if t := it[c+3].t; t < tm {
-				m, tm = c+3, t
-			}
-			if tm >= x.t {
-				break
-			}
-			it[i] = it[m]
-			i = m
-			continue
-		}
-		if c >= n {
-			break
-		}
-		m := c
-		for k := c + 1; k < n; k++ {
-			if it[k].t < it[m].t {
-				m = k
-			}
-		}
-		if it[m].t >= x.t {
-			break
-		}
-		it[i] = it[m]
-		i = m
-	}
-	it[i] = x
-	return top
-}
-
 // stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
 type stageHeap struct {
 	w  *Workload
@@ -187,7 +110,7 @@ func (h *stageHeap) Pop() any {
 type run struct {
 	p                 *Plan
 	free              int
-	tasks             taskHeap
+	tasks             taskQueue
 	events            itemHeap
 	runnable          stageHeap
 	seq               int
@@ -210,7 +133,6 @@ func newRun(p *Plan, slots int) *run {
 		nextTask: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
 		jobLeft: make([]int, len(w.Jobs)), jobReleased: make([]bool, len(w.Jobs)), jobDone: make([]bool, len(w.Jobs)),
 	}
-	r.tasks.items = make([]taskItem, 0, min(slots, w.NumTasks()))
 	for i := range w.Stages {
 		r.waiting[i] = len(w.Stages[i].Parents)
 	}
@@ -250,9 +172,9 @@ func (r *run) launch(now int64) {
 func (r *run) next() (int64, bool) {
 	switch {
 	case r.tasks.Len() > 0 && r.events.Len() > 0:
-		return min(r.tasks.items[0].t, r.events.items[0].t), true
+		return min(r.tasks.min(), r.events.items[0].t), true
 	case r.tasks.Len() > 0:
-		return r.tasks.items[0].t, true
+		return r.tasks.min(), true
 	case r.events.Len() > 0:
 		return r.events.items[0].t, true
 	}
