@@ -364,3 +364,14 @@ func GenApp(seed uint64, running bool) *model.App {
 		}
 	}
 }
+
+// TestAppendInt compares appendInt with strconv around its shortcut and
+// at the extremes.
+func TestAppendInt(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 11, 99, 100, -1, -9, -10, 1 << 40, -1 << 63, 1<<63 - 1} {
+		got := string(appendInt([]byte("x"), v))
+		if want := "x" + strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+		}
+	}
+}

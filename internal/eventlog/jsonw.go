@@ -58,8 +58,17 @@ func (j *jsonBuf) str(s string) {
 
 func (j *jsonBuf) int(v int64) {
 	j.sep()
-	j.b = strconv.AppendInt(j.b, v, 10)
+	j.b = appendInt(j.b, v)
 	j.comma = true
+}
+
+// appendInt is strconv.AppendInt in base 10 with a shortcut for one digit:
+// most of a task's metrics are 0.
+func appendInt(b []byte, v int64) []byte {
+	if uint64(v) < 10 {
+		return append(b, byte('0'+v))
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 func (j *jsonBuf) bool(v bool) {
@@ -98,7 +107,7 @@ func (j *jsonBuf) float(v float64) {
 // so their separator and quotes need not be appended one by one.
 func (j *jsonBuf) nint(f string, v int64) {
 	j.b = append(j.b, f...)
-	j.b = strconv.AppendInt(j.b, v, 10)
+	j.b = appendInt(j.b, v)
 	j.comma = true
 }
 

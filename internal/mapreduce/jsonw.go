@@ -20,6 +20,10 @@ func (j *jw) str(key, v string, first bool) {
 
 func (j *jw) int(key string, v int64, first bool) {
 	j.key(key, first)
+	if uint64(v) < 10 { // one digit, as most counters of an attempt
+		j.b = append(j.b, byte('0'+v))
+		return
+	}
 	j.b = strconv.AppendInt(j.b, v, 10)
 }
 
