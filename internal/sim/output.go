@@ -41,8 +41,8 @@ const (
 // (each application's logs as soon as it ends; Result.Apps stays empty):
 // spark/<appId>, mapreduce/<jobId>.jhist and <jobId>_conf.xml,
 // metrics.csv.zst, phases.csv.zst (with Output.Phases), truth.json and
-// scenario.json (docs/SIMULATOR.md). The .jhist, configuration and metric
-// files bypass the page cache where the file system allows (fileWriter):
+// scenario.json (docs/SIMULATOR.md). The .jhist, configuration, metric and
+// phase files bypass the page cache where the file system allows (fileWriter):
 // the simulator writes gigabytes it does not read back.
 func Run(sc *Scenario, seed uint64, out string, enc Encoders) (res *Result, err error) {
 	if err := sc.Resolve(); err != nil {
