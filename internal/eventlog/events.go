@@ -88,14 +88,7 @@ func skipEvent(_ *Decoder, s *jsonscan.Scanner) {
 }
 
 func decodeLogStart(d *Decoder, s *jsonscan.Scanner) {
-	var v string
-	for k := s.Key(); k != nil; k = s.Key() {
-		if string(k) == "Spark Version" {
-			v = s.String()
-		} else {
-			s.Skip()
-		}
-	}
+	v := readString(s, "Spark Version")
 	d.pending = func() { d.app.Version = v }
 }
 
@@ -141,6 +134,19 @@ func readTime(s *jsonscan.Scanner, name string) int64 {
 	for k := s.Key(); k != nil; k = s.Key() {
 		if string(k) == name {
 			v = s.Int()
+		} else {
+			s.Skip()
+		}
+	}
+	return v
+}
+
+// readString reads one string field by name, skipping the others.
+func readString(s *jsonscan.Scanner, name string) string {
+	var v string
+	for k := s.Key(); k != nil; k = s.Key() {
+		if string(k) == name {
+			v = s.String()
 		} else {
 			s.Skip()
 		}

@@ -175,14 +175,7 @@ func decodeBlockManagerAdded(d *Decoder, s *jsonscan.Scanner) {
 
 func decodeExecutorExcluded(excluded bool) handler {
 	return func(d *Decoder, s *jsonscan.Scanner) {
-		var id string
-		for k := s.Key(); k != nil; k = s.Key() {
-			if string(k) == "executorId" {
-				id = s.String()
-			} else {
-				s.Skip()
-			}
-		}
+		id := readString(s, "executorId")
 		d.pending = func() {
 			// Only executors already known, as the History Server updates only live ones.
 			if i, ok := d.execIndex[id]; ok {
@@ -194,14 +187,7 @@ func decodeExecutorExcluded(excluded bool) handler {
 
 func decodeNodeExcluded(excluded bool) handler {
 	return func(d *Decoder, s *jsonscan.Scanner) {
-		var host string
-		for k := s.Key(); k != nil; k = s.Key() {
-			if string(k) == "hostId" {
-				host = s.String()
-			} else {
-				s.Skip()
-			}
-		}
+		host := readString(s, "hostId")
 		d.pending = func() {
 			a := d.app
 			// Like the History Server, (un)exclude every live executor on the
