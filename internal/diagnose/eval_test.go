@@ -341,7 +341,6 @@ func gapPredicted(res *sim.Result) (map[item]bool, int) {
 	return out, n
 }
 
-
 // onSlowest counts the predictions not in truth whose host (an item's what
 // for nodes; the attempt's host for tasks) is of the scenario's hardware
 // class with the slowest CPU: stragglers of slow hardware, which truth.json
