@@ -2,8 +2,7 @@ package eventlog
 
 import (
 	"bufio"
-	"compress/gzip"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -70,50 +68,56 @@ func countApp(a *model.App) counts {
 	return c
 }
 
-// openTest decompresses by extension; the codec package does this for real.
+// openTest opens a log file decompressed as its bytes say (codec.Open).
 func openTest(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case strings.HasSuffix(path, ".zstd"):
-		z, err := zstd.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		return struct {
-			io.Reader
-			io.Closer
-		}{z, f}, nil
-	case strings.HasSuffix(path, ".gz"):
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		return struct {
-			io.Reader
-			io.Closer
-		}{z, f}, nil
+	r, _, err := codec.Open(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return f, nil
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, closers{r, f}}, nil
 }
 
-func TestExpectedCounts(t *testing.T) {
+type closers [2]io.Closer
+
+func (c closers) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
+
+// sparkRows returns shared/data/logs and the columns of every Spark row of
+// its expected-counts.tsv, failing unless there are at least 100.
+func sparkRows(t *testing.T) (string, [][]string) {
+	t.Helper()
 	root := sharedtest.Dir(t, "logs")
 	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var rows [][]string
 	sc := bufio.NewScanner(f)
-	n := 0
 	for sc.Scan() {
-		col := strings.Split(sc.Text(), "\t")
-		if strings.HasPrefix(col[0], "#") || col[0] != "spark-eventlog" {
-			continue
+		if col := strings.Split(sc.Text(), "\t"); col[0] == "spark-eventlog" {
+			rows = append(rows, col)
 		}
-		n++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 100 {
+		t.Fatalf("only %d Spark logs listed", len(rows))
+	}
+	return root, rows
+}
+
+func TestExpectedCounts(t *testing.T) {
+	root, rows := sparkRows(t)
+	for _, col := range rows {
 		path := col[1]
 		t.Run(path, func(t *testing.T) {
 			r, err := openTest(filepath.Join(root, path))
@@ -144,8 +148,5 @@ func TestExpectedCounts(t *testing.T) {
 			}
 		})
 	}
-	if n < 100 {
-		t.Fatalf("only %d Spark logs listed", n)
-	}
-	fmt.Println("spark logs checked:", n)
+	t.Logf("%d Spark logs checked", len(rows))
 }
