@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -61,18 +60,11 @@ func (s *scanner) rolling(dir string, entries []fs.DirEntry) {
 		case e.IsDir():
 			s.skip(p, "folder inside a rolling event log folder")
 		case m != nil:
-			info, err := e.Info()
-			if err != nil {
-				s.skip(p, "unreadable: %v", err)
+			part, ok := s.numberedPart(p, e, m[1], "events file index")
+			if !ok {
 				continue
 			}
-			idx, err := strconv.ParseInt(m[1], 10, 64)
-			if err != nil {
-				s.skip(p, "events file index %s: %v", m[1], err)
-				continue
-			}
-			part := s.part(p, info, 0)
-			part.Index, part.Compact = idx, strings.HasSuffix(e.Name(), compactSuffix)
+			part.Compact = strings.HasSuffix(e.Name(), compactSuffix)
 			parts = append(parts, part)
 		case strings.HasPrefix(e.Name(), appStatusPrefix):
 			if status != "" {

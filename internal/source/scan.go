@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -210,6 +211,25 @@ func (s *scanner) single(p string, info fs.FileInfo, f found) *Log {
 }
 
 // part describes the file at p.
+// numberedPart makes the part for p, a file of a multi-part folder whose
+// name carries its index as text; unreadable files and bad indexes are
+// skipped with a reason naming what (e.g. "events file index").
+func (s *scanner) numberedPart(p string, e fs.DirEntry, index, what string) (Part, bool) {
+	info, err := e.Info()
+	if err != nil {
+		s.skip(p, "unreadable: %v", err)
+		return Part{}, false
+	}
+	idx, err := strconv.ParseInt(index, 10, 64)
+	if err != nil {
+		s.skip(p, "%s %s: %v", what, index, err)
+		return Part{}, false
+	}
+	part := s.part(p, info, 0)
+	part.Index = idx
+	return part, true
+}
+
 func (s *scanner) part(p string, info fs.FileInfo, c codec.Codec) Part {
 	return Part{Name: s.display(p), Path: p, Size: info.Size(), ModTime: info.ModTime(), Codec: c}
 }

@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -56,19 +55,9 @@ func (s *scanner) spark1(dir string, entries []fs.DirEntry) {
 		case e.IsDir():
 			s.skip(p, "folder inside a Spark 1.x log folder")
 		case m != nil:
-			info, err := e.Info()
-			if err != nil {
-				s.skip(p, "unreadable: %v", err)
-				continue
+			if part, ok := s.numberedPart(p, e, m[1], "event log index"); ok {
+				l.Parts = append(l.Parts, part)
 			}
-			idx, err := strconv.ParseInt(m[1], 10, 64)
-			if err != nil {
-				s.skip(p, "event log index %s: %v", m[1], err)
-				continue
-			}
-			part := s.part(p, info, 0)
-			part.Index = idx
-			l.Parts = append(l.Parts, part)
 		case strings.HasPrefix(name, spark1VersionPrefix):
 			l.SparkVersion = strings.TrimPrefix(name, spark1VersionPrefix)
 		case strings.HasPrefix(name, spark1CodecPrefix):
