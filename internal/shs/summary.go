@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // Default quantiles of the API.
@@ -15,27 +16,13 @@ const (
 )
 
 // quantileIndexes are AppStatusStore's positions for sorted quantiles over
-// count values: min((q * count).toLong, count - 1).
+// count values (stats.QuantileIndex).
 func quantileIndexes(qs []float64, count int64) []int64 {
 	idx := make([]int64, len(qs))
 	for i, q := range qs {
-		idx[i] = min(javaLong(q*float64(count)), count-1)
+		idx[i] = stats.QuantileIndex(q, count)
 	}
 	return idx
-}
-
-// javaLong is a Java double-to-long conversion: truncation, NaN to 0,
-// saturation at the limits.
-func javaLong(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 // scanIndex reproduces AppStatusStore.taskSummary's scan of one task index:

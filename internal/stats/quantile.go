@@ -21,16 +21,28 @@ func Quantiles(values []float64, qs []float64) []float64 {
 	}
 	slices.Sort(values)
 	for i, q := range qs {
-		idx := int64(q * float64(n))
-		if idx > int64(n-1) {
-			idx = int64(n - 1)
-		}
-		if idx < 0 {
-			idx = 0
-		}
-		out[i] = values[idx]
+		out[i] = values[max(QuantileIndex(q, int64(n)), 0)]
 	}
 	return out
+}
+
+// QuantileIndex is the position of quantile q among n sorted values as
+// Spark's AppStatusStore computes it: min((q * n).toLong, n - 1), with
+// Java's double-to-long conversion (truncation, NaN to 0, saturation).
+func QuantileIndex(q float64, n int64) int64 {
+	f := q * float64(n)
+	var idx int64
+	switch {
+	case math.IsNaN(f):
+		idx = 0
+	case f >= math.MaxInt64:
+		idx = math.MaxInt64
+	case f <= math.MinInt64:
+		idx = math.MinInt64
+	default:
+		idx = int64(f)
+	}
+	return min(idx, n-1)
 }
 
 // FiveNumber are the quantiles a summary shows: min, 25th, median, 75th, max.

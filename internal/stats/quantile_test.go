@@ -23,3 +23,14 @@ func TestQuantilesHistoryServerIndexing(t *testing.T) {
 		t.Fatalf("empty: %v", got)
 	}
 }
+
+func TestQuantileIndexJavaConversion(t *testing.T) {
+	for _, c := range []struct {
+		q    float64
+		n, w int64
+	}{{0.5, 8, 4}, {0.99, 8, 7}, {1, 8, 7}, {math.NaN(), 8, 0}, {math.Inf(1), 8, 7}, {0.3, 10, 3}} {
+		if got := QuantileIndex(c.q, c.n); got != c.w {
+			t.Errorf("QuantileIndex(%v, %d) = %d, want %d", c.q, c.n, got, c.w)
+		}
+	}
+}
