@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // Resource channels recorded per node, as rates: cores for chUser and
@@ -25,16 +27,9 @@ const (
 // use further ahead waits in an overflow map.
 const ringLen = 256
 
-// MetricNames are the node metrics written, in order: Ganesha's 14 OS
-// metrics (Pan et al., 2009, Table 1) then HybridTune's system-level
-// metrics (Ren et al.). Units are in docs/SIMULATOR.md.
-var MetricNames = [...]string{
-	"cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "context_switches_per_s", "procs_runnable",
-	"procs_total", "load1", "net_rx_bytes_per_s", "net_tx_bytes_per_s", "pages_in_kb_per_s",
-	"pages_out_kb_per_s", "page_faults_per_s", "disk_read_bytes_per_s", "disk_write_bytes_per_s",
-	"cpu_usage", "mem_usage", "ioWaitRatio", "weighted_io", "disk_read_bw", "disk_write_bw",
-	"net_send_bw", "net_recv_bw",
-}
+// MetricNames are the node metrics written, in order: model.NodeMetricNames.
+// Units are in docs/SIMULATOR.md.
+var MetricNames = model.NodeMetricNames
 
 // nodeSeries accumulates one sampled node's resource use as a difference
 // array over sample buckets, so that adding an interval costs four writes

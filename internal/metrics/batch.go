@@ -1,0 +1,14 @@
+package metrics
+
+import "github.com/clusterlens/clusterlens/internal/model"
+
+// Batch is what an agent ships in one request. Agent and Seq identify it:
+// an agent numbers its batches 1, 2, 3, … and keeps the numbering across
+// restarts (it is persisted beside the spool), so that a collector can
+// recognise a batch it already stored when delivery is retried
+// (at-least-once delivery, exactly-once storage).
+type Batch struct {
+	Agent   string // agent id, stable per node
+	Seq     uint64 // 1-based, increasing per agent
+	Samples []model.Sample
+}
