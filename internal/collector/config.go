@@ -1,0 +1,48 @@
+package collector
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/store"
+)
+
+// DefaultListen is where the collector listens unless told otherwise:
+// loopback only, so exposing it is a deliberate choice.
+const DefaultListen = "127.0.0.1:9470"
+
+// DefaultMaxBodyBytes bounds a request body (compressed) by default.
+const DefaultMaxBodyBytes = 16 << 20
+
+// Config configures a Server.
+type Config struct {
+	Listen string      // address to listen on (default DefaultListen)
+	Store  store.Store // where batches go (required)
+	Token  string      // bearer token agents must present (required)
+
+	// TLSCert and TLSKey are PEM files; when both are set the server
+	// speaks HTTPS.
+	TLSCert, TLSKey string
+
+	MaxBodyBytes int64          // compressed body limit (default DefaultMaxBodyBytes)
+	Limits       metrics.Limits // decoding limits (zero fields: metrics.DefaultLimits)
+
+	// OnBatch, when set, is called with every batch after it was stored
+	// for the first time (never for duplicates), in the request's
+	// goroutine: online analyses hook in here and must return quickly.
+	OnBatch func(*metrics.Batch)
+
+	// Registry receives the collector's metrics and is served on
+	// /metrics; callers may register their own collectors in it. Nil: a
+	// new registry with the Go runtime and process collectors.
+	Registry *prometheus.Registry
+
+	Logger *slog.Logger // default slog.Default()
+}
+
+// ErrNoToken is returned by New when Config.Token is empty: the collector
+// never accepts unauthenticated batches.
+var ErrNoToken = errors.New("collector: a bearer token is required")
