@@ -1,0 +1,78 @@
+package correlate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+func TestFramesOrderMergeDerive(t *testing.T) {
+	fs := NewFrames(0, 0)
+	add := func(ts int64, host, typ string, v float64) {
+		fs.Add(&model.Sample{Time: ts, Host: host, Type: typ, Value: v})
+	}
+	add(3000, "h", "cpu_user_pct", 30)
+	add(1000, "h", "cpu_user_pct", 10) // out of order
+	add(2000, "h", "cpu_user_pct", 20)
+	add(1000, "h", "cpu_system_pct", 5) // joins the 1000 row on sorting
+	add(2000, "h", "disk_read_bw", 7)
+	add(2000, "h", "unknown_metric", 1)
+	fs.Add(&model.Sample{Time: 2000, Host: "h", Type: "cpu_user_pct", Target: "cpu0", Value: 99})
+	fs.Finish()
+	f := fs.Host("h")
+	if f == nil || len(f.Times) != 3 || f.Times[0] != 1000 || f.Times[2] != 3000 || f.IntervalMs != 1000 {
+		t.Fatalf("frame %+v", f)
+	}
+	if v := f.Value(0, mCPUUsage); v != 15 {
+		t.Errorf("cpu_usage at 1000 = %v, want user 10 + system 5", v)
+	}
+	if v := f.Value(1, mDiskRead); v != 7 {
+		t.Errorf("disk_read_bytes_per_s from disk_read_bw = %v", v)
+	}
+	if v := f.Value(2, mCPUSys); !math.IsNaN(float64(v)) {
+		t.Errorf("missing value %v, want NaN", v)
+	}
+	if fs.Ignored() != 2 || fs.Rows() != 3 {
+		t.Errorf("ignored %d, rows %d", fs.Ignored(), fs.Rows())
+	}
+}
+
+// TestStageMatrixMeans recomputes every (stage, host) mean of cpu_usage and
+// disk writes by brute force from the simulator's phases and the raw
+// samples, and checks the matrices' shape.
+func TestStageMatrixMeans(t *testing.T) {
+	r := runSim(t, "", 1)
+	for _, app := range r.apps {
+		spans := truthSpans(r.phases, app.ID)
+		c := New(app, r.frames, Options{})
+		s := c.SkewMs()
+		for i, sm := range c.StageMatrices() {
+			if sm.Stage != app.Stages[i].Key() || len(sm.X) != len(sm.Hosts) || len(sm.Metrics) != NumMetrics {
+				t.Fatalf("%s stage %d: matrix %v, %d rows for %d hosts, %d metrics", app.ID, i, sm.Stage, len(sm.X), len(sm.Hosts), len(sm.Metrics))
+			}
+			for j, host := range sm.Hosts {
+				w, ok := spans[host][app.Stages[i].ID]
+				if !ok {
+					t.Fatalf("%s stage %d: host %s has no attempt in the phases", app.ID, i, host)
+				}
+				f := r.frames.Host(host)
+				for _, name := range []string{"cpu_usage", "disk_write_bytes_per_s"} {
+					m := model.NodeMetricIndex(name)
+					var sum float64
+					n := 0
+					for row, ts := range f.Times {
+						if ts-f.IntervalMs-s < w[1] && w[0] < ts+s {
+							sum += float64(f.Value(row, m))
+							n++
+						}
+					}
+					got := sm.X[j][sm.Column(name)]
+					if n != sm.Samples[j] || math.Abs(got-sum/float64(n)) > 1e-6*math.Max(1, math.Abs(got)) {
+						t.Errorf("%s stage %d %s %s: %g over %d samples, brute force %g over %d", app.ID, i, host, name, got, sm.Samples[j], sum/float64(n), n)
+					}
+				}
+			}
+		}
+	}
+}
