@@ -34,10 +34,10 @@ type simRun struct {
 
 // phase is a row of phases.csv.zst.
 type phase struct {
-	app                string
-	stage, task, att   int32
-	host, name, res    string
-	start, end         int64
+	app              string
+	stage, task, att int32
+	host, name, res  string
+	start, end       int64
 }
 
 var simCache = map[string]*simRun{}
