@@ -167,7 +167,7 @@ func TestDetectorEvaluation(t *testing.T) {
 	r.extra = fmt.Sprintf("%d FP on the slowest hardware", r.onSlow)
 	rows = append(rows, r)
 	// Scheduling gaps, per application.
-	r = evalRow{detector: "scheduling-gap", scenario: "scheduling-gap", minP: 0.83, minR: 0.99}
+	r = evalRow{detector: "scheduling-gap", scenario: "scheduling-gap", minP: 0.99, minR: 0.99}
 	seeds(func(seed uint64) {
 		for _, name := range []string{"scheduling-gap", "clean"} {
 			res := run(name, seed)

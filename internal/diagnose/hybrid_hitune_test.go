@@ -38,6 +38,31 @@ func TestSchedulingGapIdleWhileWaiting(t *testing.T) {
 	}
 }
 
+// TestSchedulingGapSlotWait: delay scheduling, not a scheduling gap. Host 1
+// (2 slots) runs 8 tasks of 20 s back to back, each waiting one launched the
+// moment a full executor freed a slot (the tasks wait for their cached
+// partitions there), while host 2's 2 slots sit idle for 60 s. The 6 tasks
+// that waited are slot waits: no finding, however long host 2 idled. The
+// same launches on an executor that had a free slot all along are a gap.
+func TestSchedulingGapSlotWait(t *testing.T) {
+	b := newMulti(model.Spark, 80, 2, 2)
+	b.stage(0, 0, model.StageSpark, 0, append(wave(1, 8, 2, 0, 20, 1, model.ProcessLocal), hbTask{host: 2, launch: 0, dur: 20, mib: 1})...)
+	b.job(0, 0, 80, 0)
+	if fs := runOnly(b, "scheduling-gap"); len(fs) != 0 {
+		t.Errorf("delay-scheduling waits reported as a scheduling gap: %+v", fs)
+	}
+	// Host 1 with 4 slots, 2 used: launches at slot frees on an executor
+	// that was not full are the scheduler's gap.
+	b = newMulti(model.Spark, 80, 2, 4)
+	b.stage(0, 0, model.StageSpark, 0, append(wave(1, 8, 2, 0, 20, 1, model.ProcessLocal), hbTask{host: 2, launch: 0, dur: 20, mib: 1})...)
+	b.job(0, 0, 80, 0)
+	fs := runOnly(b, "scheduling-gap")
+	if len(fs) != 1 {
+		t.Fatalf("findings: %+v", fs)
+	}
+	checkEvidence(t, fs[0], map[string]float64{"waitingTasks": 6, "slotWaitTasks": 0})
+}
+
 // mrJob builds a MapReduce job of 50 s: 4 maps of 20 s on h1 and h2 (two
 // each, at once) and one reduce on h2 launched at reduceAt that ends its
 // shuffle at 35 s, its sort at 40 s and finishes at 45 s.

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -33,11 +34,19 @@ type SchedulingGapParams struct {
 	SerialShare Limits
 	// MinSerialMs is the least such time worth a finding.
 	MinSerialMs int64
+	// SlotFreedMs: a waiting task launched within this long after an
+	// attempt ended on the same executor while all its slots were busy
+	// waited for that executor's slot
+	// (Spark's delay scheduling keeps a task for the executor that caches
+	// its partition or holds its data), not for the scheduler; its wait is
+	// counted apart (slotWaitIdleSlotMs) and is not a scheduling gap
+	// (clusterlens's rule: the scheduler offers a freed slot at once).
+	SlotFreedMs int64
 }
 
 // DefaultSchedulingGapParams are the defaults.
 var DefaultSchedulingGapParams = SchedulingGapParams{IdleShare: Limits{0.05, 0.1, 0.2, 0.4}, MinIdleSlotMs: 60_000, HeartbeatMs: 3000,
-	FewPerHeartbeat: 2, SerialShare: Limits{0.05, 0.1, 0.2, 0.4}, MinSerialMs: 5_000}
+	FewPerHeartbeat: 2, SerialShare: Limits{0.05, 0.1, 0.2, 0.4}, MinSerialMs: 5_000, SlotFreedMs: 50}
 
 func init() {
 	mustRegister(Func[SchedulingGapParams]{
@@ -101,9 +110,44 @@ func readyTimes(app *model.App) []int64 {
 }
 
 type sweepEvent struct {
-	t                       int64
-	slots, running, waiting int
-	launch                  bool
+	t                                int64
+	slots, running, waiting, forSlot int
+	launch                           bool
+}
+
+// slotFrees holds, per executor, the sorted times an attempt ended while
+// every slot of the executor was busy: the moments a full executor freed a
+// slot.
+type slotFrees map[uint32][]int64
+
+func slotFreeTimes(r *dataflow.Reconstruction) slotFrees {
+	out := slotFrees{}
+	for _, span := range r.Executors {
+		var starts, ends []int64
+		for _, ai := range span.Attempts {
+			if at := &r.Attempts[ai]; at.End > at.Start {
+				starts, ends = append(starts, at.Start), append(ends, at.End)
+			}
+		}
+		slices.Sort(starts)
+		slices.Sort(ends)
+		for _, e := range ends {
+			began, _ := slices.BinarySearch(starts, e) // attempts started before e
+			ended, _ := slices.BinarySearch(ends, e)   // attempts ended before e
+			if began-ended >= span.Slots {
+				out[span.Index] = append(out[span.Index], e)
+			}
+		}
+	}
+	return out
+}
+
+// justFreed reports whether executor ex, full, freed a slot in
+// [t-within, t]: a task launched then waited for that executor's slot.
+func (f slotFrees) justFreed(ex uint32, t, within int64) bool {
+	ends := f[ex]
+	i, _ := slices.BinarySearch(ends, t-within)
+	return i < len(ends) && ends[i] <= t
 }
 
 func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapParams) (Finding, bool) {
@@ -117,7 +161,8 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 			allocated += s.Allocated()
 		}
 	}
-	waited := 0
+	freed := slotFreeTimes(r)
+	waited, forSlot := 0, 0
 	for _, at := range r.Attempts {
 		if at.End <= at.Start {
 			continue
@@ -128,6 +173,11 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 			continue
 		}
 		if w := ready[at.Stage]; w > 0 && w < at.Start {
+			if freed.justFreed(at.Executor, at.Start, p.SlotFreedMs) {
+				ev = append(ev, sweepEvent{t: w, forSlot: 1}, sweepEvent{t: at.Start, forSlot: -1})
+				forSlot++
+				continue
+			}
 			ev = append(ev, sweepEvent{t: w, waiting: 1}, sweepEvent{t: at.Start, waiting: -1, launch: true})
 			waited++
 		}
@@ -136,9 +186,9 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 		return Finding{}, false
 	}
 	sortSweep(ev)
-	var idleMs, wallMs int64
+	var idleMs, wallMs, slotWaitMs int64
 	launches := 0
-	slots, running, waiting := 0, 0, 0
+	slots, running, waiting, waitingForSlot := 0, 0, 0, 0
 	for i := 0; i < len(ev); {
 		t := ev[i].t
 		gap := max(slots-running, 0) > 0 && waiting > 0
@@ -146,15 +196,20 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 			slots += ev[i].slots
 			running += ev[i].running
 			waiting += ev[i].waiting
+			waitingForSlot += ev[i].forSlot
 			if ev[i].launch && gap {
 				launches++
 			}
 		}
 		if i < len(ev) {
 			dt := ev[i].t - t
-			if idle := min(max(slots-running, 0), waiting); idle > 0 {
+			free := max(slots-running, 0)
+			if idle := min(free, waiting); idle > 0 {
 				idleMs += int64(idle) * dt
 				wallMs += dt
+			}
+			if idle := min(free-min(free, waiting), waitingForSlot); idle > 0 {
+				slotWaitMs += int64(idle) * dt
 			}
 		}
 	}
@@ -196,6 +251,8 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 			fact("launchesWhileIdle", float64(launches), "count"),
 			fact("launchesPerHeartbeat", perHBv, "count"),
 			fact("waitingTasks", float64(waited), "count"),
+			fact("slotWaitIdleSlotMs", float64(slotWaitMs), "slot-ms"),
+			fact("slotWaitTasks", float64(forSlot), "count"),
 		},
 		Recommendation: advice,
 	}, true
