@@ -1,0 +1,206 @@
+package anomaly
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/clusterlens/clusterlens/internal/stats"
+)
+
+// DefaultSimilarityThreshold is the average cosine similarity under which a
+// node is abnormal. The text of HybridTune available to us gives no
+// number, so it is chosen on the simulator with the default ScaleMax
+// (docs/ANOMALY.md): healthy nodes of the 12-node heterogeneous cluster
+// score 0.86–0.98 over a fault window, the faulty node 0.62–0.91.
+const DefaultSimilarityThreshold = 0.85
+
+// NodeParams are Algorithm 4's parameters.
+type NodeParams struct {
+	// Threshold is the average cosine similarity under which a node is
+	// abnormal (DefaultSimilarityThreshold).
+	Threshold float64
+	// Evidence is how many of the most differing metrics each node reports (3).
+	Evidence int
+	// Scale is how each metric is normalised across the nodes (ScaleMax;
+	// ScaleMinMax is the paper's, measured worse in docs/ANOMALY.md).
+	Scale Scale
+}
+
+// Scale is a per-metric normalisation across nodes.
+type Scale uint8
+
+const (
+	// ScaleMinMax maps a metric to [0, 1] by (v-min)/(max-min) across the
+	// nodes, HybridTune's normalisation.
+	ScaleMinMax Scale = iota
+	// ScaleMax maps it by v/max|v| (min-max with the minimum pinned at 0),
+	// which keeps ratios: peers that differ by a few percent stay close
+	// instead of being stretched to 0 and 1.
+	ScaleMax
+)
+
+// DefaultNodeParams returns Algorithm 4's defaults.
+func DefaultNodeParams() NodeParams {
+	return NodeParams{Threshold: DefaultSimilarityThreshold, Evidence: 3, Scale: ScaleMax}
+}
+
+// NodeScore is one node's result of Algorithm 4.
+type NodeScore struct {
+	Host string
+	// Score is the average cosine similarity to the other nodes.
+	Score float64
+	// Abnormal is Score < Threshold.
+	Abnormal bool
+	// Similarity is the cosine similarity to each node, in the input's
+	// host order (1 for the node itself).
+	Similarity []float64
+	// Differing are the metrics on which the node's normalised value is
+	// farthest from the other nodes' median, largest first.
+	Differing []MetricDelta
+}
+
+// MetricDelta is how far one node is from its peers on one metric, in
+// min-max normalised units across the nodes ([0, 1]).
+type MetricDelta struct {
+	Metric string
+	// Value is the node's normalised value, PeerMedian the median of the
+	// other nodes' normalised values.
+	Value, PeerMedian float64
+	// Delta is |Value - PeerMedian|.
+	Delta float64
+}
+
+// AbnormalNodes is HybridTune's abnormal-node detection (Ren et al.,
+// Algorithm 4): x[i][j] is metric j's value on hosts[i] during one stage
+// (for example its mean over the stage's window). Each metric is
+// normalised across the nodes (p.Scale: HybridTune's min-max, stats.MinMax,
+// where a metric equal on every node becomes 0 and drops out; or by the
+// largest magnitude), each node's average cosine similarity
+// (stats.Cosine) to the others is its score, and a node below p.Threshold is
+// abnormal. It returns every node's score in host order; at least three
+// nodes are needed for a majority to exist.
+func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]NodeScore, error) {
+	n := len(hosts)
+	if n < 3 {
+		return nil, fmt.Errorf("abnormal nodes: %d host(s), want at least 3", n)
+	}
+	if len(x) != n {
+		return nil, fmt.Errorf("abnormal nodes: %d hosts but %d rows of values", n, len(x))
+	}
+	d := len(metrics)
+	if d == 0 {
+		return nil, fmt.Errorf("abnormal nodes: no metrics")
+	}
+	for i, row := range x {
+		if len(row) != d {
+			return nil, fmt.Errorf("abnormal nodes: host %q has %d values, want %d (one per metric)", hosts[i], len(row), d)
+		}
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("abnormal nodes: host %q metric %q is %v, want a finite number", hosts[i], metrics[j], v)
+			}
+		}
+	}
+	u := normalizeColumns(x, d, p.Scale)
+	out := make([]NodeScore, n)
+	for i := range n {
+		sim := make([]float64, n)
+		var sum float64
+		for k := range n {
+			if k == i {
+				sim[k] = 1
+				continue
+			}
+			sim[k] = stats.Cosine(u[i], u[k])
+			sum += sim[k]
+		}
+		score := sum / float64(n-1)
+		out[i] = NodeScore{Host: hosts[i], Score: score, Abnormal: score < p.Threshold, Similarity: sim,
+			Differing: differing(u, i, metrics, p.Evidence)}
+	}
+	return out, nil
+}
+
+// normalizeColumns normalises each of the d columns of x across its rows.
+func normalizeColumns(x [][]float64, d int, sc Scale) [][]float64 {
+	n := len(x)
+	u := make([][]float64, n)
+	flat := make([]float64, n*d)
+	for i := range u {
+		u[i] = flat[i*d : (i+1)*d]
+	}
+	col := make([]float64, n)
+	for j := range d {
+		for i := range n {
+			col[i] = x[i][j]
+		}
+		for i, v := range sc.apply(col) {
+			u[i][j] = v
+		}
+	}
+	return u
+}
+
+// apply returns v normalised by sc, as a new slice.
+func (sc Scale) apply(v []float64) []float64 {
+	if sc != ScaleMax {
+		return stats.MinMax(v)
+	}
+	out := make([]float64, len(v))
+	big := 0.0
+	for _, x := range v {
+		big = max(big, math.Abs(x))
+	}
+	if big > 0 {
+		for i, x := range v {
+			out[i] = x / big
+		}
+	}
+	return out
+}
+
+// String names the scale as the flags and docs do.
+func (sc Scale) String() string {
+	if sc == ScaleMax {
+		return "max"
+	}
+	return "minmax"
+}
+
+// differing returns the k metrics on which row i of u is farthest from the
+// other rows' median.
+func differing(u [][]float64, i int, metrics []string, k int) []MetricDelta {
+	if k <= 0 {
+		return nil
+	}
+	others := make([]float64, 0, len(u)-1)
+	ds := make([]MetricDelta, len(metrics))
+	for j, name := range metrics {
+		others = others[:0]
+		for r, row := range u {
+			if r != i {
+				others = append(others, row[j])
+			}
+		}
+		med := median(others)
+		ds[j] = MetricDelta{Metric: name, Value: u[i][j], PeerMedian: med, Delta: math.Abs(u[i][j] - med)}
+	}
+	sort.SliceStable(ds, func(a, b int) bool { return ds[a].Delta > ds[b].Delta })
+	return ds[:min(k, len(ds))]
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count), reordering v.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
+}

@@ -1,0 +1,201 @@
+package anomaly
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Defaults of Algorithm 5's tests.
+const (
+	// DefaultDMin is the distance test's minimum distance between the two
+	// classes' representative points, in normalised units
+	// (Ren et al., Algorithm 5: d_min = 0.5).
+	DefaultDMin = 0.5
+	// DefaultOrders is how many orders of magnitude a value must be off
+	// its peers' median for the magnitude test (one decade: 10×).
+	DefaultOrders = 1.0
+	// DefaultFloor is the magnitude test's floor, a fraction of the
+	// metric's largest magnitude: smaller magnitudes count as the floor,
+	// so at most log10(1/DefaultFloor) = 2 decades separate a zero from
+	// the largest value.
+	DefaultFloor = 0.01
+)
+
+// OutlierParams are Algorithm 5's parameters.
+type OutlierParams struct {
+	// CCR is the PCA's cumulative contribution rate (DefaultCCR); 1 keeps
+	// every metric.
+	CCR float64
+	// Transform turns each series into one value (TransformMean).
+	Transform Transform
+	// Rep is the classes' representative point (RepMaxMin).
+	Rep Rep
+	// DMin is the distance test's threshold (DefaultDMin).
+	DMin float64
+	// Orders is the magnitude test's threshold in decades (DefaultOrders).
+	Orders float64
+	// Floor is the magnitude test's floor (DefaultFloor).
+	Floor float64
+	// Scale normalises each metric across the nodes before the distance
+	// test (ScaleMax; ScaleMinMax is the paper's step 3, which stretches
+	// peers a few percent apart to 0 and 1 and flags them: docs/ANOMALY.md).
+	Scale Scale
+}
+
+// DefaultOutlierParams returns Algorithm 5's defaults.
+func DefaultOutlierParams() OutlierParams {
+	return OutlierParams{CCR: DefaultCCR, Transform: TransformMean, Rep: RepMaxMin,
+		DMin: DefaultDMin, Orders: DefaultOrders, Floor: DefaultFloor, Scale: ScaleMax}
+}
+
+// MetricOutlier is one principal metric's result on one node.
+type MetricOutlier struct {
+	Metric string
+	// Value is the node's transformed value, PeerMedian the median of the
+	// other nodes' (the metric's units).
+	Value, PeerMedian float64
+	// Normalized is the node's normalised value across the nodes (p.Scale).
+	Normalized float64
+	// Score is |Normalized - the other nodes' median normalised value|,
+	// in [0, 1]: how far the node is from its peers on this metric.
+	Score float64
+	// Decades is |log10(Value/PeerMedian)| (magnitudes floored, see
+	// OutlierParams.Floor); Magnitude is Decades ≥ Orders.
+	Decades   float64
+	Magnitude bool
+	// Distance is the distance between the two classes' representative
+	// points when the node is in the outlier class (0 otherwise);
+	// Distant is Distance > DMin.
+	Distance float64
+	Distant  bool
+}
+
+// Outlier reports whether a test flagged the metric.
+func (m *MetricOutlier) Outlier() bool { return m.Magnitude || m.Distant }
+
+// NodeOutliers are one node's principal metrics, flagged ones first, then
+// by Score, largest first.
+type NodeOutliers struct {
+	Host    string
+	Metrics []MetricOutlier
+}
+
+// Outliers returns the flagged metrics.
+func (n *NodeOutliers) Outliers() []MetricOutlier {
+	k := 0
+	for k < len(n.Metrics) && n.Metrics[k].Outlier() {
+		k++
+	}
+	return n.Metrics[:k]
+}
+
+// OutlierReport is Algorithm 5's result: the principal metrics and, per
+// node in host order, their tests.
+type OutlierReport struct {
+	Principal []string
+	Nodes     []NodeOutliers
+}
+
+// OutlierMetrics is HybridTune's outlier-metric identification (Ren et
+// al., Algorithm 5). series[i][j] is metric j's series on hosts[i] over one
+// stage. Step 1 keeps the principal metrics (PrincipalMetrics over every
+// host's observations; a host's observation t is its metrics' t-th values,
+// up to its shortest series). Step 2 turns each series into one value
+// (p.Transform). Step 3 normalises each metric across the hosts (p.Scale).
+// Step 4 flags a metric on a host by the magnitude test (its value is at
+// least p.Orders decades off the other hosts' median) or the two-class
+// distance test (the values split at their largest gap into two classes;
+// when the classes' representative points, p.Rep, are more than p.DMin
+// apart, the hosts of the smaller class are outliers). At least three
+// hosts are needed.
+func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierParams) (*OutlierReport, error) {
+	n, d := len(hosts), len(metrics)
+	if n < 3 {
+		return nil, fmt.Errorf("outlier metrics: %d host(s), want at least 3", n)
+	}
+	if len(series) != n {
+		return nil, fmt.Errorf("outlier metrics: %d hosts but %d series sets", n, len(series))
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("outlier metrics: no metrics")
+	}
+	var rows [][]float64
+	for i, s := range series {
+		if len(s) != d {
+			return nil, fmt.Errorf("outlier metrics: host %q has %d series, want %d (one per metric)", hosts[i], len(s), d)
+		}
+		t := math.MaxInt
+		for _, m := range s {
+			t = min(t, len(m))
+		}
+		for k := range t {
+			r := make([]float64, d)
+			for j, m := range s {
+				if math.IsNaN(m[k]) || math.IsInf(m[k], 0) {
+					return nil, fmt.Errorf("outlier metrics: host %q metric %q point %d is %v, want a finite number", hosts[i], metrics[j], k, m[k])
+				}
+				r[j] = m[k]
+			}
+			rows = append(rows, r)
+		}
+	}
+	principal, err := PrincipalMetrics(rows, p.CCR)
+	if err != nil {
+		return nil, fmt.Errorf("outlier metrics: %w", err)
+	}
+	rep := &OutlierReport{Nodes: make([]NodeOutliers, n)}
+	for i, h := range hosts {
+		rep.Nodes[i].Host = h
+	}
+	vals := make([]float64, n)
+	others := make([]float64, 0, n-1)
+	for _, j := range principal {
+		rep.Principal = append(rep.Principal, metrics[j])
+		big := 0.0
+		for i := range n {
+			vals[i] = p.Transform.value(series[i][j])
+			big = max(big, math.Abs(vals[i]))
+		}
+		u := p.Scale.apply(vals)
+		minority, dist := twoClasses(u, p.Rep)
+		inMinority := make([]bool, n)
+		for _, i := range minority {
+			inMinority[i] = true
+		}
+		for i := range n {
+			mo := MetricOutlier{Metric: metrics[j], Value: vals[i], Normalized: u[i]}
+			others = others[:0]
+			for k := range n {
+				if k != i {
+					others = append(others, vals[k])
+				}
+			}
+			mo.PeerMedian = median(others)
+			others = others[:0]
+			for k := range n {
+				if k != i {
+					others = append(others, u[k])
+				}
+			}
+			mo.Score = math.Abs(u[i] - median(others))
+			mo.Decades = decades(vals[i], mo.PeerMedian, p.Floor*big)
+			mo.Magnitude = mo.Decades >= p.Orders
+			if inMinority[i] {
+				mo.Distance = dist
+				mo.Distant = dist > p.DMin
+			}
+			rep.Nodes[i].Metrics = append(rep.Nodes[i].Metrics, mo)
+		}
+	}
+	for i := range rep.Nodes {
+		ms := rep.Nodes[i].Metrics
+		sort.SliceStable(ms, func(a, b int) bool {
+			if oa, ob := ms[a].Outlier(), ms[b].Outlier(); oa != ob {
+				return oa
+			}
+			return ms[a].Score > ms[b].Score
+		})
+	}
+	return rep, nil
+}

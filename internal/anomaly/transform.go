@@ -1,0 +1,53 @@
+package anomaly
+
+import (
+	"math/cmplx"
+
+	"github.com/clusterlens/clusterlens/internal/stats"
+)
+
+// Transform turns a metric's series into the one value Algorithm 5
+// compares across nodes (Ren et al., Algorithm 5, step 2).
+type Transform uint8
+
+const (
+	// TransformMean is the series' mean: the level of the metric.
+	TransformMean Transform = iota
+	// TransformFFT is the amplitude of the series' dominant frequency,
+	// max over 1 ≤ k ≤ n/2 of |X[k]|/n with X = stats.FFTReal(series) (the
+	// zero-frequency term, which is the mean, is left out): how strongly
+	// the metric oscillates, whatever its level.
+	TransformFFT
+)
+
+// String names the transform as the flags and docs do.
+func (t Transform) String() string {
+	if t == TransformFFT {
+		return "fft"
+	}
+	return "mean"
+}
+
+// value applies t to series (0 for an empty series).
+func (t Transform) value(series []float64) float64 {
+	n := len(series)
+	if n == 0 {
+		return 0
+	}
+	if t == TransformFFT {
+		if n < 2 {
+			return 0
+		}
+		x := stats.FFTReal(series)
+		best := 0.0
+		for k := 1; k <= n/2; k++ {
+			best = max(best, cmplx.Abs(x[k]))
+		}
+		return best / float64(n)
+	}
+	var s float64
+	for _, v := range series {
+		s += v
+	}
+	return s / float64(n)
+}
