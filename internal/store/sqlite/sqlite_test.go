@@ -1,0 +1,32 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/store/sqlite"
+	"github.com/clusterlens/clusterlens/internal/store/storetest"
+)
+
+// opener gives each subtest its own file in dir, the same file when the
+// suite opens it again.
+func opener(dir string) storetest.Opener {
+	var mu sync.Mutex
+	return func(t *testing.T) store.Store {
+		mu.Lock()
+		defer mu.Unlock()
+		path := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+".db")
+		s, err := sqlite.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, opener(t.TempDir()))
+}
