@@ -1,0 +1,389 @@
+package peer
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Indictment is a node Ganesha blames: its exponentially weighted alarm
+// count crossed Params.IndictThreshold at Time.
+type Indictment struct {
+	Host string `json:"host"`
+	// Time is the end of the step (Unix ms) whose alarm crossed the threshold.
+	Time int64 `json:"timeMs"`
+	// AlarmCount is the weighted count then.
+	AlarmCount float64 `json:"alarmCount"`
+	// Differs is the share of compared peers farther than DistThreshold in that step.
+	Differs float64 `json:"differs"`
+}
+
+// NodeStatus is one node's state after the steps seen so far.
+type NodeStatus struct {
+	Host string `json:"host"`
+	// Steps it was compared in, and how many of them raised an alarm.
+	Steps  int `json:"steps"`
+	Alarms int `json:"alarms"`
+	// AlarmCount is the current weighted count, MaxAlarmCount its largest value.
+	AlarmCount    float64 `json:"alarmCount"`
+	MaxAlarmCount float64 `json:"maxAlarmCount"`
+	// Indicted says the count is above the threshold now; FirstIndicted is
+	// when it first was (Unix ms, 0 for never).
+	Indicted      bool  `json:"indicted"`
+	FirstIndicted int64 `json:"firstIndictedMs,omitempty"`
+	// Differs is the share of peers it differed from in the last step it was compared in.
+	Differs float64 `json:"differs"`
+	// Evidence compares its metrics with its peers' while it raised alarms.
+	Evidence []MetricEvidence `json:"evidence,omitempty"`
+}
+
+// MetricEvidence is one metric of a node against its peers, averaged over
+// the steps in which the node raised an alarm.
+type MetricEvidence struct {
+	Metric string `json:"metric"`
+	// Node is the node's mean, Peers the mean of the peers' medians.
+	Node  float64 `json:"node"`
+	Peers float64 `json:"peers"`
+	// Z is the mean difference in normalised units (the profile's scale).
+	Z float64 `json:"z"`
+}
+
+// node is a Detector's per-node state.
+type node struct {
+	host          string
+	hist          histogram
+	last          int64
+	count, maxCnt float64
+	steps, alarms int
+	indicted      bool
+	firstIndict   int64
+	differs       float64
+	stamp         int64 // the last step it was compared in
+	// sums over the current step: normalised and raw vectors
+	zSum, xSum []float64
+	nSum       int
+	// sums over alarmed steps: the node's step means minus the peers' medians (z), raw node and peer medians
+	devZ, devX, devPeer []float64
+	nDev                int
+}
+
+// Detector runs Ganesha's deployment phase (§4.3) over labelled vectors:
+// per-node decayed label histograms, peer distances every Params.StepS,
+// alarms, weighted alarm counts and indictments. It is not safe for
+// concurrent use (Online wraps it).
+type Detector struct {
+	p        Params
+	bins     int
+	dim      int
+	nodes    []*node
+	byHost   map[string]int
+	next     int64 // the next step boundary (Unix ms), 0 before the first vector
+	clock    int64
+	rng      *rand.Rand
+	onIndict func(Indictment)
+	indicts  []Indictment
+	// scratch
+	ps      [][]float64
+	ents    []float64
+	elig    []int
+	exceed  []int
+	peersN  []int
+	med     []float64
+	medZ    []float64
+	medCol  []float64
+	flatP   []float64
+	zMeans  [][]float64
+	xMeans  [][]float64
+	metrics []string
+	group   func(host string, from, to int64) int
+	groups  []int
+	dist    []float64
+}
+
+// SetGroups makes the detector compare each node only with the peers of
+// its group over the histogram window (group returns a class for a host
+// and [from, to) in Unix ms); a group smaller than Params.MinNodes is
+// compared with every node. nil restores plain Ganesha.
+func (d *Detector) SetGroups(group func(host string, from, to int64) int) { d.group = group }
+
+// SetWorkload groups nodes by how many task attempts the logs say they ran
+// over the histogram window (LoadClass): clusterlens's workload-aware peers.
+func (d *Detector) SetWorkload(w *Workload) {
+	if w == nil {
+		d.group = nil
+		return
+	}
+	d.group = func(host string, from, to int64) int { return LoadClass(w.Load(host, from, to)) }
+}
+
+// NewDetector returns a Detector for labels 0..bins-1 and vectors of the
+// named metrics; onIndict (may be nil) is called at each new indictment.
+func NewDetector(bins int, metrics []string, p Params, onIndict func(Indictment)) *Detector {
+	return &Detector{p: p, bins: bins, dim: len(metrics), metrics: metrics, byHost: map[string]int{},
+		rng: rand.New(rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15)), onIndict: onIndict}
+}
+
+// Add records host's vector at time t (Unix ms): its label, normalised
+// vector z and raw vector x. Steps whose grace period t passes are
+// evaluated first.
+func (d *Detector) Add(host string, t int64, label int, z, x []float64) {
+	d.Advance(t)
+	i, ok := d.byHost[host]
+	if !ok {
+		i = len(d.nodes)
+		d.byHost[host] = i
+		d.nodes = append(d.nodes, &node{host: host, hist: newHistogram(d.bins, d.p.WindowS, d.p.Decay),
+			zSum: make([]float64, d.dim), xSum: make([]float64, d.dim),
+			devZ: make([]float64, d.dim), devX: make([]float64, d.dim), devPeer: make([]float64, d.dim)})
+	}
+	n := d.nodes[i]
+	n.hist.add(label)
+	n.last = max(n.last, t)
+	for j := range d.dim {
+		n.zSum[j] += z[j]
+		n.xSum[j] += x[j]
+	}
+	n.nSum++
+}
+
+// Advance moves the clock to t (Unix ms) and evaluates every step whose
+// end plus the grace period is at or before t.
+func (d *Detector) Advance(t int64) {
+	step := int64(d.p.StepS) * 1000
+	if d.next == 0 {
+		d.next = (t/step + 1) * step
+	}
+	d.clock = max(d.clock, t)
+	for d.next+int64(d.p.GraceS)*1000 <= d.clock {
+		d.evaluate(d.next)
+		d.next += step
+	}
+}
+
+// Flush evaluates the step in progress, as at the end of a recording.
+func (d *Detector) Flush() {
+	if d.next != 0 && d.clock > d.next-int64(d.p.StepS)*1000 {
+		d.evaluate(d.next)
+		d.next += int64(d.p.StepS) * 1000
+	}
+}
+
+// evaluate compares the nodes at the step ending at end.
+func (d *Detector) evaluate(end int64) {
+	stale := end - 2*int64(d.p.StepS)*1000
+	d.elig = d.elig[:0]
+	for i, n := range d.nodes {
+		if n.hist.n >= (d.p.WindowS+1)/2 && n.last > stale && n.nSum > 0 {
+			d.elig = append(d.elig, i)
+		}
+	}
+	m := len(d.elig)
+	if m < d.p.MinNodes {
+		for _, n := range d.nodes {
+			n.count *= d.p.AlarmDecay
+			n.indicted = n.count > d.p.IndictThreshold
+			n.resetStep()
+		}
+		return
+	}
+	d.prepare(m)
+	for k, i := range d.elig {
+		d.ents[k] = d.nodes[i].hist.normalize(d.ps[k])
+	}
+	clear(d.exceed[:m])
+	clear(d.peersN[:m])
+	switch {
+	case d.group != nil && m <= d.p.MaxPairwise:
+		d.compareGroups(m, end)
+	case m <= d.p.MaxPairwise:
+		for a := 0; a < m; a++ {
+			for b := a + 1; b < m; b++ {
+				if jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b]) > d.p.DistThreshold {
+					d.exceed[a]++
+					d.exceed[b]++
+				}
+			}
+			d.peersN[a] = m - 1
+		}
+	default:
+		// Each node against SampledPeers peers drawn uniformly: the share of
+		// sampled peers it differs from estimates the share of all peers, so
+		// "more than half of the peers" is kept in expectation (docs/PEER.md).
+		for a := 0; a < m; a++ {
+			for range d.p.SampledPeers {
+				b := d.rng.IntN(m - 1)
+				if b >= a {
+					b++
+				}
+				if jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b]) > d.p.DistThreshold {
+					d.exceed[a]++
+				}
+			}
+			d.peersN[a] = d.p.SampledPeers
+		}
+	}
+	d.peerMedians(m)
+	for k, i := range d.elig {
+		n := d.nodes[i]
+		n.stamp = end
+		n.steps++
+		n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
+		n.count *= d.p.AlarmDecay
+		if n.differs > d.p.PeerFraction {
+			n.alarms++
+			n.count++
+			for j := range d.dim {
+				n.devZ[j] += d.zMeans[k][j] - d.medZ[j]
+				n.devX[j] += d.xMeans[k][j]
+				n.devPeer[j] += d.med[j]
+			}
+			n.nDev++
+		}
+		n.maxCnt = max(n.maxCnt, n.count)
+		was := n.indicted
+		n.indicted = n.count > d.p.IndictThreshold
+		if n.indicted && !was {
+			if n.firstIndict == 0 {
+				n.firstIndict = end
+			}
+			in := Indictment{Host: n.host, Time: end, AlarmCount: n.count, Differs: n.differs}
+			d.indicts = append(d.indicts, in)
+			if d.onIndict != nil {
+				d.onIndict(in)
+			}
+		}
+	}
+	for _, n := range d.nodes {
+		if n.stamp != end {
+			n.count *= d.p.AlarmDecay
+			n.indicted = n.count > d.p.IndictThreshold
+		}
+		n.resetStep()
+	}
+}
+
+func (n *node) resetStep() {
+	clear(n.zSum)
+	clear(n.xSum)
+	n.nSum = 0
+}
+
+// prepare sizes the scratch space for m compared nodes and fills each
+// one's step means.
+func (d *Detector) prepare(m int) {
+	if cap(d.flatP) < m*d.bins {
+		d.flatP = make([]float64, 2*m*d.bins)
+	}
+	d.ps = d.ps[:0]
+	for k := range m {
+		d.ps = append(d.ps, d.flatP[k*d.bins:(k+1)*d.bins])
+	}
+	d.ents = grow(d.ents, m)
+	d.exceed = growInt(d.exceed, m)
+	d.peersN = growInt(d.peersN, m)
+	for len(d.zMeans) < m {
+		d.zMeans = append(d.zMeans, make([]float64, d.dim))
+		d.xMeans = append(d.xMeans, make([]float64, d.dim))
+	}
+	for k, i := range d.elig {
+		n := d.nodes[i]
+		inv := 1 / float64(n.nSum)
+		for j := range d.dim {
+			d.zMeans[k][j] = n.zSum[j] * inv
+			d.xMeans[k][j] = n.xSum[j] * inv
+		}
+	}
+}
+
+// compareGroups counts, for each node, the peers of its workload group
+// (all nodes when the group is too small) it differs from.
+func (d *Detector) compareGroups(m int, end int64) {
+	from := end - int64(d.p.WindowS)*1000
+	d.groups = growInt(d.groups, m)
+	size := map[int]int{}
+	for k, i := range d.elig {
+		d.groups[k] = d.group(d.nodes[i].host, from, end)
+		size[d.groups[k]]++
+	}
+	d.dist = grow(d.dist, m*m)
+	for a := 0; a < m; a++ {
+		for b := a + 1; b < m; b++ {
+			v := jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b])
+			d.dist[a*m+b], d.dist[b*m+a] = v, v
+		}
+	}
+	for a := 0; a < m; a++ {
+		own := size[d.groups[a]] >= d.p.MinNodes
+		for b := 0; b < m; b++ {
+			if b == a || own && d.groups[b] != d.groups[a] {
+				continue
+			}
+			d.peersN[a]++
+			if d.dist[a*m+b] > d.p.DistThreshold {
+				d.exceed[a]++
+			}
+		}
+	}
+}
+
+// peerMedians computes, per metric, the median over the compared nodes of
+// their step means (normalised and raw): the typical peer.
+func (d *Detector) peerMedians(m int) {
+	d.med = grow(d.med, d.dim)
+	d.medZ = grow(d.medZ, d.dim)
+	d.medCol = grow(d.medCol, m)
+	for j := range d.dim {
+		for k := range m {
+			d.medCol[k] = d.zMeans[k][j]
+		}
+		d.medZ[j] = median(d.medCol[:m])
+		for k := range m {
+			d.medCol[k] = d.xMeans[k][j]
+		}
+		d.med[j] = median(d.medCol[:m])
+	}
+}
+
+// median returns the median of v, reordering it.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return 0.5 * (v[n/2-1] + v[n/2])
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func growInt(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// Indictments returns every indictment so far, in time order.
+func (d *Detector) Indictments() []Indictment { return slices.Clone(d.indicts) }
+
+// Statuses returns every node's state, in the order the nodes appeared.
+func (d *Detector) Statuses() []NodeStatus {
+	out := make([]NodeStatus, 0, len(d.nodes))
+	for _, n := range d.nodes {
+		st := NodeStatus{Host: n.host, Steps: n.steps, Alarms: n.alarms, AlarmCount: n.count,
+			MaxAlarmCount: n.maxCnt, Indicted: n.indicted, FirstIndicted: n.firstIndict, Differs: n.differs}
+		if n.nDev > 0 {
+			inv := 1 / float64(n.nDev)
+			for j, name := range d.metrics {
+				st.Evidence = append(st.Evidence, MetricEvidence{Metric: name, Node: n.devX[j] * inv,
+					Peers: n.devPeer[j] * inv, Z: n.devZ[j] * inv})
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}

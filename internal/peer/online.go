@@ -1,0 +1,138 @@
+package peer
+
+import (
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Labeler turns a raw metric vector into a Ganesha state label: the most
+// likely mixture component of a trained Profile, or its "unknown" bin.
+type Labeler interface {
+	// Metrics names the vector's components, in order.
+	Metrics() []string
+	// Bins is the number of labels, "unknown" included.
+	Bins() int
+	// Label writes x's normalised form into z and returns its label in 0..Bins()-1.
+	Label(x, z []float64) int
+}
+
+// Online is Ganesha's deployment phase fed sample by sample, as the
+// collector receives them: it assembles each node's vectors, labels them,
+// and runs the Detector. It is safe for concurrent use; indictments are
+// logged, kept for Indictments and Statuses, and exported to Prometheus
+// by Collector.
+type Online struct {
+	mu  sync.Mutex
+	lab Labeler
+	asm *Assembler
+	det *Detector
+	z   []float64
+	log *slog.Logger
+	// vectors counts the labelled vectors, unknowns those labelled unknown.
+	vectors, unknowns int64
+}
+
+// NewOnline returns an Online detector labelling with lab and comparing
+// with p; log (nil: slog.Default) receives one record per indictment.
+func NewOnline(lab Labeler, p Params, log *slog.Logger) (*Online, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	o := &Online{lab: lab, asm: NewAssembler(lab.Metrics()), z: make([]float64, len(lab.Metrics())), log: log}
+	o.det = NewDetector(lab.Bins(), lab.Metrics(), p, func(in Indictment) {
+		log.Warn("peer: node indicted", "host", in.Host, "timeMs", in.Time,
+			"alarmCount", in.AlarmCount, "differsFromPeers", in.Differs)
+	})
+	return o, nil
+}
+
+// Observe adds samples (of any host, in time order per host).
+func (o *Online) Observe(samples []model.Sample) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range samples {
+		o.add(&samples[i])
+	}
+}
+
+// ObserveBatch adds an agent's batch; it has the collector's OnBatch signature.
+func (o *Online) ObserveBatch(b *metrics.Batch) {
+	if b != nil {
+		o.Observe(b.Samples)
+	}
+}
+
+// ObserveSample adds one sample.
+func (o *Online) ObserveSample(s *model.Sample) {
+	o.mu.Lock()
+	o.add(s)
+	o.mu.Unlock()
+}
+
+func (o *Online) add(s *model.Sample) {
+	o.asm.Add(s, o.vector)
+}
+
+// vector labels one complete vector and hands it to the detector.
+func (o *Online) vector(host string, t int64, x []float64) {
+	l := o.lab.Label(x, o.z)
+	o.vectors++
+	if l == o.lab.Bins()-1 {
+		o.unknowns++
+	}
+	o.det.Add(host, t, l, o.z, x)
+}
+
+// Advance moves the clock to t (Unix ms) without a sample, so that steps
+// are evaluated while nodes are silent.
+func (o *Online) Advance(t int64) {
+	o.mu.Lock()
+	o.det.Advance(t)
+	o.mu.Unlock()
+}
+
+// Flush evaluates the step in progress (at the end of a recording).
+func (o *Online) Flush() {
+	o.mu.Lock()
+	o.det.Flush()
+	o.mu.Unlock()
+}
+
+// Indictments returns every indictment so far, in time order.
+func (o *Online) Indictments() []Indictment {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.det.Indictments()
+}
+
+// Statuses returns every node's state, most alarmed first.
+func (o *Online) Statuses() []NodeStatus {
+	o.mu.Lock()
+	st := o.det.Statuses()
+	o.mu.Unlock()
+	slices.SortStableFunc(st, func(a, b NodeStatus) int {
+		switch {
+		case a.MaxAlarmCount > b.MaxAlarmCount:
+			return -1
+		case a.MaxAlarmCount < b.MaxAlarmCount:
+			return 1
+		}
+		return 0
+	})
+	return st
+}
+
+// Counts returns how many vectors were labelled, how many of them
+// "unknown", and how many incomplete vectors were dropped.
+func (o *Online) Counts() (vectors, unknowns, dropped int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.vectors, o.unknowns, o.asm.Dropped()
+}
