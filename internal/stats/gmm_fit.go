@@ -8,7 +8,8 @@ import (
 // GMMOptions configures FitGMM. Zero fields take scikit-learn's
 // GaussianMixture defaults: MaxIter 100, Restarts 1 (n_init), Tol 1e-3
 // (on the change of the mean log-likelihood), Reg 1e-6 (reg_covar, added
-// to every covariance diagonal).
+// to every covariance diagonal). A negative Tol never stops early (exactly
+// MaxIter iterations, scikit-learn's tol=0); a negative Reg adds nothing.
 type GMMOptions struct {
 	K        int     // number of components, at least 1
 	MaxIter  int     // EM iterations per start
@@ -36,8 +37,11 @@ func (o GMMOptions) withDefaults() GMMOptions {
 	if o.Tol == 0 {
 		o.Tol = 1e-3
 	}
-	if o.Reg == 0 {
+	switch {
+	case o.Reg == 0:
 		o.Reg = 1e-6
+	case o.Reg < 0:
+		o.Reg = 0
 	}
 	return o
 }

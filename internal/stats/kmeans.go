@@ -10,7 +10,8 @@ import (
 
 // KMeansOptions configures KMeans. Zero fields take scikit-learn's
 // defaults: Restarts 10 (n_init), MaxIter 300, Tol 1e-4 (relative to the
-// mean per-feature variance of the data, as scikit-learn scales it).
+// mean per-feature variance of the data, as scikit-learn scales it). A
+// negative Tol stops only when no label changes (scikit-learn's tol=0).
 type KMeansOptions struct {
 	K        int     // number of clusters, at least 1
 	Restarts int     // independent k-means++ starts; the lowest inertia wins

@@ -1,0 +1,140 @@
+package stats
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// TestGMMMatchesSklearn runs EM from the same starting mixture as
+// scikit-learn's GaussianMixture (weights_init, means_init,
+// precisions_init) for 1, 5 and 30 iterations and compares the
+// log-likelihood, parameters, labels and per-sample scores.
+func TestGMMMatchesSklearn(t *testing.T) {
+	in, out := reference(t)
+	g := in.GMM
+	for i, iters := range g.Iters {
+		want := out.GMM[i]
+		init := initFrom(t, g.X, pickRows(g.X, 0, 1, 2, 3), g.Reg, false)
+		opt := GMMOptions{K: g.K, MaxIter: iters, Tol: -1, Reg: g.Reg}.withDefaults()
+		got, ll, n, err := runEM(g.X, init, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want.Iters {
+			t.Errorf("%d iterations: ran %d, sklearn %d", iters, n, want.Iters)
+		}
+		if !relClose(ll, want.LowerBound, 1e-6, 0) {
+			t.Errorf("%d iterations: log-likelihood %.12g, sklearn %.12g", iters, ll, want.LowerBound)
+		}
+		checkSlice(t, "weights", got.Weights, want.Weights, 1e-6, 1e-6)
+		checkSlice(t, "means", got.Means.X, want.Means, 1e-6, 1e-3)
+		checkSlice(t, "covariances", flatCovs(got), want.Covs, 1e-6, 1e-3)
+		if s := got.Score(g.X); !relClose(s, want.Score, 1e-9, 0) {
+			t.Errorf("%d iterations: Score %.12g, sklearn score %.12g", iters, s, want.Score)
+		}
+		mismatch := 0
+		for r := range g.X.N {
+			label, lik := got.Predict(g.X.Row(r))
+			if label != want.Labels[r] {
+				mismatch++
+			}
+			if !relClose(lik, want.Samples[r], 1e-6, 1) {
+				t.Fatalf("%d iterations: sample %d log-likelihood %.12g, sklearn %.12g", iters, r, lik, want.Samples[r])
+			}
+		}
+		if mismatch > 0 {
+			t.Errorf("%d iterations: %d of %d labels differ from sklearn predict", iters, mismatch, g.X.N)
+		}
+	}
+}
+
+// TestGMMEqualPriorsMatchesReference checks EqualPriors against a separate
+// textbook EM in numpy/scipy with the weights held at 1/K.
+func TestGMMEqualPriorsMatchesReference(t *testing.T) {
+	in, out := reference(t)
+	e := in.Equal
+	init := initFrom(t, e.X, pickRows(e.X, 10, 20, 30), e.Reg, true)
+	opt := GMMOptions{K: e.K, MaxIter: e.Iters, Tol: -1, Reg: e.Reg, EqualPriors: true}.withDefaults()
+	got, ll, _, err := runEM(e.X, init, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !relClose(ll, out.Equal.LowerBound, 1e-6, 0) {
+		t.Errorf("log-likelihood %.12g, reference %.12g", ll, out.Equal.LowerBound)
+	}
+	for _, w := range got.Weights {
+		if w != 1/float64(e.K) {
+			t.Errorf("weight %v, want 1/%d", w, e.K)
+		}
+	}
+	checkSlice(t, "means", got.Means.X, out.Equal.Means, 1e-6, 1e-3)
+	checkSlice(t, "covariances", flatCovs(got), out.Equal.Covs, 1e-6, 1e-3)
+}
+
+// TestGMMJSONRoundTrip checks a profile survives JSON and Prepare.
+func TestGMMJSONRoundTrip(t *testing.T) {
+	x := mixtureData(newRand(3), 600, 4, 3, 3)
+	g, err := FitGMM(x, GMMOptions{K: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back GMM
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		l1, ll1 := g.Predict(x.Row(i))
+		l2, ll2 := back.Predict(x.Row(i))
+		if l1 != l2 || ll1 != ll2 {
+			t.Fatalf("row %d: (%d, %v) before JSON, (%d, %v) after", i, l1, ll1, l2, ll2)
+		}
+	}
+}
+
+func TestGMMClassifyUnknown(t *testing.T) {
+	x := mixtureData(newRand(4), 600, 3, 2, 3)
+	g, err := FitGMM(x, GMMOptions{K: 2, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := []float64{1e3, -1e3, 1e3}
+	if l := g.Classify(far, -50); l != Unknown {
+		t.Errorf("far vector classified %d, want Unknown", l)
+	}
+	label, _ := g.Predict(x.Row(0))
+	if l := g.Classify(x.Row(0), math.Inf(-1)); l != label {
+		t.Errorf("Classify with no threshold = %d, Predict = %d", l, label)
+	}
+}
+
+func TestGMMBadInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		x   *Dense
+		opt GMMOptions
+	}{
+		"nil":        {nil, GMMOptions{K: 1}},
+		"short data": {&Dense{N: 2, D: 2, X: []float64{1, 2, 3}}, GMMOptions{K: 1}},
+		"K too big":  {NewDense(2, 2), GMMOptions{K: 3}},
+		"K zero":     {NewDense(2, 2), GMMOptions{K: 0}},
+		"bad init":   {NewDense(4, 2), GMMOptions{K: 2, InitMeans: NewDense(2, 3)}},
+	} {
+		if _, err := FitGMM(tc.x, tc.opt); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	bad := &GMM{Weights: []float64{1}, Means: NewDense(1, 2), Covs: []*Dense{{N: 2, D: 2, X: []float64{1, 2, 2, 1}}}}
+	if err := bad.Prepare(); err == nil {
+		t.Error("indefinite covariance prepared without error")
+	}
+	if l, ll := bad.Predict([]float64{0, 0}); l != 0 && !math.IsInf(ll, -1) {
+		t.Errorf("invalid model predicted (%d, %v)", l, ll)
+	}
+}
