@@ -1,0 +1,186 @@
+package sampler
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+func init() { Register("jvm", false, newJVMSampler) }
+
+// jvmSampler is HiTune's task-execution sampler (Dai et al., USENIX ATC'11,
+// §4.1): at each call it finds the node's Spark executors
+// (org.apache.spark.executor.*ExecutorBackend) and MapReduce task JVMs
+// (org.apache.hadoop.mapred.YarnChild) from /proc/PID/cmdline, takes a
+// thread dump of each through the JVM's attach listener (threadDump), and
+// emits one model.ThreadSampleType sample per thread: Target "pid/tid",
+// Value the task the thread works for (taskOfThread), Text
+// "executor\tthread name\tstate\tstack". A node without JVMs yields
+// nothing; a JVM that cannot be dumped (gone, -Xrs, another user on an old
+// JDK) is logged and skipped.
+type jvmSampler struct {
+	host     string
+	procRoot string
+	log      func(msg string, args ...any)
+	text     strings.Builder
+}
+
+func newJVMSampler(cfg Config) (Sampler, error) {
+	root := cfg.ProcRoot
+	if root == "" {
+		root = "/proc"
+	}
+	if _, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("jvm sampler: %w: %w", ErrUnsupported, err)
+	}
+	s := &jvmSampler{host: hostOf(cfg), procRoot: root, log: func(string, ...any) {}}
+	if cfg.Logger != nil {
+		s.log = cfg.Logger.Debug
+	}
+	return s, nil
+}
+
+// taskJVM is a JVM this sampler samples.
+type taskJVM struct {
+	pid     int
+	exec    string // Spark executor id, or the MapReduce attempt id
+	attempt int    // YarnChild: the attempt's task number; -1 for executors
+}
+
+// Sample implements Sampler.
+func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, error) {
+	jvms, err := findTaskJVMs(s.procRoot)
+	if err != nil {
+		return dst, fmt.Errorf("jvm sampler: %w", err)
+	}
+	ms := now.UnixMilli()
+	for _, j := range jvms {
+		dump, err := threadDump(s.procRoot, j.pid)
+		if err != nil {
+			s.log("jvm sampler: skip JVM", "pid", j.pid, "err", err)
+			continue
+		}
+		threads, err := parseThreadDump(dump)
+		if err != nil {
+			s.log("jvm sampler: thread dump parsed in part", "pid", j.pid, "err", err)
+		}
+		for _, t := range threads {
+			s.text.Reset()
+			s.text.WriteString(j.exec)
+			s.text.WriteByte('\t')
+			s.text.WriteString(t.name)
+			s.text.WriteByte('\t')
+			s.text.WriteString(t.state)
+			s.text.WriteByte('\t')
+			for i, f := range t.frames {
+				if i > 0 {
+					s.text.WriteByte('\n')
+				}
+				s.text.WriteString(f)
+			}
+			dst = append(dst, model.Sample{
+				Time: ms, Host: s.host, Type: model.ThreadSampleType,
+				Target: strconv.Itoa(j.pid) + "/" + strconv.Itoa(t.tid),
+				Value:  float64(taskOfThread(t.name, j)), Text: s.text.String(),
+			})
+		}
+	}
+	return dst, nil
+}
+
+// taskOfThread maps a thread to the task it runs, from its name: Spark 2+
+// names task threads "Executor task launch worker for task 3.0 in stage
+// 1.0 (TID 7)" → 7; a YarnChild's "main" thread runs the JVM's one attempt
+// → its task number. Anything else, including Spark 1.x's "Executor task
+// launch worker-N" (N is a pool slot; the TID is only in the executor's
+// log lines that thread writes), maps to -1.
+func taskOfThread(name string, j taskJVM) int {
+	if j.attempt >= 0 {
+		if name == "main" {
+			return j.attempt
+		}
+		return -1
+	}
+	const prefix = "Executor task launch worker for task "
+	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ")") {
+		return -1
+	}
+	i := strings.LastIndex(name, "(TID ")
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(name[i+len("(TID ") : len(name)-1])
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// findTaskJVMs lists the Spark executor and YarnChild JVMs under procRoot.
+func findTaskJVMs(procRoot string) ([]taskJVM, error) {
+	ents, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil, err
+	}
+	var out []taskJVM
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "cmdline"))
+		if err != nil {
+			continue // exited, or a kernel thread
+		}
+		if j, ok := classifyJVM(pid, b); ok {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+// classifyJVM recognises a task JVM from its NUL-separated command line:
+// a Spark executor backend (its --executor-id names it) or a YarnChild
+// (java … YarnChild <host> <port> <attempt id> <jvm id>).
+func classifyJVM(pid int, cmdline []byte) (taskJVM, bool) {
+	args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
+	for i, a := range args {
+		switch {
+		case bytes.HasPrefix(a, []byte("org.apache.spark.executor.")) && bytes.HasSuffix(a, []byte("ExecutorBackend")):
+			j := taskJVM{pid: pid, exec: "executor", attempt: -1}
+			for k := i + 1; k+1 < len(args); k++ {
+				if string(args[k]) == "--executor-id" {
+					j.exec = string(args[k+1])
+				}
+			}
+			return j, true
+		case string(a) == "org.apache.hadoop.mapred.YarnChild":
+			if i+3 >= len(args) {
+				return taskJVM{}, false
+			}
+			id := string(args[i+3])
+			return taskJVM{pid: pid, exec: id, attempt: attemptTaskNumber(id)}, true
+		}
+	}
+	return taskJVM{}, false
+}
+
+// attemptTaskNumber is the task number of a MapReduce attempt id,
+// attempt_<cluster>_<job>_<m|r>_<task>_<attempt> → task, or -1.
+func attemptTaskNumber(id string) int {
+	f := strings.Split(id, "_")
+	if len(f) != 6 || f[0] != "attempt" {
+		return -1
+	}
+	n, err := strconv.Atoi(f[4])
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,265 @@
+package sampler
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// TestParseThreadDumpJDK17 parses a dump jcmd wrote for a small program
+// (testdata/threaddump-jdk17.txt, OpenJDK 17.0.15): 21 threads (14 Java, 7 VM), Java
+// threads with their Thread.State and frames, VM threads with the header's
+// status.
+func TestParseThreadDumpJDK17(t *testing.T) {
+	b, err := os.ReadFile("testdata/threaddump-jdk17.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := parseThreadDump(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th) != 21 {
+		t.Fatalf("%d threads, want 21", len(th))
+	}
+	byName := map[string]javaThread{}
+	for _, x := range th {
+		byName[x.name] = x
+	}
+	w := byName["Executor task launch worker for task 3.0 in stage 1.0 (TID 7)"]
+	if w.tid != 0xd83 || w.state != "RUNNABLE" || len(w.frames) != 3 || w.frames[0] != "SparkLike.lambda$main$0(SparkLike.java:3)" {
+		t.Errorf("task thread %+v", w)
+	}
+	if m := byName["main"]; m.state != "TIMED_WAITING (sleeping)" || len(m.frames) != 2 {
+		t.Errorf("main %+v", m)
+	}
+	if f := byName["Finalizer"]; len(f.frames) != 4 {
+		t.Errorf("Finalizer frames %q: want the 4 'at' lines, not the lock lines", f.frames)
+	}
+	if g := byName["GC Thread#0"]; g.state != "runnable" || g.tid != 0xd72 || len(g.frames) != 0 {
+		t.Errorf("GC thread %+v", g)
+	}
+}
+
+func TestParseThreadDumpErrors(t *testing.T) {
+	for _, bad := range []string{"\"x\" #1 prio=5\n", "\"unterminated\n", "\"x\" nid=12 runnable\n", "\"x\" nid=0xzz runnable\n"} {
+		if _, err := parseThreadDump([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "thread dump: line 1: ") {
+			t.Errorf("%q: error %v, want one naming line 1", bad, err)
+		}
+	}
+}
+
+func TestTaskOfThread(t *testing.T) {
+	spark := taskJVM{exec: "5", attempt: -1}
+	mr := taskJVM{exec: "attempt_1410_0001_m_000003_0", attempt: 3}
+	for _, c := range []struct {
+		name string
+		j    taskJVM
+		want int
+	}{
+		{"Executor task launch worker for task 3.0 in stage 1.0 (TID 7)", spark, 7},
+		{"Executor task launch worker for task 0.1 in stage 12.0 (TID 12345)", spark, 12345},
+		{"Executor task launch worker-2", spark, -1},
+		{"Executor task launch worker for task 3.0 in stage 1.0 (TID x)", spark, -1},
+		{"main", spark, -1},
+		{"main", mr, 3},
+		{"communication thread", mr, -1},
+	} {
+		if got := taskOfThread(c.name, c.j); got != c.want {
+			t.Errorf("taskOfThread(%q, %+v) = %d, want %d", c.name, c.j, got, c.want)
+		}
+	}
+}
+
+func TestClassifyJVM(t *testing.T) {
+	j, ok := classifyJVM(9, []byte("/usr/bin/java\x00-Xmx1g\x00org.apache.spark.executor.YarnCoarseGrainedExecutorBackend\x00--driver-url\x00spark://x\x00--executor-id\x004\x00"))
+	if !ok || j.exec != "4" || j.attempt != -1 {
+		t.Errorf("spark executor: %+v %v", j, ok)
+	}
+	j, ok = classifyJVM(9, []byte("java\x00org.apache.hadoop.mapred.YarnChild\x00127.0.0.1\x0040000\x00attempt_1410_0001_r_000012_1\x003\x00"))
+	if !ok || j.exec != "attempt_1410_0001_r_000012_1" || j.attempt != 12 {
+		t.Errorf("YarnChild: %+v %v", j, ok)
+	}
+	if _, ok := classifyJVM(9, []byte("java\x00org.apache.hadoop.mapred.YarnChild\x00")); ok {
+		t.Error("YarnChild without an attempt id accepted")
+	}
+	if _, ok := classifyJVM(9, []byte("/usr/sbin/sshd\x00-D\x00")); ok {
+		t.Error("sshd accepted")
+	}
+}
+
+func FuzzParseThreadDump(f *testing.F) {
+	if b, err := os.ReadFile("testdata/threaddump-jdk17.txt"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("\"a\" nid=0x1 runnable\n   java.lang.Thread.State: RUNNABLE\n\tat x.y(z)\n\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		th, _ := parseThreadDump(b)
+		for _, x := range th {
+			if x.tid < 0 {
+				t.Fatalf("negative tid %d", x.tid)
+			}
+		}
+	})
+}
+
+func FuzzClassifyJVM(f *testing.F) {
+	f.Add([]byte("java\x00org.apache.hadoop.mapred.YarnChild\x00h\x001\x00attempt_1_2_m_000003_0\x001\x00"))
+	f.Add([]byte("java\x00org.apache.spark.executor.CoarseGrainedExecutorBackend\x00--executor-id\x007\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if j, ok := classifyJVM(1, b); ok && j.attempt < -1 {
+			t.Fatalf("attempt %d", j.attempt)
+		}
+	})
+}
+
+// javaBin finds a JDK's tool (javac, jcmd): JAVA_HOME, PATH, /usr/lib/jvm.
+// Locally a missing JDK skips; under CI (which installs one) it fails.
+func javaBin(t *testing.T, tool string) string {
+	t.Helper()
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		if p := filepath.Join(h, "bin", tool); fileExists(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(tool); err == nil {
+		return p
+	}
+	if m, _ := filepath.Glob("/usr/lib/jvm/*/bin/" + tool); len(m) > 0 {
+		return m[0]
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("no %s, but CI=true: .ci/packages-sysstat.txt installs a JDK", tool)
+	}
+	t.Skipf("no %s: install a JDK to run this test", tool)
+	return ""
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// executorSource is a stand-in Spark executor: its main class has the
+// executor backend's name, one thread is named as Spark 3 names a task
+// thread and blocks in accept (RUNNABLE, no CPU), one as Spark 1.x does.
+const executorSource = `package org.apache.spark.executor;
+public class CoarseGrainedExecutorBackend {
+  public static void main(String[] a) throws Exception {
+    java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+    Thread t = new Thread(() -> { try { ss.accept(); } catch (Exception e) {} },
+      "Executor task launch worker for task 3.0 in stage 1.0 (TID 7)");
+    t.setDaemon(true); t.start();
+    Thread u = new Thread(() -> { try { Thread.sleep(600000); } catch (InterruptedException e) {} }, "Executor task launch worker-2");
+    u.setDaemon(true); u.start();
+    System.out.println("ready"); System.out.flush();
+    Thread.sleep(60000);
+  }
+}
+`
+
+// TestJVMSamplerLive starts a stand-in executor JVM, samples it, and
+// checks the samples against jcmd's own Thread.print of the same JVM and
+// against /proc/PID/task (an independent list of its thread ids).
+func TestJVMSamplerLive(t *testing.T) {
+	javac, jcmd := javaBin(t, "javac"), javaBin(t, "jcmd")
+	java := filepath.Join(filepath.Dir(javac), "java")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "org/apache/spark/executor/CoarseGrainedExecutorBackend.java")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(executorSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(javac, "-d", dir, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	cmd := exec.Command(java, "-Xmx32m", "-XX:+UseSerialGC", "-cp", dir, "org.apache.spark.executor.CoarseGrainedExecutorBackend", "--executor-id", "5")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("java stand-in: %q, %v", line, err)
+	}
+	pid := cmd.Process.Pid
+
+	s, err := Build("jvm", Config{Host: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := s.Sample(time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first sample (starts the attach listener): %v", time.Since(start))
+	start = time.Now()
+	out, err = s.Sample(time.Now(), out[:0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("second sample: %v, %d threads", time.Since(start), len(out))
+
+	jc, err := exec.Command(jcmd, strconv.Itoa(pid), "Thread.print").Output()
+	if err != nil {
+		t.Fatalf("jcmd: %v", err)
+	}
+	ref, err := parseThreadDump(jc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	live := map[string]bool{}
+	for _, e := range tasks {
+		live[strconv.Itoa(pid)+"/"+e.Name()] = true
+	}
+	got := map[string]model.Sample{}
+	for _, x := range out {
+		if x.Type != model.ThreadSampleType || x.Host != "n1" {
+			t.Fatalf("sample %+v", x)
+		}
+		if strings.HasPrefix(x.Target, strconv.Itoa(pid)+"/") {
+			got[strings.Split(x.Text, "\t")[1]] = x
+		}
+	}
+	for _, r := range ref {
+		if r.name == "Attach Listener" {
+			continue
+		}
+		x, ok := got[r.name]
+		if !ok {
+			t.Errorf("thread %q in jcmd's dump, not sampled", r.name)
+			continue
+		}
+		if want := strconv.Itoa(pid) + "/" + strconv.Itoa(r.tid); x.Target != want || !live[x.Target] {
+			t.Errorf("thread %q: target %s, jcmd says %s (in /proc: %v)", r.name, x.Target, want, live[x.Target])
+		}
+	}
+	task := got["Executor task launch worker for task 3.0 in stage 1.0 (TID 7)"]
+	f := strings.Split(task.Text, "\t")
+	if task.Value != 7 || f[0] != "5" || f[2] != "RUNNABLE" || !strings.Contains(f[3], "CoarseGrainedExecutorBackend.lambda$main$0") {
+		t.Errorf("task thread sample %+v", task)
+	}
+	if old := got["Executor task launch worker-2"]; old.Value != -1 || !strings.HasPrefix(strings.Split(old.Text, "\t")[2], "TIMED_WAITING") {
+		t.Errorf("Spark 1.x-named thread %+v", old)
+	}
+}
+
+// TestJVMSamplerNoJVM samples a /proc without task JVMs: no samples, no error.
+func TestJVMSamplerNoJVM(t *testing.T) {
+	s, err := Build("jvm", Config{ProcRoot: "testdata/t0/proc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Sample(time.Now(), nil)
+	if err != nil || len(out) != 0 {
+		t.Fatalf("%d samples, %v", len(out), err)
+	}
+}
