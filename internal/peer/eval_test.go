@@ -144,10 +144,90 @@ func (t *tally) add(o outcome) {
 	t.steps += o.steps
 }
 
-func (t tally) tpRatio() float64    { return float64(t.tp) / float64(t.runs) }
-func (t tally) fpRatio() float64    { return float64(t.fp) / float64(t.runs) }
+func (t tally) tpRatio() float64   { return float64(t.tp) / float64(t.runs) }
+func (t tally) fpRatio() float64   { return float64(t.fp) / float64(t.runs) }
 func (t tally) alarmRate() float64 { return float64(t.alarms) / float64(max(1, t.steps)) }
 
 func (t tally) String() string {
 	return fmt.Sprintf("runs %d TP %.2f FP %.2f alarms/node-step %.4f", t.runs, t.tpRatio(), t.fpRatio(), t.alarmRate())
+}
+
+// labeled is one labelled vector of a run.
+type labeled struct {
+	host  string
+	t     int64
+	label int
+	z, x  []float64
+}
+
+// labelRun labels every vector of a run once, so that several detectors
+// can replay it.
+func labelRun(tb testing.TB, prof *Profile, r simRun) []labeled {
+	var out []labeled
+	a := NewAssembler(prof.Metrics())
+	r.replay(tb, func(s *model.Sample) {
+		a.Add(s, func(h string, ts int64, x []float64) {
+			z := make([]float64, len(x))
+			l := prof.Label(x, z)
+			out = append(out, labeled{h, ts, l, z, slices.Clone(x)})
+		})
+	})
+	return out
+}
+
+// mode is a diagnosis variant compared in the evaluation.
+type mode int
+
+const (
+	ganesha     mode = iota // the paper's method
+	clusterlens             // workload-aware peers and culprit/victim attribution
+)
+
+// judge runs one mode over a labelled run and scores it against the truth.
+func judge(prof *Profile, p Params, m mode, r simRun, v []labeled) (outcome, []Verdict) {
+	d := NewDetector(prof.Bins(), prof.Metrics(), p, nil)
+	if m == clusterlens {
+		d.SetWorkload(NewWorkload(r.res.Apps))
+	}
+	for _, x := range v {
+		d.Add(x.host, x.t, x.label, x.z, x.x)
+	}
+	d.Flush()
+	var o outcome
+	if len(r.res.Truth.Faults) > 0 {
+		o.culprit = r.res.Truth.Faults[0].Host
+	}
+	o.statuses = d.Statuses()
+	var indicted []string
+	var verdicts []Verdict
+	for _, st := range o.statuses {
+		o.alarms += st.Alarms
+		o.steps += st.Steps
+		if st.FirstIndicted != 0 {
+			indicted = append(indicted, st.Host)
+		}
+	}
+	if m == clusterlens {
+		verdicts = Attribute(o.statuses)
+		indicted = Culprits(verdicts)
+	}
+	for _, h := range indicted {
+		if h == o.culprit {
+			o.culpritIndicted = true
+		} else {
+			o.innocents = append(o.innocents, h)
+		}
+	}
+	return o, verdicts
+}
+
+// truthResource maps the simulator's fault resource to Verdict.Resource.
+func truthResource(r simRun) string {
+	if len(r.res.Truth.Faults) == 0 {
+		return ""
+	}
+	if r.res.Truth.Faults[0].Resource == "none" {
+		return "hang"
+	}
+	return r.res.Truth.Faults[0].Resource
 }
