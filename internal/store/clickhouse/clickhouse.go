@@ -1,0 +1,178 @@
+// Package clickhouse is the sample store for when one machine is not
+// enough: ClickHouse through its HTTP interface (net/http only), which
+// Debian's clickhouse-server 18.16 and current releases both speak.
+//
+// ClickHouse has no transactions, so exactly-once storage is built from
+// idempotence (docs/STORE.md): samples live in a ReplacingMergeTree keyed
+// by (host, type, target, time) and are read with FINAL, so a sample
+// written twice is read once; a batch's id is recorded in the batches
+// table only after its samples are written, so a batch re-sent after a
+// crash between the two is written again (harmlessly) and a batch re-sent
+// after it was recorded is reported as a duplicate.
+//
+// Appends waiting together are written as one INSERT (ClickHouse wants few
+// large inserts, not many small ones: each INSERT makes a part on disk).
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/metrics"
+)
+
+// ErrClosed is returned by Append and Query after Close.
+var ErrClosed = errors.New("clickhouse store: closed")
+
+// Options tune a Store. The zero value is the default.
+type Options struct {
+	// MaxDelay is how long the writer waits for more batches once it sees
+	// several arriving together (default 200 ms), trading a little latency
+	// for fewer, larger inserts. A lone Append is written at once.
+	MaxDelay time.Duration
+	// HTTPClient replaces the default client (keep-alive, no timeout
+	// beyond the contexts).
+	HTTPClient *http.Client
+}
+
+// Store is a store.Store in a ClickHouse database. It is safe for
+// concurrent use.
+type Store struct {
+	c    *client
+	opt  Options
+	reqs chan *request
+	quit chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Open connects to the server at rawURL, "http://host:port/database" (the
+// database defaults to "clusterlens"; user and password may be given as
+// http://user:password@host:port/db), creates the database and the tables
+// when missing, and returns the store.
+func Open(ctx context.Context, rawURL string, opt Options) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("open clickhouse store: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("open clickhouse store %q: want http://host:port/database", rawURL)
+	}
+	db := strings.Trim(u.Path, "/")
+	if db == "" {
+		db = "clusterlens"
+	}
+	if !identRE.MatchString(db) {
+		return nil, fmt.Errorf("open clickhouse store %q: database %q: want letters, digits and _", rawURL, db)
+	}
+	if opt.MaxDelay <= 0 {
+		opt.MaxDelay = 200 * time.Millisecond
+	}
+	hc := opt.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 16
+		hc = &http.Client{Transport: tr}
+	}
+	c := &client{base: &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}, hc: hc}
+	if u.User != nil {
+		c.user = u.User.Username()
+		c.password, _ = u.User.Password()
+	}
+	if err := c.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db, nil); err != nil {
+		return nil, fmt.Errorf("open clickhouse store %s/%s: %w", u.Host, db, err)
+	}
+	c.database = db
+	for _, stmt := range schema {
+		if err := c.exec(ctx, stmt, nil); err != nil {
+			return nil, fmt.Errorf("open clickhouse store %s/%s: create table: %w", u.Host, db, err)
+		}
+	}
+	s := &Store{c: c, opt: opt, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.run()
+	return s, nil
+}
+
+// schema is docs/STORE.md's ClickHouse schema. Time is Int64 milliseconds
+// (18.16 has no DateTime64); the partition is the UTC day.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS samples (
+		time Int64,
+		host String,
+		type String,
+		target String,
+		value Float64,
+		text String
+	) ENGINE = ReplacingMergeTree()
+	PARTITION BY toYYYYMMDD(toDateTime(intDiv(time, 1000), 'UTC'))
+	ORDER BY (host, type, target, time)`,
+	`CREATE TABLE IF NOT EXISTS batches (
+		agent String,
+		seq UInt64,
+		samples UInt64,
+		stored Int64
+	) ENGINE = ReplacingMergeTree()
+	ORDER BY (agent, seq)`,
+}
+
+// Append stores b: its samples, then its id. dup is true when the id was
+// already recorded. Concurrent calls are written together.
+func (s *Store) Append(ctx context.Context, b *metrics.Batch) (dup bool, err error) {
+	return s.append(ctx, b, false)
+}
+
+func (s *Store) append(ctx context.Context, b *metrics.Batch, crash bool) (bool, error) {
+	if b == nil {
+		return false, errors.New("clickhouse store: append: nil batch")
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("clickhouse store: append %s/%d: %w", b.Agent, b.Seq, err)
+	}
+	r := &request{ctx: ctx, b: b, crash: crash, done: make(chan struct{})}
+	select {
+	case s.reqs <- r:
+	case <-s.quit:
+		return false, ErrClosed
+	case <-ctx.Done():
+		return false, fmt.Errorf("clickhouse store: append %s/%d: %w", b.Agent, b.Seq, ctx.Err())
+	}
+	<-r.done
+	if r.err != nil {
+		return false, fmt.Errorf("clickhouse store: append %s/%d: %w", b.Agent, b.Seq, r.err)
+	}
+	return r.dup, nil
+}
+
+// Close stops the writer after the group it is writing. The server and
+// its data are left as they are.
+func (s *Store) Close() error {
+	err := ErrClosed
+	s.once.Do(func() {
+		close(s.quit)
+		<-s.done
+		s.c.hc.CloseIdleConnections()
+		err = nil
+	})
+	return err
+}
+
+// DropDatabase drops the store's database and closes the store (tests and
+// benchmarks clean up with it).
+func (s *Store) DropDatabase(ctx context.Context) error {
+	s.Close() //nolint:errcheck // dropping is what matters
+	c := *s.c
+	c.database = ""
+	if err := c.exec(ctx, "DROP DATABASE IF EXISTS "+s.c.database, nil); err != nil {
+		return fmt.Errorf("clickhouse store: drop database %s: %w", s.c.database, err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package clickhouse_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/store/clickhouse"
+	"github.com/clusterlens/clusterlens/internal/store/storetest"
+)
+
+// testDatabase names a fresh database for t on the server at
+// CLICKHOUSE_URL and returns the store URL for it; the database is dropped
+// when t ends.
+func testDatabase(t testing.TB) string {
+	base := strings.TrimRight(sharedtest.Service(t, "CLICKHOUSE_URL"), "/")
+	name := fmt.Sprintf("cltest_%d_%d_%s", os.Getpid(), time.Now().UnixNano()%1e9,
+		strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '_'
+		}, t.Name()))
+	u := base + "/" + name
+	t.Cleanup(func() {
+		s, err := clickhouse.Open(context.Background(), u, clickhouse.Options{})
+		if err != nil {
+			t.Errorf("drop test database: %v", err)
+			return
+		}
+		if err := s.DropDatabase(context.Background()); err != nil {
+			t.Errorf("drop test database: %v", err)
+		}
+	})
+	return u
+}
+
+func TestConformance(t *testing.T) {
+	var mu sync.Mutex
+	dbs := map[string]string{}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		mu.Lock()
+		u, ok := dbs[t.Name()]
+		if !ok {
+			u = testDatabase(t)
+			dbs[t.Name()] = u
+		}
+		mu.Unlock()
+		s, err := clickhouse.Open(context.Background(), u, clickhouse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

@@ -1,0 +1,15 @@
+package clickhouse
+
+import (
+	"context"
+
+	"github.com/clusterlens/clusterlens/internal/metrics"
+)
+
+// AppendCrashed implements storetest.Crasher: the batch's samples are
+// inserted and its id is not recorded, as when the collector dies between
+// the two inserts.
+func (s *Store) AppendCrashed(ctx context.Context, b *metrics.Batch) error {
+	_, err := s.append(ctx, b, true)
+	return err
+}
