@@ -104,6 +104,7 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 		}
 	}
 	u := normalizeColumns(x, d, p.Scale)
+	sorted := sortedColumns(u, d)
 	out := make([]NodeScore, n)
 	for i := range n {
 		sim := make([]float64, n)
@@ -118,7 +119,7 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 		}
 		score := sum / float64(n-1)
 		out[i] = NodeScore{Host: hosts[i], Score: score, Abnormal: score < p.Threshold, Similarity: sim,
-			Differing: differing(u, i, metrics, p.Evidence)}
+			Differing: differing(u, sorted, i, metrics, p.Evidence)}
 	}
 	return out, nil
 }
@@ -170,25 +171,52 @@ func (sc Scale) String() string {
 }
 
 // differing returns the k metrics on which row i of u is farthest from the
-// other rows' median.
-func differing(u [][]float64, i int, metrics []string, k int) []MetricDelta {
+// other rows' median; sorted[j] is column j of u, sorted.
+func differing(u, sorted [][]float64, i int, metrics []string, k int) []MetricDelta {
 	if k <= 0 {
 		return nil
 	}
-	others := make([]float64, 0, len(u)-1)
 	ds := make([]MetricDelta, len(metrics))
 	for j, name := range metrics {
-		others = others[:0]
-		for r, row := range u {
-			if r != i {
-				others = append(others, row[j])
-			}
-		}
-		med := median(others)
+		med := medianExcluding(sorted[j], u[i][j])
 		ds[j] = MetricDelta{Metric: name, Value: u[i][j], PeerMedian: med, Delta: math.Abs(u[i][j] - med)}
 	}
 	sort.SliceStable(ds, func(a, b int) bool { return ds[a].Delta > ds[b].Delta })
 	return ds[:min(k, len(ds))]
+}
+
+// sortedColumns returns each of the d columns of u, sorted.
+func sortedColumns(u [][]float64, d int) [][]float64 {
+	out := make([][]float64, d)
+	for j := range out {
+		col := make([]float64, len(u))
+		for i, row := range u {
+			col[i] = row[j]
+		}
+		slices.Sort(col)
+		out[j] = col
+	}
+	return out
+}
+
+// medianExcluding returns the median of sorted (ascending) without one
+// occurrence of v, which it must hold: the median of a node's peers.
+func medianExcluding(sorted []float64, v float64) float64 {
+	n := len(sorted) - 1
+	if n <= 0 {
+		return 0
+	}
+	r, _ := slices.BinarySearch(sorted, v)
+	at := func(k int) float64 { // k-th of the others
+		if k < r {
+			return sorted[k]
+		}
+		return sorted[k+1]
+	}
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
 }
 
 // median returns the median of v (the mean of the middle two for an even

@@ -3,6 +3,7 @@ package anomaly
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -149,7 +150,6 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 		rep.Nodes[i].Host = h
 	}
 	vals := make([]float64, n)
-	others := make([]float64, 0, n-1)
 	for _, j := range principal {
 		rep.Principal = append(rep.Principal, metrics[j])
 		big := 0.0
@@ -158,6 +158,7 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 			big = max(big, math.Abs(vals[i]))
 		}
 		u := p.Scale.apply(vals)
+		sortedVals, sortedU := slices.Sorted(slices.Values(vals)), slices.Sorted(slices.Values(u))
 		minority, dist := twoClasses(u, p.Rep)
 		inMinority := make([]bool, n)
 		for _, i := range minority {
@@ -165,20 +166,8 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 		}
 		for i := range n {
 			mo := MetricOutlier{Metric: metrics[j], Value: vals[i], Normalized: u[i]}
-			others = others[:0]
-			for k := range n {
-				if k != i {
-					others = append(others, vals[k])
-				}
-			}
-			mo.PeerMedian = median(others)
-			others = others[:0]
-			for k := range n {
-				if k != i {
-					others = append(others, u[k])
-				}
-			}
-			mo.Score = math.Abs(u[i] - median(others))
+			mo.PeerMedian = medianExcluding(sortedVals, vals[i])
+			mo.Score = math.Abs(u[i] - medianExcluding(sortedU, u[i]))
 			mo.Decades = decades(vals[i], mo.PeerMedian, p.Floor*big)
 			mo.Magnitude = mo.Decades >= p.Orders
 			if inMinority[i] {
