@@ -62,7 +62,7 @@ func TestAbnormalNodesBadInput(t *testing.T) {
 		"two hosts":  {refHosts[:2], refX[:2], "want at least 3"},
 		"rows":       {refHosts, refX[:4], "5 hosts but 4 rows"},
 		"short row":  {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1}}, "has 1 values, want 4"},
-		"not finite": {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1, 2, math.NaN(), 4}}, "want a finite number"},
+		"infinite":   {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1, 2, math.Inf(1), 4}}, "want a finite number or NaN"},
 	} {
 		_, err := AbnormalNodes(c.hosts, refMetrics, c.x, DefaultNodeParams())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -240,5 +240,57 @@ func TestMedianExcluding(t *testing.T) {
 				t.Errorf("%v without %v: median %v, want %v", v, v[i], got, want)
 			}
 		}
+	}
+}
+
+// TestMissingMetrics: a metric missing (NaN) on one host is left out, as
+// if it had not been given; a missing point of a series is skipped.
+func TestMissingMetrics(t *testing.T) {
+	x := make([][]float64, len(refX))
+	for i, r := range refX {
+		x[i] = append(slices.Clone(r), float64(i))
+	}
+	x[2][4] = math.NaN()
+	got, err := AbnormalNodes(refHosts, append(slices.Clone(refMetrics), "gone"), x, DefaultNodeParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := AbnormalNodes(refHosts, refMetrics, refX, DefaultNodeParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i].Score != want[i].Score {
+			t.Errorf("%s: score %v with a missing metric, %v without it", got[i].Host, got[i].Score, want[i].Score)
+		}
+	}
+	nan := [][]float64{{math.NaN()}, {math.NaN()}, {math.NaN()}}
+	if _, err := AbnormalNodes(refHosts[:3], []string{"m"}, nan, DefaultNodeParams()); err == nil {
+		t.Error("every metric missing: no error")
+	}
+
+	hosts := []string{"a", "b", "c", "d"}
+	series := [][][]float64{
+		{{1, 2, math.NaN(), 1}, {5, 5, 5, 5}, {math.NaN(), math.NaN()}},
+		{{1, 1, 2, 2}, {5, 6, 5, 6}, {1, 1}},
+		{{2, 1, 2, 1}, {6, 5, 6, 5}, {2, 2}},
+		{{30, 40, 30, 40}, {5, 5, 6, 6}, {3, 3}},
+	}
+	p := DefaultOutlierParams()
+	p.CCR = 1
+	rep, err := OutlierMetrics(hosts, []string{"cpu", "mem", "gone"}, series, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Principal, []string{"cpu", "mem"}) {
+		t.Errorf("principal %v, want cpu and mem (gone has no point on host a)", rep.Principal)
+	}
+	v := rep.Nodes[0].Metrics
+	k := slices.IndexFunc(v, func(m MetricOutlier) bool { return m.Metric == "cpu" })
+	if len(v) != 2 || k < 0 || math.Abs(v[k].Value-4.0/3) > 1e-12 {
+		t.Errorf("host a: %+v, want cpu's mean over its three points, 4/3", v)
+	}
+	if o := rep.Nodes[3].Outliers(); len(o) != 1 || o[0].Metric != "cpu" {
+		t.Errorf("host d: outliers %+v, want cpu", o)
 	}
 }

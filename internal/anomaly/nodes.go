@@ -75,7 +75,8 @@ type MetricDelta struct {
 // AbnormalNodes is HybridTune's abnormal-node detection (Ren et al.,
 // Algorithm 4): x[i][j] is metric j's value on hosts[i] during one stage
 // (for example its mean over the stage's window). Each metric is
-// normalised across the nodes (p.Scale: HybridTune's min-max, stats.MinMax,
+// normalised across the nodes (a metric that is NaN on a host, missing,
+// is left out; p.Scale: HybridTune's min-max, stats.MinMax,
 // where a metric equal on every node becomes 0 and drops out; or by the
 // largest magnitude), each node's average cosine similarity
 // (stats.Cosine) to the others is its score, and a node below p.Threshold is
@@ -93,14 +94,22 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 	if d == 0 {
 		return nil, fmt.Errorf("abnormal nodes: no metrics")
 	}
+	missing := make([]bool, d)
 	for i, row := range x {
 		if len(row) != d {
 			return nil, fmt.Errorf("abnormal nodes: host %q has %d values, want %d (one per metric)", hosts[i], len(row), d)
 		}
 		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("abnormal nodes: host %q metric %q is %v, want a finite number", hosts[i], metrics[j], v)
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("abnormal nodes: host %q metric %q is %v, want a finite number or NaN", hosts[i], metrics[j], v)
 			}
+			missing[j] = missing[j] || math.IsNaN(v)
+		}
+	}
+	if slices.Contains(missing, true) {
+		x, metrics = dropColumns(x, metrics, missing)
+		if d = len(metrics); d == 0 {
+			return nil, fmt.Errorf("abnormal nodes: no metric has a value on every host")
 		}
 	}
 	u := normalizeColumns(x, d, p.Scale)
@@ -122,6 +131,26 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 			Differing: differing(u, sorted, i, metrics, p.Evidence)}
 	}
 	return out, nil
+}
+
+// dropColumns returns x and metrics without the columns drop marks.
+func dropColumns(x [][]float64, metrics []string, drop []bool) ([][]float64, []string) {
+	var keep []int
+	var names []string
+	for j, name := range metrics {
+		if !drop[j] {
+			keep = append(keep, j)
+			names = append(names, name)
+		}
+	}
+	out := make([][]float64, len(x))
+	for i, row := range x {
+		out[i] = make([]float64, len(keep))
+		for k, j := range keep {
+			out[i][k] = row[j]
+		}
+	}
+	return out, names
 }
 
 // normalizeColumns normalises each of the d columns of x across its rows.

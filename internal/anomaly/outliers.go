@@ -98,6 +98,32 @@ type OutlierReport struct {
 	Nodes     []NodeOutliers
 }
 
+// observations returns every host's observations of the metrics cols: its
+// t-th values, up to its shortest series, skipping instants where one is
+// missing (NaN).
+func observations(series [][][]float64, cols []int) [][]float64 {
+	var rows [][]float64
+	for _, s := range series {
+		t := math.MaxInt
+		for _, j := range cols {
+			t = min(t, len(s[j]))
+		}
+	next:
+		for k := range t {
+			r := make([]float64, len(cols))
+			for c, j := range cols {
+				v := s[j][k]
+				if math.IsNaN(v) {
+					continue next
+				}
+				r[c] = v
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
 // OutlierMetrics is HybridTune's outlier-metric identification (Ren et
 // al., Algorithm 5). series[i][j] is metric j's series on hosts[i] over one
 // stage. Step 1 keeps the principal metrics (PrincipalMetrics over every
@@ -108,8 +134,9 @@ type OutlierReport struct {
 // least p.Orders decades off the other hosts' median) or the two-class
 // distance test (the values split at their largest gap into two classes;
 // when the classes' representative points, p.Rep, are more than p.DMin
-// apart, the hosts of the smaller class are outliers). At least three
-// hosts are needed.
+// apart, the hosts of the smaller class are outliers). NaN marks a missing
+// point: it is skipped, and a metric with no point on some host is left
+// out. At least three hosts are needed.
 func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierParams) (*OutlierReport, error) {
 	n, d := len(hosts), len(metrics)
 	if n < 3 {
@@ -121,29 +148,43 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 	if d == 0 {
 		return nil, fmt.Errorf("outlier metrics: no metrics")
 	}
-	var rows [][]float64
+	// A metric is usable when every host has a value for it (NaN is missing).
+	usable := make([]bool, d)
+	for j := range usable {
+		usable[j] = true
+	}
 	for i, s := range series {
 		if len(s) != d {
 			return nil, fmt.Errorf("outlier metrics: host %q has %d series, want %d (one per metric)", hosts[i], len(s), d)
 		}
-		t := math.MaxInt
-		for _, m := range s {
-			t = min(t, len(m))
-		}
-		for k := range t {
-			r := make([]float64, d)
-			for j, m := range s {
-				if math.IsNaN(m[k]) || math.IsInf(m[k], 0) {
-					return nil, fmt.Errorf("outlier metrics: host %q metric %q point %d is %v, want a finite number", hosts[i], metrics[j], k, m[k])
+		for j, m := range s {
+			seen := false
+			for k, v := range m {
+				if math.IsInf(v, 0) {
+					return nil, fmt.Errorf("outlier metrics: host %q metric %q point %d is %v, want a finite number or NaN", hosts[i], metrics[j], k, v)
 				}
-				r[j] = m[k]
+				seen = seen || !math.IsNaN(v)
 			}
-			rows = append(rows, r)
+			usable[j] = usable[j] && seen
 		}
 	}
-	principal, err := PrincipalMetrics(rows, p.CCR)
+	var cols []int
+	for j, ok := range usable {
+		if ok {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("outlier metrics: no metric has a value on every host")
+	}
+	rows := observations(series, cols)
+	pc, err := PrincipalMetrics(rows, p.CCR)
 	if err != nil {
 		return nil, fmt.Errorf("outlier metrics: %w", err)
+	}
+	principal := make([]int, len(pc))
+	for k, c := range pc {
+		principal[k] = cols[c]
 	}
 	rep := &OutlierReport{Nodes: make([]NodeOutliers, n)}
 	for i, h := range hosts {

@@ -1,7 +1,9 @@
 package anomaly
 
 import (
+	"math"
 	"math/cmplx"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
@@ -28,8 +30,11 @@ func (t Transform) String() string {
 	return "mean"
 }
 
-// value applies t to series (0 for an empty series).
+// value applies t to series, skipping NaNs (0 for an empty series).
 func (t Transform) value(series []float64) float64 {
+	if slices.ContainsFunc(series, math.IsNaN) {
+		series = slices.DeleteFunc(slices.Clone(series), math.IsNaN)
+	}
 	n := len(series)
 	if n == 0 {
 		return 0
