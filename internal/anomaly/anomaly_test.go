@@ -59,10 +59,10 @@ func TestAbnormalNodesBadInput(t *testing.T) {
 		x     [][]float64
 		want  string
 	}{
-		"two hosts":  {refHosts[:2], refX[:2], "want at least 3"},
-		"rows":       {refHosts, refX[:4], "5 hosts but 4 rows"},
-		"short row":  {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1}}, "has 1 values, want 4"},
-		"infinite":   {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1, 2, math.Inf(1), 4}}, "want a finite number or NaN"},
+		"two hosts": {refHosts[:2], refX[:2], "want at least 3"},
+		"rows":      {refHosts, refX[:4], "5 hosts but 4 rows"},
+		"short row": {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1}}, "has 1 values, want 4"},
+		"infinite":  {refHosts, [][]float64{refX[0], refX[1], refX[2], refX[3], {1, 2, math.Inf(1), 4}}, "want a finite number or NaN"},
 	} {
 		_, err := AbnormalNodes(c.hosts, refMetrics, c.x, DefaultNodeParams())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
