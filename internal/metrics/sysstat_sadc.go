@@ -16,10 +16,12 @@ import (
 // network interfaces) and nothing else, to keep sadf's output small.
 var SadfActivities = []string{"-u", "ALL", "-w", "-B", "-q", "-r", "ALL", "-d", "-n", "DEV"}
 
-// IsSadc reports whether head, the first bytes of a file, is a sadc binary
-// data file (sysstat's magic 0xd596, in either byte order).
+// IsSadc reports whether head, the first bytes of a file, starts a sadc
+// binary data file: sysstat's magic 0xd596 then a format magic 0x21xx
+// (0x2170 to 0x2175 in sysstat 9 to 12), in either byte order.
 func IsSadc(head []byte) bool {
-	return len(head) >= 2 && (head[0] == 0x96 && head[1] == 0xd5 || head[0] == 0xd5 && head[1] == 0x96)
+	return len(head) >= 4 && (head[0] == 0x96 && head[1] == 0xd5 && head[3] == 0x21 ||
+		head[0] == 0xd5 && head[1] == 0x96 && head[2] == 0x21)
 }
 
 // ReadSadc reads a sadc binary data file (/var/log/sysstat/saDD) by running
