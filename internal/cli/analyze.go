@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
@@ -26,7 +30,14 @@ recorded tasks), and the findings with their evidence and recommendations.
 
 --html FILE also writes one offline HTML page (Apache ECharts embedded, no network
 needed) with the overview, the timeline, stage and node breakdowns, the findings and
-the what-if curve, one section per application; docs/REPORT.md describes it.`,
+the what-if curve, one section per application; docs/REPORT.md describes it.
+
+--metrics SOURCE joins node samples (a CSV file, plain or compressed, a folder with
+metrics.csv.zst or *.csv files, or a Prometheus URL) with each application's task,
+stage and job windows per host (HybridTune's correlation, within --clock-skew): the
+output gains per stage its resource profile (CPU-, disk- or network-bound) and the
+means of its (stage, node) metric matrix, and the HTML report per-node CPU, disk and
+network timelines under the task timeline; docs/CORRELATE.md describes it.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
 		}
@@ -37,14 +48,17 @@ the what-if curve, one section per application; docs/REPORT.md describes it.`,
 		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
 		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
+		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a CSV file (.csv, .csv.zst, ...), a folder, or a Prometheus URL")
+		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})
 }
 
 type analyzeOptions struct {
-	format, spec, minSeverity, html string
-	rows                            int
-	timeline                        bool
+	format, spec, minSeverity, html, metrics string
+	rows                                     int
+	timeline                                 bool
+	clockSkew                                time.Duration
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -69,6 +83,11 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 		return err
 	}
 	load.ByStart(res.Apps)
+	if o.metrics != "" {
+		if err := addMetrics(&opts, res.Apps, o); err != nil {
+			return err
+		}
+	}
 	var as []*report.Analysis
 	for _, app := range res.Apps {
 		as = append(as, report.BuildAnalysis(app, opts))
@@ -91,4 +110,38 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 		}
 	}
 	return partial(e, res)
+}
+
+// addMetrics reads --metrics over the applications' time (widened by the
+// tolerance and a minute) into opts.
+func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
+	if o.clockSkew < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
+	}
+	skew := o.clockSkew.Milliseconds()
+	opts.Correlate.SkewMs = skew
+	if skew == 0 {
+		opts.Correlate.SkewMs = -1 // none
+	}
+	var from, to int64
+	for _, a := range apps {
+		s, e := a.Start, a.End
+		if s <= 0 || e <= 0 {
+			continue
+		}
+		if from == 0 || s < from {
+			from = s
+		}
+		to = max(to, e)
+	}
+	if from == 0 {
+		return nil // no application with known times: nothing to correlate
+	}
+	margin := skew + time.Minute.Milliseconds()
+	fr, err := readMetrics(context.Background(), o.metrics, from-margin, to+margin)
+	if err != nil {
+		return fmt.Errorf("--metrics: %w", err)
+	}
+	opts.Metrics = fr
+	return nil
 }

@@ -1,6 +1,8 @@
 package correlate
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -316,6 +318,23 @@ type StageProfile struct {
 // ClassCounts counts attempts per Class; it is written as an object keyed
 // by the class names.
 type ClassCounts [len(classNames)]int
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (cc *ClassCounts) UnmarshalJSON(b []byte) error {
+	var m map[string]int
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("class counts: %w", err)
+	}
+	*cc = ClassCounts{}
+	for k, n := range m {
+		var c Class
+		if err := c.UnmarshalText([]byte(k)); err != nil {
+			return err
+		}
+		cc[c] = n
+	}
+	return nil
+}
 
 // MarshalJSON writes the non-zero counts by class name.
 func (cc ClassCounts) MarshalJSON() ([]byte, error) {

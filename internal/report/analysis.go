@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -27,10 +28,14 @@ type Analysis struct {
 	Efficiency *perfmodel.Efficiency `json:"efficiency,omitempty"`
 	WhatIf     *perfmodel.WhatIf     `json:"whatIf,omitempty"`
 	Findings   []diagnose.Finding    `json:"findings"`
-	Notes      []string              `json:"notes,omitempty"`
+	// Metrics is the correlation of node samples with the application's
+	// tasks, stages and jobs (HybridTune §3.1), with AnalysisOptions.Metrics.
+	Metrics *correlate.Result `json:"metrics,omitempty"`
+	Notes   []string          `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
 	recon    *dataflow.Reconstruction
+	corr     *correlate.Correlation
 }
 
 // AnalysisOptions tune BuildAnalysis.
@@ -42,6 +47,10 @@ type AnalysisOptions struct {
 	// Reconstruction keeps the dataflow reconstruction, from which the HTML
 	// report draws its timeline and per-node heat map over time.
 	Reconstruction bool
+	// Metrics are node samples to correlate with the application (nil:
+	// none); Correlate tunes the correlation.
+	Metrics   *correlate.Frames
+	Correlate correlate.Options
 }
 
 // BuildAnalysis analyzes one application.
@@ -75,6 +84,10 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 		} else {
 			a.WhatIf = wi
 		}
+	}
+	if opts.Metrics != nil {
+		a.corr = correlate.New(app, opts.Metrics, opts.Correlate)
+		a.Metrics = a.corr.Result()
 	}
 	a.Findings = append(a.Findings, diagnose.RunInput(in, opts.Diagnose)...)
 	sort.SliceStable(a.Findings, func(i, j int) bool { return a.Findings[i].Severity > a.Findings[j].Severity })
@@ -130,6 +143,9 @@ func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
 			return err
 		}
 		fmt.Fprintln(w)
+	}
+	if a.Metrics != nil {
+		metricsText(w, a.Metrics, maxRows)
 	}
 	findingsText(w, a.Findings)
 	for _, n := range a.Notes {

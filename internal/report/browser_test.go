@@ -146,8 +146,9 @@ func writePage(t *testing.T, as []*Analysis, dir, name string) string {
 // TestHTMLInBrowser renders reports in headless Chromium: a real multi-host
 // Spark log (a timeline too large to draw exactly, so binned), the
 // simulator's imbalance scenario (two Spark applications drawn exactly and
-// two MapReduce jobs without a what-if, in one page), and every shared log
-// in one page.
+// two MapReduce jobs without a what-if, in one page), the demo scenario
+// with its node metrics under the timelines, and every shared log in one
+// page.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
 	logs := sharedtest.Dir(t, "logs")
@@ -177,6 +178,18 @@ func TestHTMLInBrowser(t *testing.T) {
 	// six charts per application, plus the what-if for Spark
 	shot = checkInBrowser(t, bin, writePage(t, simAs, pages, "simulated"), shots, "simulated", 6*len(simAs)+spark, false)
 	t.Logf("screenshot of the simulated applications' report: %s", shot)
+
+	// With node metrics: three node timelines under each task timeline
+	// and the stage profiles, four charts more per application.
+	metricAs, _ := simMetricAnalyses(t, "demo", 1)
+	spark = 0
+	for _, a := range metricAs {
+		if a.WhatIf != nil {
+			spark++
+		}
+	}
+	shot = checkInBrowser(t, bin, writePage(t, metricAs, pages, "simulated-metrics"), shots, "simulated-metrics", 10*len(metricAs)+spark, false)
+	t.Logf("screenshot of the simulated applications' report with node metrics: %s", shot)
 
 	// Every shared log in one page: every application's sections build
 	// without a script error; the first charts are drawn, the rest wait

@@ -38,6 +38,7 @@ type htmlApp struct {
 	Dataflow   *htmlDataflow      `json:"dataflow,omitempty"`
 	Timeline   *htmlTimeline      `json:"timeline,omitempty"`
 	NodeTime   *htmlNodeTime      `json:"nodeTime,omitempty"`
+	Metrics    *htmlMetrics       `json:"metrics,omitempty"`
 	WhatIf     *perfmodel.WhatIf  `json:"whatIf,omitempty"`
 	Findings   []diagnose.Finding `json:"findings"`
 	Notes      []string           `json:"notes"`
@@ -126,12 +127,17 @@ func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 	if a.Dataflow != nil {
 		h.Dataflow = buildHTMLDataflow(a.Dataflow, a.Summary.App.Start, criticalStages(a.Efficiency))
 	}
+	start, wall := a.Summary.App.Start, a.Summary.App.End-a.Summary.App.Start
 	if a.recon != nil {
 		tl := dataflow.BuildTimeline(a.recon, dataflow.TimelineOptions{})
 		h.Timeline = buildHTMLTimeline(a.recon, tl, timelineBars)
 		h.NodeTime = buildNodeTime(tl, MaxHTMLNodes, NodeTimeBins)
+		start, wall = h.Timeline.Start, h.Timeline.WallMs
 	} else if a.Dataflow != nil {
 		h.Notes = append(h.Notes, "timeline: not kept (build the analysis with AnalysisOptions.Reconstruction)")
+	}
+	if a.corr != nil && start > 0 {
+		h.Metrics = buildHTMLMetrics(a, start, wall)
 	}
 	return h
 }

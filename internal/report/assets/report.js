@@ -79,7 +79,9 @@
       });
     }, { rootMargin: "600px 0px" });
   }
-  function chartBox(parent, id, height, build) {
+  // Charts of one group (the timeline and the node metrics under it) zoom
+  // and point together.
+  function chartBox(parent, id, height, build, group) {
     var box = add(parent, "div", "chart");
     box.id = id;
     box.style.height = Math.round(height) + "px";
@@ -90,6 +92,7 @@
         opt.animation = false;
         opt.textStyle = { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif", fontSize: 13 };
         c.setOption(opt);
+        if (group) { c.group = group; echarts.connect(group); }
         charts.push({ id: id, chart: c, box: box });
       } catch (e) {
         errors.push(id + ": " + (e && e.message ? e.message : String(e)));
@@ -123,7 +126,7 @@
       A.identity.complete ? "complete" : "incomplete log", A.identity.source].filter(Boolean).join("  ·  "));
     var p = "a" + i + "-";
     // A part that fails is reported and the rest of the page still drawn.
-    [overview, findings, timeline, stages, nodes, whatIf, notes].forEach(function (part) {
+    [overview, findings, timeline, nodeMetrics, stages, nodes, whatIf, notes].forEach(function (part) {
       try { part(sec, A, p); } catch (e) {
         errors.push("application " + i + " " + part.name + ": " + (e && e.message ? e.message : String(e)));
         notAvailable(sec, "This part failed to draw: " + (e && e.message ? e.message : String(e)));
@@ -329,16 +332,76 @@
           return row + "<br>" + tplus(v[1] * T.binMs) + " → " + tplus(v[2] * T.binMs) + "<br>" + dot(q.color) + "mostly <b>" + esc(q.seriesName) +
             "</b><br>tasks held " + (v[4] / 10).toFixed(0) + "% of the allocated slot time";
         } }, baseTooltip),
-        dataZoom: [{ type: "inside", xAxisIndex: 0, filterMode: "weakFilter", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
-          { type: "slider", xAxisIndex: 0, filterMode: "weakFilter", height: 18, bottom: 10, labelFormatter: function (v) { return tplus(v); } }],
+        dataZoom: [{ id: "dzIn", type: "inside", xAxisIndex: 0, filterMode: "weakFilter", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
+          { id: "dzSlider", type: "slider", xAxisIndex: 0, filterMode: "weakFilter", height: 18, bottom: 10, labelFormatter: function (v) { return tplus(v); } }],
         xAxis: { type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
           axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
         yAxis: { type: "category", data: T.rows, inverse: true, axisTick: { show: false },
           axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : Math.ceil(12 / rowH) - 1, width: 180, overflow: "truncate" } },
         series: series
       };
+    }, A.metrics ? p + "time" : null);
+  }
+
+  // ---- node metrics under the timeline (HiTune Figure 16) ----------------------
+  function nodeMetrics(sec, A, p) {
+    var M = A.metrics;
+    var RES = { cpu: "#e5484d", disk: "#f59e0b", network: "#2563eb" };
+    if (!M) return;
+    heading(sec, "Node metrics under the timeline", "Each node's CPU use, disk and network throughput on the timeline's time axis (HiTune's Figure 16): samples joined with the tasks that ran on the node. Zooming one chart zooms the timeline and the others.");
+    add(sec, "p", "explain", M.note);
+    if (!M.hosts.length) { notAvailable(sec, "No node of this application has samples."); return; }
+    [["cpu", "CPU (cpu_usage)", M.cpu, function (v) { return v.toFixed(0) + "%"; }],
+      ["disk", "disk read + write", M.disk, bytesRate],
+      ["net", "network received + sent", M.net, bytesRate]].forEach(function (k) {
+      chartBox(sec, p + "metric-" + k[0], 230, function () {
+        var series = M.hosts.map(function (h, i) {
+          var data = [];
+          k[2][i].forEach(function (v, b) { data.push([(b + 0.5) * M.binMs, v == null ? null : v]); });
+          return { name: h, type: "line", data: data, showSymbol: false, sampling: "lttb", lineStyle: { width: 1.2 }, connectNulls: false };
+        });
+        return {
+          title: { text: k[1], left: 8, top: 2, textStyle: { fontSize: 13, fontWeight: "normal" } },
+          legend: M.hosts.length <= 12 ? { top: 2, right: 30, type: "scroll", width: "60%" } : { show: false },
+          grid: { left: 190, right: 30, top: 34, bottom: 36 },
+          tooltip: Object.assign({ trigger: "axis", formatter: function (ps) {
+            if (!ps.length) return "";
+            var out = tplus(ps[0].value[0]);
+            ps.filter(function (q) { return q.value[1] != null; }).sort(function (a, b) { return b.value[1] - a.value[1]; }).slice(0, 8)
+              .forEach(function (q) { out += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + k[3](q.value[1]); });
+            return out;
+          } }, baseTooltip),
+          dataZoom: [{ id: "dzIn", type: "inside", xAxisIndex: 0, filterMode: "none", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
+            { id: "dzSlider", type: "slider", show: false, xAxisIndex: 0, filterMode: "none" }],
+          xAxis: { type: "value", min: 0, max: M.wallMs, axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false },
+            splitLine: { lineStyle: { color: "#eef1f4" } } },
+          yAxis: { type: "value", min: 0, max: k[0] === "cpu" ? 100 : null, axisLabel: { formatter: k[3] } },
+          series: series
+        };
+      }, p + "time");
+    });
+    if (!M.stages.length) return;
+    add(sec, "p", "explain", "What bounded each stage: the share of its tasks' run time on CPU, disk and network, from the tasks' own metrics (CPU time, shuffle wait, bytes) with I/O split by what the nodes' samples show; docs/CORRELATE.md gives the rules.");
+    chartBox(sec, p + "profiles", 90 + 24 * M.stages.length, function () {
+      var cats = M.stages.map(function (s) { return "stage " + s.id + (s.attempt ? "." + s.attempt : "") + " · " + s.class; });
+      return {
+        legend: { top: 4 },
+        grid: { left: 190, right: 40, top: 34, bottom: 30 },
+        tooltip: Object.assign({ trigger: "axis", axisPointer: { type: "shadow" }, formatter: function (ps) {
+          var s = M.stages[ps[0].dataIndex];
+          var out = "<b>stage " + s.id + "</b> " + esc(s.name) + "<br>" + esc(s.class) + ", " + num(s.tasks) + " task attempts";
+          ps.forEach(function (q) { out += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + q.value.toFixed(0) + "% of the run time"; });
+          return out;
+        } }, baseTooltip),
+        xAxis: { type: "value", max: 100, axisLabel: { formatter: "{value}%" } },
+        yAxis: { type: "category", data: cats, inverse: true, axisLabel: { width: 180, overflow: "truncate" } },
+        series: ["cpu", "disk", "network"].map(function (r) {
+          return { name: r, type: "bar", stack: "share", itemStyle: { color: RES[r] }, data: M.stages.map(function (s) { return 100 * s[r]; }) };
+        })
+      };
     });
   }
+  function bytesRate(v) { return bytes(v) + "/s"; }
 
   // ---- stages -----------------------------------------------------------------
   function stages(sec, A, p) {
