@@ -16,10 +16,10 @@ const MetricBins = 400
 // al., USENIX ATC'11, Figure 16) and each stage's resource profile. Times
 // are milliseconds from Start, the timeline's origin.
 type htmlMetrics struct {
-	Start  int64 `json:"start"`
-	WallMs int64 `json:"wallMs"`
-	BinMs  int64 `json:"binMs"`
-	SkewMs int64 `json:"skewMs"`
+	Start  int64    `json:"start"`
+	WallMs int64    `json:"wallMs"`
+	BinMs  int64    `json:"binMs"`
+	SkewMs int64    `json:"skewMs"`
 	Hosts  []string `json:"hosts"`
 	// CPU (cpu_usage, %), Disk (read + write, B/s) and Net (received +
 	// sent, B/s) per host and bin; null where no sample fell.
