@@ -104,7 +104,7 @@ func TestRestartContinuesSequenceAndReplaysSpool(t *testing.T) {
 
 	st := collectortest.NewMemStore()
 	stop := collectorOn(t, addr, st)
-	defer stop()
+	defer stop(false)
 	a2 := testAgent(t, "http://"+addr, dir, f, nil)
 	if a2.ID() != id || !strings.HasPrefix(id, "n1-") {
 		t.Fatalf("agent id %q after restart, want %q (host prefix n1-)", a2.ID(), id)

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -61,9 +63,10 @@ func (f *fakeSampler) produced() map[model.SampleKey]float64 {
 }
 
 // collectorOn runs a real collector on addr (a fixed loopback address, so
-// that it can be stopped and started again) until the returned stop is
-// called.
-func collectorOn(t *testing.T, addr string, st store.Store) (stop func()) {
+// that it can be stopped and started again) until stop is called. stop
+// with abrupt set closes the listener and every connection at once, as a
+// killed process would, without waiting for requests in flight.
+func collectorOn(t *testing.T, addr string, st store.Store) (stop func(abrupt bool)) {
 	t.Helper()
 	srv, err := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet()})
 	if err != nil {
@@ -79,12 +82,17 @@ func collectorOn(t *testing.T, addr string, st store.Store) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	hs := &http.Server{Handler: srv.Handler()}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	return func() {
-		cancel()
-		if err := <-done; err != nil {
+	go func() { done <- hs.Serve(ln) }()
+	return func(abrupt bool) {
+		if abrupt {
+			hs.Close()
+			time.Sleep(100 * time.Millisecond) // handlers still running finish their store call
+		} else if err := hs.Shutdown(context.Background()); err != nil {
+			t.Errorf("collector shutdown: %v", err)
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("collector: %v", err)
 		}
 	}
