@@ -100,7 +100,7 @@ func BenchmarkSMDEvaluation(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, m := range machines {
-			scoreSMD(b, m, p)
+			scoreSMD(b, m, p, smdDayBefore)
 		}
 	}
 }

@@ -94,12 +94,16 @@ func hitRate(ranked []MetricScore, gt []int, pct int) float64 {
 	return float64(hits) / float64(len(gt))
 }
 
-// scoreSMD ranks every labeled segment of m against the day before it.
-func scoreSMD(t testing.TB, m *smdMachine, p NormalParams) smdScore {
+// smdDayBefore is the reference the evaluation uses: the day before the segment.
+func smdDayBefore(m *smdMachine, start int) [][]float64 { return m.normalBefore(start, smdNormalRows) }
+
+// scoreSMD ranks every labeled segment of m against its normal behaviour,
+// ref(m, segment start).
+func scoreSMD(t testing.TB, m *smdMachine, p NormalParams, ref func(*smdMachine, int) [][]float64) smdScore {
 	var s smdScore
 	d := len(m.test[0])
 	for _, seg := range m.segments {
-		ranked, err := ScoreAgainstNormal(m.normalBefore(seg.start, smdNormalRows), m.test[seg.start:seg.end], p)
+		ranked, err := ScoreAgainstNormal(ref(m, seg.start), m.test[seg.start:seg.end], p)
 		if err != nil {
 			t.Fatalf("%s segment %d-%d: %v", m.name, seg.start, seg.end, err)
 		}
@@ -132,7 +136,7 @@ func TestSMDInterpretation(t *testing.T) {
 	machines := loadAllSMD(t)
 	var all smdScore
 	for _, m := range machines {
-		s := scoreSMD(t, m, DefaultNormalParams())
+		s := scoreSMD(t, m, DefaultNormalParams(), smdDayBefore)
 		t.Logf("%s: %2d segments  HitRate@100%% %.3f  @150%% %.3f  (random %.3f, %.3f)  flagged P %.3f R %.3f (%d of %d labeled, %d flagged)",
 			m.name, s.segments, s.hitRate100(), s.hitRate150(), s.rand100/float64(s.segments), s.rand150/float64(s.segments),
 			s.precision(), s.recall(), s.tp, s.gt, s.flagged)

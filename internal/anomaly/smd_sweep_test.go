@@ -29,11 +29,22 @@ func TestSMDSweep(t *testing.T) {
 			}
 		}
 	}
+	refs := map[string]func(*smdMachine, int) [][]float64{
+		"day before": smdDayBefore,
+		"train file": func(m *smdMachine, _ int) [][]float64 { return m.train },
+	}
+	for _, rn := range []string{"train file"} {
+		var all smdScore
+		for _, m := range machines {
+			all.add(scoreSMD(t, m, def, refs[rn]))
+		}
+		t.Logf("reference %s, defaults: HitRate@100%% %.3f @150%% %.3f  flagged P %.3f R %.3f",
+			rn, all.hitRate100(), all.hitRate150(), all.precision(), all.recall())
+	}
 	for _, v := range vs {
 		var all smdScore
 		for _, m := range machines {
-			s := scoreSMD(t, m, v.p)
-			all.add(s)
+			all.add(scoreSMD(t, m, v.p, refs["day before"]))
 		}
 		t.Logf("ccr %.2f orders %.0f dmin %.1f rep %-6v  HitRate@100%% %.3f @150%% %.3f  flagged P %.3f R %.3f",
 			v.p.CCR, v.p.Orders, v.p.DMin, v.p.Rep, all.hitRate100(), all.hitRate150(), all.precision(), all.recall())

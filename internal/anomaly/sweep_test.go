@@ -51,16 +51,28 @@ func TestThresholdSweep(t *testing.T) {
 }
 
 // TestOutlierSweep logs Algorithm 5's results on the simulator for several
-// CCRs and scales (docs/ANOMALY.md); it runs only with ANOMALY_SWEEP=1.
+// CCRs, scales, transforms and representatives (docs/ANOMALY.md); it runs only with ANOMALY_SWEEP=1.
 func TestOutlierSweep(t *testing.T) {
 	if os.Getenv("ANOMALY_SWEEP") == "" {
 		t.Skip("set ANOMALY_SWEEP=1 to sweep Algorithm 5's parameters")
 	}
+	type variant struct {
+		ccr float64
+		sc  Scale
+		tr  Transform
+		rep Rep
+	}
+	var vs []variant
 	for _, ccr := range []float64{0.95, 0.99, 1} {
 		for _, sc := range []Scale{ScaleMax, ScaleMinMax} {
+			vs = append(vs, variant{ccr, sc, TransformMean, RepMaxMin})
+		}
+	}
+	vs = append(vs, variant{DefaultCCR, ScaleMax, TransformFFT, RepMaxMin}, variant{DefaultCCR, ScaleMax, TransformMean, RepMedian})
+	for _, v := range vs {
+		{
 			op := DefaultOutlierParams()
-			op.CCR = ccr
-			op.Scale = sc
+			op.CCR, op.Scale, op.Transform, op.Rep = v.ccr, v.sc, v.tr, v.rep
 			res := evalPeers(t, append(faultScenarios, "clean"), 10, DefaultNodeParams(), op)
 			var all peerEval
 			for _, e := range res {
@@ -72,7 +84,7 @@ func TestOutlierSweep(t *testing.T) {
 				all.otherFlags += e.otherFlags
 				all.innocent += e.innocent
 			}
-			t.Logf("ccr %.2f %v: top expected %.2f, expected flagged %.2f, flagged expected %.2f, innocent flags/node %.3f", ccr, sc,
+			t.Logf("ccr %.2f %v %v %v: top expected %.2f, expected flagged %.2f, flagged expected %.2f, innocent flags/node %.3f", v.ccr, v.sc, v.tr, v.rep,
 				ratio(all.topExpected, all.runs), ratio(all.hasExpected, all.runs), ratio(all.flaggedRight, all.flagged), ratio(all.otherFlags, all.innocent))
 		}
 	}
