@@ -1,0 +1,237 @@
+package sampler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sadfStats is the part of `sadf -j` output the comparison reads.
+type sadfStats struct {
+	Sysstat struct {
+		Hosts []struct {
+			Statistics []struct {
+				CPU []struct {
+					CPU                               string
+					User, Nice, System, Iowait, Steal float64
+				} `json:"cpu-load"`
+				Proc struct {
+					Cswch float64 `json:"cswch"`
+				} `json:"process-and-context-switch"`
+				Paging struct {
+					Pgpgin, Pgpgout, Fault float64
+				} `json:"paging"`
+				IO struct {
+					Reads struct {
+						Bread float64 `json:"bread"`
+					} `json:"io-reads"`
+					Writes struct {
+						Bwrtn float64 `json:"bwrtn"`
+					} `json:"io-writes"`
+				} `json:"io"`
+				Queue struct {
+					RunqSz  float64 `json:"runq-sz"`
+					PlistSz float64 `json:"plist-sz"`
+					Ldavg1  float64 `json:"ldavg-1"`
+				} `json:"queue"`
+				Network struct {
+					Dev []struct {
+						Iface string
+						Rx    float64 `json:"rxkB"`
+						Tx    float64 `json:"txkB"`
+					} `json:"net-dev"`
+				} `json:"network"`
+			} `json:"statistics"`
+		} `json:"hosts"`
+	} `json:"sysstat"`
+}
+
+// sysstatBin finds sadc and sadf (Debian: /usr/lib/sysstat/sadc, RHEL: /usr/lib64/sa/sadc).
+func sysstatBin(t *testing.T) (sadc, sadf string) {
+	for _, p := range []string{"/usr/lib/sysstat/sadc", "/usr/lib64/sa/sadc", "/usr/libexec/sysstat/sadc"} {
+		if fileExists(p) {
+			sadc = p
+		}
+	}
+	sadf, err := exec.LookPath("sadf")
+	if sadc == "" || err != nil {
+		t.Fatalf("sysstat not installed (sadc %q, sadf: %v): .ci/packages-sysstat.txt lists it", sadc, err)
+	}
+	return sadc, sadf
+}
+
+// TestProcAgreesWithSadc runs sysstat's sadc at 1 s beside the proc
+// sampler at 1 s, under generated CPU, disk, paging and loopback load, and
+// compares the two, metric by metric, averaged over the run and second by
+// second. Set CLUSTERLENS_SADC=1 (60 s) or to a number of seconds.
+func TestProcAgreesWithSadc(t *testing.T) {
+	secs := sadcSeconds(t)
+	sadc, sadf := sysstatBin(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sa")
+	s, err := Build("proc", Config{Host: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	generateLoad(ctx, t, dir)
+	time.Sleep(2 * time.Second) // let the load settle
+
+	cmd := exec.Command(sadc, "-S", "DISK", "1", strconv.Itoa(secs+1), file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if _, err := s.Sample(t0, nil); err != nil {
+		t.Fatal(err)
+	}
+	mine := make([]map[key]float64, secs)
+	for k := 1; k <= secs; k++ {
+		at := t0.Add(time.Duration(k) * time.Second)
+		time.Sleep(time.Until(at))
+		out, err := s.Sample(time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine[k-1] = byKey(out)
+	}
+	cancel()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("sadc: %v", err)
+	}
+	js, err := exec.Command(sadf, "-j", file, "--", "-u", "-q", "-w", "-B", "-b", "-n", "DEV").Output()
+	if err != nil {
+		t.Fatalf("sadf: %v", err)
+	}
+	var st sadfStats
+	if err := json.Unmarshal(js, &st); err != nil {
+		t.Fatalf("sadf -j: %v", err)
+	}
+	if len(st.Sysstat.Hosts) != 1 || len(st.Sysstat.Hosts[0].Statistics) != secs {
+		t.Fatalf("sadf -j: %d hosts, want 1 with %d records", len(st.Sysstat.Hosts), secs)
+	}
+	ref := make([]map[key]float64, secs)
+	for i, r := range st.Sysstat.Hosts[0].Statistics {
+		m := map[key]float64{}
+		for _, c := range r.CPU {
+			if c.CPU == "all" {
+				m[key{"cpu_user_pct", ""}] = c.User + c.Nice
+				m[key{"cpu_system_pct", ""}] = c.System
+				m[key{"cpu_iowait_pct", ""}] = c.Iowait
+			}
+		}
+		m[key{"context_switches_per_s", ""}] = r.Proc.Cswch
+		m[key{"procs_runnable", ""}] = r.Queue.RunqSz
+		m[key{"procs_total", ""}] = r.Queue.PlistSz
+		m[key{"load1", ""}] = r.Queue.Ldavg1
+		m[key{"pages_in_kb_per_s", ""}] = r.Paging.Pgpgin
+		m[key{"pages_out_kb_per_s", ""}] = r.Paging.Pgpgout
+		m[key{"page_faults_per_s", ""}] = r.Paging.Fault
+		m[key{"disk_read_bytes_per_s", ""}] = r.IO.Reads.Bread * 512
+		m[key{"disk_write_bytes_per_s", ""}] = r.IO.Writes.Bwrtn * 512
+		for _, d := range r.Network.Dev {
+			m[key{"net_rx_bytes_per_s", d.Iface}] = d.Rx * 1024
+			m[key{"net_tx_bytes_per_s", d.Iface}] = d.Tx * 1024
+			if d.Iface != "lo" {
+				m[key{"net_rx_bytes_per_s", ""}] += d.Rx * 1024
+				m[key{"net_tx_bytes_per_s", ""}] += d.Tx * 1024
+			}
+		}
+		ref[i] = m
+	}
+
+	// Tolerance: 5% of the larger value, or an absolute floor where the
+	// values are near zero or sadf's two decimals round them.
+	floors := map[string]float64{
+		"cpu_user_pct": 1, "cpu_system_pct": 1, "cpu_iowait_pct": 1, "procs_runnable": 1,
+		"load1": 0.05, "pages_in_kb_per_s": 20, "pages_out_kb_per_s": 20, "page_faults_per_s": 100,
+		"disk_read_bytes_per_s": 20 << 10, "disk_write_bytes_per_s": 20 << 10, "net_rx_bytes_per_s": 2 << 10,
+		"net_tx_bytes_per_s": 2 << 10, "context_switches_per_s": 100, "procs_total": 5,
+	}
+	gauges := map[string]bool{"procs_runnable": true, "procs_total": true}
+	var keys []key
+	for k := range ref[0] {
+		if _, ok := floors[k.typ]; ok && (k.target == "" || k.target == "lo" || strings.HasPrefix(k.target, "eth")) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].typ+keys[i].target < keys[j].typ+keys[j].target })
+	t.Logf("%-26s %-6s %14s %14s %8s %12s", "metric", "target", "sampler", "sadc", "diff%", "med |d|/s %")
+	for _, k := range keys {
+		var a, b float64
+		var n int
+		var per, diffs []float64
+		for i := range secs {
+			x, ok1 := mine[i][k]
+			y, ok2 := ref[i][k]
+			if !ok1 || !ok2 {
+				continue
+			}
+			a, b, n = a+x, b+y, n+1
+			diffs = append(diffs, x-y)
+			per = append(per, 100*math.Abs(x-y)/math.Max(math.Max(math.Abs(x), math.Abs(y)), floors[k.typ]))
+		}
+		if n < secs*9/10 {
+			t.Errorf("%s[%s]: only %d of %d seconds on both sides", k.typ, k.target, n, secs)
+			continue
+		}
+		a, b = a/float64(n), b/float64(n)
+		sort.Float64s(per)
+		d := 100 * (a - b) / math.Max(math.Abs(b), 1e-9)
+		se := stdErr(diffs)
+		t.Logf("%-26s %-6s %14.2f %14.2f %8.2f %12.2f  (3 SE of paired diff %.2f)", k.typ, k.target, a, b, d, per[len(per)/2], 3*se)
+		tol := math.Max(0.05*math.Max(math.Abs(a), math.Abs(b)), floors[k.typ])
+		if gauges[k.typ] {
+			// An instantaneous count read by two processes at instants a few
+			// milliseconds apart differs by chance each second; its means
+			// must agree within 3 standard errors of the paired differences.
+			tol = math.Max(tol, 3*se)
+		}
+		if math.Abs(a-b) > tol {
+			t.Errorf("%s[%s]: sampler %.2f, sadc %.2f over %d s: beyond 5%% and %.3g", k.typ, k.target, a, b, n, floors[k.typ])
+		}
+	}
+}
+
+// stdErr is the standard error of the mean of xs.
+func stdErr(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.Inf(1)
+	}
+	var m, v float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(xs)-1) / float64(len(xs)))
+}
+
+// sadcSeconds reads CLUSTERLENS_SADC: unset skips, 1 means 60 s, a larger
+// number is the run's length in seconds.
+func sadcSeconds(t *testing.T) int {
+	v := os.Getenv("CLUSTERLENS_SADC")
+	if v == "" {
+		t.Skip("CLUSTERLENS_SADC not set: set it to 1 (60 s) or a number of seconds to compare with sysstat's sadc")
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatal(fmt.Errorf("CLUSTERLENS_SADC=%q: want 1 or a number of seconds", v))
+	}
+	if n == 1 {
+		n = 60
+	}
+	return n
+}
