@@ -32,8 +32,9 @@ recorded tasks), and the findings with their evidence and recommendations.
 needed) with the overview, the timeline, stage and node breakdowns, the findings and
 the what-if curve, one section per application; docs/REPORT.md describes it.
 
---metrics SOURCE joins node samples (a CSV file, plain or compressed, a folder with
-metrics.csv.zst or *.csv files, or a Prometheus URL) with each application's task,
+--metrics SOURCE joins node samples (a CSV, sadf -j or sadc file, plain or compressed,
+a folder of them, a Prometheus URL, or a store: sqlite:PATH, clickhouse+http://HOST:PORT/DB)
+with each application's task,
 stage and job windows per host (HybridTune's correlation, within --clock-skew): the
 output gains per stage its resource profile (CPU-, disk- or network-bound) and the
 means of its (stage, node) metric matrix, and the HTML report per-node CPU, disk and
@@ -48,7 +49,7 @@ network timelines under the task timeline; docs/CORRELATE.md describes it.`,
 		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
 		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
-		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a CSV file (.csv, .csv.zst, ...), a folder, or a Prometheus URL")
+		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})

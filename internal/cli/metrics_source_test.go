@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -9,12 +11,16 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
+	"github.com/clusterlens/clusterlens/internal/store/open"
 )
 
 // TestAnalyzeMetrics runs analyze --metrics on a simulator output: the
 // folder (metrics.csv.zst), the same samples as a plain CSV in another
-// folder, bad sources and a bad tolerance.
+// folder and in a SQLite store (the same analysis each time), bad sources
+// and a bad tolerance.
 func TestAnalyzeMetrics(t *testing.T) {
 	dir := t.TempDir()
 	sc, err := sim.Named("demo")
@@ -82,15 +88,40 @@ func TestAnalyzeMetrics(t *testing.T) {
 		t.Error("plain CSV folder and metrics.csv.zst give different analyses")
 	}
 
+	// The same samples in a SQLite store.
+	db := filepath.Join(t.TempDir(), "samples.db")
+	st, err := open.Open(context.Background(), "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch metrics.Batch
+	batch.Agent, batch.Seq = "test", 1
+	err = metrics.ReadCSV(bytes.NewReader(plain), "nodes.csv", func(s *model.Sample) error {
+		batch.Samples = append(batch.Samples, *s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(context.Background(), &batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := js("--metrics", "sqlite:"+db, "--clock-skew", "1500ms"); got != withMetrics {
+		t.Error("the SQLite store and metrics.csv.zst give different analyses")
+	}
+
 	for _, bad := range []struct {
 		args []string
 		code int
 		msg  string
 	}{
 		{[]string{"--metrics", filepath.Join(dir, "nope.csv")}, ExitError, "nope.csv"},
-		{[]string{"--metrics", "sqlite:/tmp/x.db"}, ExitError, "not supported yet"},
-		{[]string{"--metrics", t.TempDir()}, ExitError, "no metrics.csv.zst or *.csv"},
-		{[]string{"--metrics", filepath.Join(dir, "truth.json")}, ExitError, "want 4 fields"},
+		{[]string{"--metrics", "sqlite:" + filepath.Join(dir, "none.db")}, ExitError, "none.db"},
+		{[]string{"--metrics", t.TempDir()}, ExitError, "no metric file in the directory"},
+		{[]string{"--metrics", filepath.Join(dir, "truth.json")}, ExitError, "not a metric file"},
 		{[]string{"--metrics", dir, "--clock-skew", "-1s"}, ExitUsage, "--clock-skew"},
 	} {
 		code, _, errs := run(t, append(append([]string{"analyze"}, bad.args...), logs...)...)
