@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clusterlens/clusterlens/internal/collector"
+	"github.com/clusterlens/clusterlens/internal/store/open"
+)
+
+// tokenEnv names the environment variable a token may come from instead
+// of a file (never from the command line, where ps would show it).
+const tokenEnv = "CLUSTERLENS_TOKEN"
+
+// collectOptions are the flags of `clusterlens collect`.
+type collectOptions struct {
+	listen, store, tokenFile, tlsCert, tlsKey string
+	maxBody                                   int64
+}
+
+func init() {
+	register(func(e *env) *cobra.Command {
+		var o collectOptions
+		cmd := &cobra.Command{
+			Use:   "collect --store DSN --token-file FILE",
+			Short: "Receive agents' samples and store them (the collector)",
+			Long: `collect is the collector: agents POST batches of samples to /v1/batches with a bearer
+token; each batch is stored once (a batch sent again after a lost reply is acknowledged,
+not stored twice) in the store --store names:
+
+  sqlite:PATH                      embedded SQLite file (the default)
+  clickhouse+http://HOST:PORT/DB   ClickHouse through its HTTP interface
+
+It also serves GET /healthz and GET /metrics (Prometheus). It listens on the loopback
+interface unless --listen says otherwise; --tls-cert and --tls-key switch to HTTPS.
+The token comes from --token-file or the CLUSTERLENS_TOKEN environment variable.
+It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes the protocol.`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return runCollect(ctx, o, slog.New(slog.NewTextHandler(e.stderr, nil)), nil)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVar(&o.listen, "listen", collector.DefaultListen, "address to listen on")
+		f.StringVar(&o.store, "store", "sqlite:/var/lib/clusterlens/samples.db", "where samples go: sqlite:PATH or clickhouse+http://HOST:PORT/DB")
+		f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token agents must present (default: $"+tokenEnv+")")
+		f.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
+		f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+		f.Int64Var(&o.maxBody, "max-body", collector.DefaultMaxBodyBytes, "largest request body accepted, in bytes (compressed)")
+		return cmd
+	})
+}
+
+// runCollect serves until ctx ends. When ready is not nil it receives the
+// listening address once the collector accepts connections.
+func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready chan<- string) error {
+	token, err := loadToken(o.tokenFile)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return withCode(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
+	}
+	st, err := open.Open(ctx, o.store)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	srv, err := collector.New(collector.Config{Listen: o.listen, Store: st, Token: token,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBodyBytes: o.maxBody, Logger: log})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", o.listen)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("listen on %s: %w", o.listen, err)
+	}
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	err = srv.Serve(ctx, ln)
+	if cerr := st.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close store: %w", cerr)
+	}
+	return err
+}
+
+// loadToken reads the bearer token from file, or from $CLUSTERLENS_TOKEN
+// when file is empty.
+func loadToken(file string) (string, error) {
+	if file == "" {
+		tok := strings.TrimSpace(os.Getenv(tokenEnv))
+		if tok == "" {
+			return "", fmt.Errorf("a token is required: --token-file FILE or $%s", tokenEnv)
+		}
+		return tok, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, "\r\n") {
+		return "", fmt.Errorf("--token-file %s: want one line holding the token", file)
+	}
+	return tok, nil
+}
