@@ -14,6 +14,11 @@ import (
 
 func init() { Register("jvm", false, newJVMSampler) }
 
+// JVMMaxFrames is how many of a stack's innermost frames a thread sample
+// keeps; deeper frames are replaced by one "..." line, so a JVM with deep
+// stacks cannot blow up the shipped volume.
+const JVMMaxFrames = 64
+
 // jvmSampler is HiTune's task-execution sampler (Dai et al., USENIX ATC'11,
 // §4.1): at each call it finds the node's Spark executors
 // (org.apache.spark.executor.*ExecutorBackend) and MapReduce task JVMs
@@ -72,18 +77,7 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 		}
 		for _, t := range threads {
 			s.text.Reset()
-			s.text.WriteString(j.exec)
-			s.text.WriteByte('\t')
-			s.text.WriteString(t.name)
-			s.text.WriteByte('\t')
-			s.text.WriteString(t.state)
-			s.text.WriteByte('\t')
-			for i, f := range t.frames {
-				if i > 0 {
-					s.text.WriteByte('\n')
-				}
-				s.text.WriteString(f)
-			}
+			writeThreadText(&s.text, j.exec, t)
 			dst = append(dst, model.Sample{
 				Time: ms, Host: s.host, Type: model.ThreadSampleType,
 				Target: strconv.Itoa(j.pid) + "/" + strconv.Itoa(t.tid),
@@ -93,6 +87,31 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 	}
 	return dst, nil
 }
+
+// writeThreadText writes model.ThreadSampleType's Text: "executor\tthread
+// name\tstate\tstack", the stack's frames (at most JVMMaxFrames) joined by "\n".
+// Tabs and newlines inside the executor id or the thread name (Java allows
+// any name) become spaces, so the fields stay separable.
+func writeThreadText(sb *strings.Builder, exec string, t javaThread) {
+	sb.WriteString(fieldSafe.Replace(exec))
+	sb.WriteByte('\t')
+	sb.WriteString(fieldSafe.Replace(t.name))
+	sb.WriteByte('\t')
+	sb.WriteString(t.state)
+	sb.WriteByte('\t')
+	for i, f := range t.frames {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		if i == JVMMaxFrames {
+			sb.WriteString("...")
+			break
+		}
+		sb.WriteString(f)
+	}
+}
+
+var fieldSafe = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 // taskOfThread maps a thread to the task it runs, from its name: Spark 2+
 // names task threads "Executor task launch worker for task 3.0 in stage

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,20 @@ func TestParseThreadDumpErrors(t *testing.T) {
 		if _, err := parseThreadDump([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "thread dump: line 1: ") {
 			t.Errorf("%q: error %v, want one naming line 1", bad, err)
 		}
+	}
+}
+
+func TestWriteThreadText(t *testing.T) {
+	th := javaThread{name: "w\tx\ny", state: "RUNNABLE"}
+	for i := range JVMMaxFrames + 10 {
+		th.frames = append(th.frames, fmt.Sprintf("f%d", i))
+	}
+	var sb strings.Builder
+	writeThreadText(&sb, "5", th)
+	f := strings.Split(sb.String(), "\t")
+	frames := strings.Split(f[3], "\n")
+	if len(f) != 4 || f[0] != "5" || f[1] != "w x y" || f[2] != "RUNNABLE" || len(frames) != JVMMaxFrames+1 || frames[0] != "f0" || frames[JVMMaxFrames] != "..." {
+		t.Fatalf("text %q", sb.String())
 	}
 }
 
@@ -249,6 +264,20 @@ func TestJVMSamplerLive(t *testing.T) {
 	}
 	if old := got["Executor task launch worker-2"]; old.Value != -1 || !strings.HasPrefix(strings.Split(old.Text, "\t")[2], "TIMED_WAITING") {
 		t.Errorf("Spark 1.x-named thread %+v", old)
+	}
+}
+
+func BenchmarkParseThreadDump(b *testing.B) {
+	dump, err := os.ReadFile("testdata/threaddump-jdk17.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(dump)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseThreadDump(dump); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
