@@ -168,16 +168,16 @@ func (p *perfSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample,
 		return dst, err
 	}
 	first, secs := !p.have, now.Sub(p.at).Seconds()
+	d := make(map[string]float64, len(p.events))
+	for i, ev := range p.events {
+		if p.prev[i] >= 0 && p.cur[i] >= p.prev[i] {
+			d[ev.name] = p.cur[i] - p.prev[i]
+		}
+	}
 	p.have, p.at = true, now
 	p.prev, p.cur = p.cur, p.prev
 	if first || secs <= 0 {
 		return dst, nil
-	}
-	d := make(map[string]float64, len(p.events))
-	for i, ev := range p.events {
-		if p.prev[i] >= 0 && p.cur[i] >= 0 && p.prev[i] >= p.cur[i] {
-			d[ev.name] = p.prev[i] - p.cur[i] // prev now holds this reading
-		}
 	}
 	ms := now.UnixMilli()
 	add := func(typ string, v float64) {
