@@ -3,6 +3,7 @@ package collector
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -16,6 +17,10 @@ const DefaultListen = "127.0.0.1:9470"
 
 // DefaultMaxBodyBytes bounds a request body (compressed) by default.
 const DefaultMaxBodyBytes = 16 << 20
+
+// DefaultShutdownTimeout is how long a stopping collector lets requests
+// in flight finish by default.
+const DefaultShutdownTimeout = 5 * time.Second
 
 // Config configures a Server.
 type Config struct {
@@ -39,6 +44,12 @@ type Config struct {
 	// /metrics; callers may register their own collectors in it. Nil: a
 	// new registry with the Go runtime and process collectors.
 	Registry *prometheus.Registry
+
+	// ShutdownTimeout bounds a graceful stop (default
+	// DefaultShutdownTimeout); connections still open then are closed.
+	// Go's server also waits this long for connections that sent no
+	// request yet, which HTTP clients open speculatively.
+	ShutdownTimeout time.Duration
 
 	Logger *slog.Logger // default slog.Default()
 }

@@ -50,6 +50,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -88,7 +91,8 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // Serve serves on ln (over TLS when configured) until ctx is done, then
-// shuts down gracefully, letting requests in flight finish for up to 5 s.
+// shuts down gracefully, letting requests in flight finish for up to
+// Config.ShutdownTimeout.
 // It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
@@ -119,11 +123,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 		defer cancel()
 		if err := srv.Shutdown(sctx); err != nil {
+			// Requests still running are cut; their agents retry them.
+			s.log.Warn("collector: connections still open after the shutdown timeout, closed", "timeout", s.cfg.ShutdownTimeout)
 			srv.Close()
-			return fmt.Errorf("collector: shutdown: %w", err)
 		}
 		return nil
 	})
