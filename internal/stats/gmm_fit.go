@@ -104,8 +104,14 @@ func initGMM(x *Dense, opt GMMOptions, seed uint64) (*GMM, error) {
 	}
 	st := newSuffStats(opt.K, x.D)
 	st.setShift(globalMean(x))
-	for i, l := range labels {
-		st.add(l, 1, x.Row(i))
+	resp := make([]float64, emBlock*opt.K)
+	for start := 0; start < x.N; start += emBlock {
+		count := min(emBlock, x.N-start)
+		clear(resp)
+		for s := range count {
+			resp[s*opt.K+labels[start+s]] = 1
+		}
+		st.addBlock(x, start, count, resp)
 	}
 	g := st.model(x.N, opt.Reg, opt.EqualPriors)
 	if opt.InitMeans != nil {
@@ -130,11 +136,6 @@ func globalMean(x *Dense) []float64 {
 	return m
 }
 
-// respFloor is the responsibility below which a sample's contribution to a
-// component's statistics is skipped: its effect on the estimates is far
-// below float64 resolution of the sums it would join (< 1e-13 relative).
-const respFloor = 1e-13
-
 // runEM iterates EM from g (prepared) as scikit-learn's BaseMixture.fit
 // does and returns the fitted model, the mean log-likelihood of the last
 // E-step (scikit-learn's lower_bound_) and the iterations run.
@@ -142,8 +143,7 @@ func runEM(x *Dense, g *GMM, opt GMMOptions) (*GMM, float64, int, error) {
 	k, d := opt.K, x.D
 	st := newSuffStats(k, d)
 	xs := make([]float64, d)
-	acc := make([]float64, k)
-	lp := make([]float64, k)
+	resp := make([]float64, emBlock*k)
 	ll := math.Inf(-1)
 	iter := 0
 	for iter < opt.MaxIter {
@@ -153,16 +153,14 @@ func runEM(x *Dense, g *GMM, opt GMMOptions) (*GMM, float64, int, error) {
 		st.setShift(g.Means.X)
 		c := g.cache
 		var total float64
-		for i := range x.N {
-			row := x.Row(i)
-			c.logProbs(row, xs, acc, lp)
-			_, l := argmaxLogSumExp(lp)
-			total += l
-			for q, v := range lp {
-				if r := math.Exp(v - l); r >= respFloor {
-					st.add(q, r, row)
-				}
+		for start := 0; start < x.N; start += emBlock {
+			count := min(emBlock, x.N-start)
+			for s := range count {
+				r := resp[s*k : (s+1)*k]
+				c.logProbs(x.Row(start+s), xs, r)
+				total += toResponsibilities(r)
 			}
+			st.addBlock(x, start, count, resp)
 		}
 		ll = total / float64(x.N)
 		next := st.model(x.N, opt.Reg, opt.EqualPriors)
@@ -177,110 +175,30 @@ func runEM(x *Dense, g *GMM, opt GMMOptions) (*GMM, float64, int, error) {
 	return g, ll, iter, nil
 }
 
-// suffStats accumulates, per component, the responsibility mass n, the
-// weighted first moment b = Σ r(x−s) and the weighted scatter
-// S = Σ r(x−s)(x−s)ᵀ (upper triangle, packed) about a shift s (the
-// previous means), which keeps the M-step free of cancellation.
-type suffStats struct {
-	k, d  int
-	shift []float64 // K×D
-	n     []float64
-	b     []float64 // K×D
-	s     []float64 // K × D(D+1)/2
-	diff  []float64
-}
-
-func newSuffStats(k, d int) *suffStats {
-	return &suffStats{k: k, d: d, shift: make([]float64, k*d), n: make([]float64, k),
-		b: make([]float64, k*d), s: make([]float64, k*d*(d+1)/2), diff: make([]float64, d)}
-}
-
-func (st *suffStats) reset() {
-	clear(st.n)
-	clear(st.b)
-	clear(st.s)
-}
-
-// setShift sets every component's shift: from a K×D slice, or one D-vector
-// for all.
-func (st *suffStats) setShift(s []float64) {
-	if len(s) == st.d {
-		for q := range st.k {
-			copy(st.shift[q*st.d:], s)
-		}
-		return
+// toResponsibilities turns weighted log densities into responsibilities
+// in place and returns their log-sum-exp (the sample's log-likelihood).
+// A sample impossible under every component gets no responsibility.
+func toResponsibilities(lp []float64) float64 {
+	top := math.Inf(-1)
+	for _, v := range lp {
+		top = max(top, v)
 	}
-	copy(st.shift, s)
-}
-
-// add accumulates sample x into component q with responsibility r.
-func (st *suffStats) add(q int, r float64, x []float64) {
-	d := st.d
-	diff := st.diff[:d]
-	sh := st.shift[q*d : q*d+d]
-	b := st.b[q*d : q*d+d]
-	x = x[:d]
-	for j := range diff {
-		diff[j] = x[j] - sh[j]
-		b[j] += r * diff[j]
+	if math.IsInf(top, -1) || math.IsNaN(top) {
+		clear(lp)
+		return top
 	}
-	st.n[q] += r
-	s := st.s[q*d*(d+1)/2 : (q+1)*d*(d+1)/2]
-	off := 0
-	for a := range d {
-		ra := r * diff[a]
-		row := s[off : off+d-a]
-		tail := diff[a:]
-		tail = tail[:len(row)]
-		for j := range row {
-			row[j] += ra * tail[j]
+	var sum float64
+	for i, v := range lp {
+		e := 0.0
+		if d := v - top; d > -expCutoff {
+			e = math.Exp(d)
 		}
-		off += d - a
+		lp[i] = e
+		sum += e
 	}
-}
-
-// model is the M-step: weights, means and regularised covariances from the
-// statistics of n samples, with scikit-learn's 10·ε guard on empty
-// components.
-func (st *suffStats) model(n int, reg float64, equal bool) *GMM {
-	k, d := st.k, st.d
-	g := &GMM{Weights: make([]float64, k), Means: NewDense(k, d), Covs: make([]*Dense, k)}
-	a := make([]float64, d)
-	for q := range k {
-		raw := st.n[q]
-		nk := raw + 10*eps
-		if equal {
-			g.Weights[q] = 1 / float64(k)
-		} else {
-			g.Weights[q] = nk / float64(n)
-		}
-		b := st.b[q*d : q*d+d]
-		sh := st.shift[q*d : q*d+d]
-		mean := g.Means.Row(q)
-		for j := range d {
-			// mean = Σ r x / nk = (b + raw·shift)/nk
-			mean[j] = (b[j] + raw*sh[j]) / nk
-			a[j] = mean[j] - sh[j]
-		}
-		cov := NewDense(d, d)
-		s := st.s[q*d*(d+1)/2:]
-		off := 0
-		for i := range d {
-			for j := i; j < d; j++ {
-				v := s[off+j-i] - a[i]*b[j] - b[i]*a[j] + raw*a[i]*a[j]
-				v /= nk
-				if i == j {
-					v += reg
-				}
-				cov.X[i*d+j] = v
-				cov.X[j*d+i] = v
-			}
-			off += d - i
-		}
-		g.Covs[q] = cov
+	inv := 1 / sum
+	for i := range lp {
+		lp[i] *= inv
 	}
-	return g
+	return top + math.Log(sum)
 }
-
-// eps is float64 machine epsilon (numpy's finfo(float64).eps).
-const eps = 2.220446049250313e-16

@@ -23,15 +23,19 @@ type GMM struct {
 
 // gmmCache holds what scoring needs, derived from the exported fields:
 // every component's inverse Cholesky factor L⁻¹ (cov = L·Lᵀ, so the
-// precision is L⁻ᵀL⁻¹), packed lower-triangular and interleaved across
-// components so that one pass over x serves all of them.
+// precision is L⁻ᵀL⁻¹), packed lower-triangular and interleaved in blocks
+// of eight components so that the kernel keeps eight accumulators in
+// registers and one pass over x serves a whole block.
 type gmmCache struct {
 	d, k int
 	ref  []float64 // reference point subtracted from x (mean of the means) for accuracy
-	m    []float64 // m[(j(j+1)/2+i)·K+k] = (L_k⁻¹)[j][i], i ≤ j
-	c    []float64 // c[j·K+k] = (L_k⁻¹ (μ_k − ref))[j]
+	m    []float64 // m[((b·P + j(j+1)/2+i)·8 + l] = (L⁻¹)[j][i] of component 8b+l, i ≤ j, P = D(D+1)/2
+	c    []float64 // c[(b·D + j)·8 + l] = (L⁻¹ (μ − ref))[j] of component 8b+l
 	base []float64 // log w_k + log|L_k⁻¹| − D/2·log 2π
 }
+
+// lanes is the number of components the kernel scores together.
+const lanes = 8
 
 // Prepare checks the model and derives the Cholesky factors scoring uses.
 // FitGMM returns a prepared model; call Prepare after unmarshalling. It
@@ -47,8 +51,10 @@ func (g *GMM) Prepare() error {
 	if g.Means.N != k || len(g.Covs) != k {
 		return fmt.Errorf("gmm: %d weights, %d means, %d covariances, want equal counts", k, g.Means.N, len(g.Covs))
 	}
-	c := &gmmCache{d: d, k: k, ref: make([]float64, d), m: make([]float64, d*(d+1)/2*k),
-		c: make([]float64, d*k), base: make([]float64, k)}
+	blocks := (k + lanes - 1) / lanes
+	packed := d * (d + 1) / 2
+	c := &gmmCache{d: d, k: k, ref: make([]float64, d), m: make([]float64, blocks*packed*lanes),
+		c: make([]float64, blocks*d*lanes), base: make([]float64, k)}
 	for i := range k {
 		for j, v := range g.Means.Row(i) {
 			c.ref[j] += v / float64(k)
@@ -79,13 +85,14 @@ func (g *GMM) Prepare() error {
 		for j, v := range g.Means.Row(comp) {
 			shifted[j] = v - c.ref[j]
 		}
+		b, l := comp/lanes, comp%lanes
 		for j := range d {
 			var s float64
 			for i := 0; i <= j; i++ {
 				s += inv[j*d+i] * shifted[i]
-				c.m[(j*(j+1)/2+i)*k+comp] = inv[j*d+i]
+				c.m[(b*packed+j*(j+1)/2+i)*lanes+l] = inv[j*d+i]
 			}
-			c.c[j*k+comp] = s
+			c.c[(b*d+j)*lanes+l] = s
 		}
 	}
 	g.cache = c
@@ -132,44 +139,6 @@ func invLower(l []float64, d int, inv []float64) {
 	}
 }
 
-// logProbs writes log(w_k·N(x | μ_k, Σ_k)) for every component into dst
-// (length K) using scratch xs (length D) and acc (length K).
-func (c *gmmCache) logProbs(x, xs, acc, dst []float64) {
-	d, k := c.d, c.k
-	xs = xs[:d]
-	x = x[:d]
-	ref := c.ref[:d]
-	for j := range xs {
-		xs[j] = x[j] - ref[j]
-	}
-	acc = acc[:k]
-	dst = dst[:k]
-	clear(dst)
-	m := c.m
-	off := 0
-	for j := range d {
-		cj := c.c[j*k : j*k+k]
-		for q := range acc {
-			acc[q] = -cj[q]
-		}
-		for i := 0; i <= j; i++ {
-			xi := xs[i]
-			row := m[off : off+k]
-			row = row[:len(acc)]
-			for q := range acc {
-				acc[q] += row[q] * xi
-			}
-			off += k
-		}
-		for q, v := range acc {
-			dst[q] += v * v
-		}
-	}
-	for q := range dst {
-		dst[q] = c.base[q] - 0.5*dst[q]
-	}
-}
-
 // ensure returns the prepared cache, preparing it first if needed; nil
 // when the model is invalid.
 func (g *GMM) ensure() *gmmCache {
@@ -198,15 +167,12 @@ func (g *GMM) LogProbs(x []float64, dst []float64) []float64 {
 		}
 		return dst
 	}
-	var xsBuf, accBuf [32]float64
-	xs, acc := xsBuf[:], accBuf[:]
+	var xsBuf [32]float64
+	xs := xsBuf[:]
 	if c.d > len(xs) {
 		xs = make([]float64, c.d)
 	}
-	if k > len(acc) {
-		acc = make([]float64, k)
-	}
-	c.logProbs(x, xs, acc, dst)
+	c.logProbs(x, xs, dst)
 	return dst
 }
 
@@ -242,11 +208,10 @@ func (g *GMM) Score(x *Dense) float64 {
 		return math.NaN()
 	}
 	xs := make([]float64, c.d)
-	acc := make([]float64, c.k)
 	lp := make([]float64, c.k)
 	var total float64
 	for i := range x.N {
-		c.logProbs(x.Row(i), xs, acc, lp)
+		c.logProbs(x.Row(i), xs, lp)
 		_, l := argmaxLogSumExp(lp)
 		total += l
 	}
@@ -254,7 +219,8 @@ func (g *GMM) Score(x *Dense) float64 {
 }
 
 // argmaxLogSumExp returns the index of the largest value (−1 for none or
-// all NaN) and log Σ exp(v).
+// all NaN) and log Σ exp(v). Terms more than expCutoff below the largest
+// are below float64 resolution of the sum and are not exponentiated.
 func argmaxLogSumExp(v []float64) (int, float64) {
 	best, top := -1, math.Inf(-1)
 	for i, x := range v {
@@ -265,9 +231,18 @@ func argmaxLogSumExp(v []float64) (int, float64) {
 	if best < 0 || math.IsInf(top, -1) {
 		return best, math.Inf(-1)
 	}
-	var s float64
-	for _, x := range v {
-		s += math.Exp(x - top)
+	s := 1.0
+	for i, x := range v {
+		if d := x - top; i != best && d > -expCutoff {
+			s += math.Exp(d)
+		}
+	}
+	if s == 1 {
+		return best, top
 	}
 	return best, top + math.Log(s)
 }
+
+// expCutoff bounds the log-ratio worth exponentiating: exp(−40) ≈ 4e−18
+// is below half an ulp of a sum that is at least 1.
+const expCutoff = 40
