@@ -2,6 +2,7 @@ package anomaly
 
 import (
 	"bytes"
+	"math"
 	"testing"
 )
 
@@ -56,6 +57,84 @@ func FuzzSMDSegments(f *testing.F) {
 					t.Fatalf("metric %d out of range in %+v", m, s)
 				}
 			}
+		}
+	})
+}
+
+// floats decodes b into values, one byte each, with a few specials.
+func floats(b []byte) []float64 {
+	out := make([]float64, len(b))
+	for i, c := range b {
+		switch c {
+		case 255:
+			out[i] = math.NaN()
+		case 254:
+			out[i] = math.Inf(1)
+		case 253:
+			out[i] = -1e300
+		default:
+			out[i] = float64(c) / 16
+		}
+	}
+	return out
+}
+
+// FuzzAlgorithms: any shape and values give a result or an error, never a
+// panic, and results are well formed (scores finite, one per host).
+func FuzzAlgorithms(f *testing.F) {
+	f.Add(uint8(4), uint8(3), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 200, 0, 0, 0, 1})
+	f.Add(uint8(3), uint8(2), []byte{255, 1, 2, 255, 3, 4, 254})
+	f.Add(uint8(5), uint8(1), []byte{0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, nh, nm uint8, b []byte) {
+		n, d := int(nh%8), int(nm%6)
+		v := floats(b)
+		hosts := make([]string, n)
+		metrics := make([]string, d)
+		for i := range hosts {
+			hosts[i] = string(rune('a' + i))
+		}
+		for j := range metrics {
+			metrics[j] = string(rune('A' + j))
+		}
+		x := make([][]float64, n)
+		series := make([][][]float64, n)
+		k := 0
+		next := func() float64 {
+			if len(v) == 0 {
+				return 0
+			}
+			k++
+			return v[k%len(v)]
+		}
+		for i := range x {
+			x[i] = make([]float64, d)
+			series[i] = make([][]float64, d)
+			for j := range x[i] {
+				x[i][j] = next()
+				series[i][j] = make([]float64, 1+(i+j)%4)
+				for t := range series[i][j] {
+					series[i][j][t] = next()
+				}
+			}
+		}
+		if scores, err := AbnormalNodes(hosts, metrics, x, DefaultNodeParams()); err == nil {
+			if len(scores) != n {
+				t.Fatalf("%d scores for %d hosts", len(scores), n)
+			}
+			for _, s := range scores {
+				if math.IsNaN(s.Score) || math.IsInf(s.Score, 0) {
+					t.Fatalf("%s: score %v", s.Host, s.Score)
+				}
+			}
+		}
+		if rep, err := OutlierMetrics(hosts, metrics, series, DefaultOutlierParams()); err == nil && len(rep.Nodes) != n {
+			t.Fatalf("%d nodes for %d hosts", len(rep.Nodes), n)
+		}
+		if n >= 1 {
+			// ragged rows too: the first host's series as observations
+			_, _ = ScoreAgainstNormal(x, x[:1], DefaultNormalParams())
+			_, _ = ScoreAgainstNormal(series[0], x[:1], DefaultNormalParams())
+			_, _ = PrincipalMetrics(series[0], 0.9)
 		}
 	})
 }

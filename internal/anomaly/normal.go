@@ -80,6 +80,11 @@ func ScoreAgainstNormal(normal, window [][]float64, p NormalParams) ([]MetricSco
 		return nil, fmt.Errorf("score against normal: empty window")
 	}
 	d := len(normal[0])
+	for i, r := range normal {
+		if len(r) != d {
+			return nil, fmt.Errorf("score against normal: normal observation %d has %d values, want %d", i, len(r), d)
+		}
+	}
 	for i, r := range window {
 		if len(r) != d {
 			return nil, fmt.Errorf("score against normal: window observation %d has %d values, want %d", i, len(r), d)

@@ -29,6 +29,11 @@ func PrincipalMetrics(rows [][]float64, ccr float64) ([]int, error) {
 	if d == 0 {
 		return nil, fmt.Errorf("principal metrics: no metrics")
 	}
+	for i, r := range rows {
+		if len(r) != d {
+			return nil, fmt.Errorf("principal metrics: observation %d has %d values, want %d", i, len(r), d)
+		}
+	}
 	if ccr >= 1 {
 		all := make([]int, d)
 		for j := range all {
@@ -40,9 +45,6 @@ func PrincipalMetrics(rows [][]float64, ccr float64) ([]int, error) {
 	col := make([]float64, len(rows))
 	for j := range d {
 		for i, r := range rows {
-			if len(r) != d {
-				return nil, fmt.Errorf("principal metrics: observation %d has %d values, want %d", i, len(r), d)
-			}
 			col[i] = r[j]
 		}
 		for i, v := range stats.MinMax(col) {
