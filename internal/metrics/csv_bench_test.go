@@ -32,17 +32,10 @@ func simCSVBytes(tb testing.TB) []byte {
 	return b
 }
 
-// BenchmarkReadCSV reads the simulator's metric CSV; rows/s is samples/s.
+// BenchmarkReadCSV reads the simulator's metric CSV (one sample a row).
 func BenchmarkReadCSV(b *testing.B) {
 	data := simCSVBytes(b)
-	rows := bytes.Count(data, []byte{'\n'})
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if err := ReadCSV(bytes.NewReader(data), "metrics.csv", func(*model.Sample) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	benchSamples(b, data, func(fn func(*model.Sample) error) error {
+		return ReadCSV(bytes.NewReader(data), "metrics.csv", fn)
+	})
 }

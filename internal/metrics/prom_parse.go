@@ -1,12 +1,10 @@
 package metrics
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
 )
@@ -33,51 +31,50 @@ type promResponse struct {
 // the call returns.
 type promSeriesFunc func(instance string, pts []promPoint) error
 
-// promParseMatrix streams a query_range answer from r: the envelope's keys
-// are read as tokens and the result one series at a time, so memory holds
-// one series, never the whole answer. Series are handed to fn as they are
-// read, in any field order. Errors give the byte offset and what was
-// expected; an answer whose status is not "success" is returned as read,
-// with no error, for the caller to report.
+// promParseMatrix streams a query_range answer from r: the envelope is
+// walked token by token and the result read one series at a time, so
+// memory holds one series, never the whole answer. Series are handed to fn
+// as they are read, in any field order. Errors give the byte offset and
+// what was expected; an answer whose status is not "success" is returned
+// as read, with no error, for the caller to report.
 func promParseMatrix(r io.Reader, fn promSeriesFunc) (promResponse, error) {
 	var resp promResponse
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	p := promParser{dec: dec, fn: fn}
-	if err := p.delim('{', "an object"); err != nil {
+	p := promParser{j: newSourceJSON(r), fn: fn}
+	if err := p.j.expect('{', "an object"); err != nil {
 		return resp, err
 	}
-	for dec.More() {
-		key, err := p.key()
+	for first := true; ; first = false {
+		ok, err := p.j.more('}', first)
+		if err != nil {
+			return resp, err
+		}
+		if !ok {
+			break
+		}
+		key, err := p.j.key()
 		if err != nil {
 			return resp, err
 		}
 		switch key {
 		case "status":
-			resp.status, err = p.str("status")
+			resp.status, err = p.j.str("status")
 		case "errorType":
-			resp.errorType, err = p.str("errorType")
+			resp.errorType, err = p.j.str("errorType")
 		case "error":
-			resp.err, err = p.str("error")
-		case "warnings", "infos":
-			var w []string
-			if err = p.decode(&w, key+": an array of strings"); err == nil && key == "warnings" {
-				resp.warnings = append(resp.warnings, w...)
-			}
+			resp.err, err = p.j.str("error")
+		case "warnings":
+			resp.warnings, err = p.strings(resp.warnings)
 		case "data":
 			err = p.data()
 		default:
-			err = p.decode(&json.RawMessage{}, key+": a JSON value")
+			err = p.j.skip(key)
 		}
 		if err != nil {
 			return resp, err
 		}
 	}
-	if err := p.delim('}', "the end of the object"); err != nil {
+	if err := p.j.end(); err != nil {
 		return resp, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return resp, fmt.Errorf("offset %d: want the end of the answer after its object", dec.InputOffset())
 	}
 	if resp.status == "" {
 		return resp, errors.New("no status in the answer")
@@ -85,133 +82,103 @@ func promParseMatrix(r io.Reader, fn promSeriesFunc) (promResponse, error) {
 	return resp, nil
 }
 
-// promParser holds the decoder and the scratch of one answer.
+// promParser holds the stream and the scratch of one answer.
 type promParser struct {
-	dec  *json.Decoder
+	j    *sourceJSON
 	fn   promSeriesFunc
-	raw  json.RawMessage
 	sc   jsonscan.Scanner
 	pts  []promPoint
 	inst []byte
 }
 
-func (p *promParser) fail(what string, err error) error {
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
+// strings appends an array of strings (the warnings) to dst.
+func (p *promParser) strings(dst []string) ([]string, error) {
+	at := p.j.off
+	raw, err := p.j.value()
 	if err != nil {
-		return fmt.Errorf("offset %d: want %s: %w", p.dec.InputOffset(), what, err)
+		return dst, err
 	}
-	return fmt.Errorf("offset %d: want %s", p.dec.InputOffset(), what)
-}
-
-func (p *promParser) delim(d json.Delim, what string) error {
-	t, err := p.dec.Token()
-	if err != nil {
-		return p.fail(what, err)
+	sc := &p.sc
+	sc.Reset(raw)
+	if sc.Array() {
+		for sc.Next() {
+			if sc.Kind() != '"' {
+				return dst, fmt.Errorf("offset %d: want warnings, an array of strings", at)
+			}
+			dst = append(dst, sc.String())
+		}
 	}
-	if t != d {
-		return p.fail(fmt.Sprintf("%s, got %v", what, t), nil)
+	if err := sc.Err(); err != nil {
+		return dst, fmt.Errorf("offset %d: warnings: %w", at, err)
 	}
-	return nil
-}
-
-func (p *promParser) key() (string, error) {
-	t, err := p.dec.Token()
-	if err != nil {
-		return "", p.fail("an object key", err)
-	}
-	k, ok := t.(string)
-	if !ok {
-		return "", p.fail(fmt.Sprintf("an object key, got %v", t), nil)
-	}
-	return k, nil
-}
-
-func (p *promParser) str(what string) (string, error) {
-	t, err := p.dec.Token()
-	if err != nil {
-		return "", p.fail(what+": a string", err)
-	}
-	s, ok := t.(string)
-	if !ok {
-		return "", p.fail(fmt.Sprintf("%s: a string, got %v", what, t), nil)
-	}
-	return s, nil
-}
-
-func (p *promParser) decode(v any, what string) error {
-	if err := p.dec.Decode(v); err != nil {
-		return p.fail(what, err)
-	}
-	return nil
+	return dst, sc.End()
 }
 
 // data reads {"resultType": "matrix", "result": [series...]}. A result
 // before its resultType is accepted as a matrix; any other type is an error.
 func (p *promParser) data() error {
-	if err := p.delim('{', "data: an object"); err != nil {
+	if err := p.j.expect('{', "data: an object"); err != nil {
 		return err
 	}
-	for p.dec.More() {
-		key, err := p.key()
+	for first := true; ; first = false {
+		ok, err := p.j.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		key, err := p.j.key()
 		if err != nil {
 			return err
 		}
 		switch key {
 		case "resultType":
-			typ, err := p.str("resultType")
+			at := p.j.off
+			typ, err := p.j.str("resultType")
 			if err != nil {
 				return err
 			}
 			if typ != "matrix" {
-				return p.fail(fmt.Sprintf(`resultType "matrix" (a range query), got %q`, typ), nil)
+				return fmt.Errorf(`offset %d: want resultType "matrix" (a range query), got %q`, at, typ)
 			}
 		case "result":
-			if err := p.result(); err != nil {
-				return err
-			}
+			err = p.result()
 		default:
-			if err := p.decode(&json.RawMessage{}, "data."+key+": a JSON value"); err != nil {
-				return err
-			}
+			err = p.j.skip("data." + key)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return p.delim('}', "the end of data")
 }
 
 func (p *promParser) result() error {
-	t, err := p.dec.Token()
-	if err != nil {
-		return p.fail("result: an array", err)
+	ok, err := p.j.enter('[', "result: an array")
+	if err != nil || !ok {
+		return err
 	}
-	if t == nil {
-		return nil
-	}
-	if t != json.Delim('[') {
-		return p.fail(fmt.Sprintf("result: an array, got %v", t), nil)
-	}
-	for i := 0; p.dec.More(); i++ {
-		start := p.dec.InputOffset()
-		p.raw = p.raw[:0]
-		if err := p.dec.Decode(&p.raw); err != nil {
-			return p.fail(fmt.Sprintf("result[%d]: a series", i), err)
+	for i := 0; ; i++ {
+		ok, err := p.j.more(']', i == 0)
+		if err != nil || !ok {
+			return err
 		}
-		if err := p.series(); err != nil {
+		start := p.j.off
+		raw, err := p.j.value()
+		if err != nil {
+			return fmt.Errorf("result[%d]: %w", i, err)
+		}
+		if err := p.series(raw); err != nil {
 			return fmt.Errorf("result[%d] at offset %d: %w", i, start, err)
 		}
 		if err := p.fn(string(p.inst), p.pts); err != nil {
 			return err
 		}
 	}
-	return p.delim(']', "the end of result")
 }
 
-// series parses {"metric": {labels}, "values": [[t, "v"], ...]} from p.raw
+// series parses {"metric": {labels}, "values": [[t, "v"], ...]} from raw
 // into p.inst and p.pts. Native-histogram series ("histograms") are skipped.
-func (p *promParser) series() error {
+func (p *promParser) series(raw []byte) error {
 	sc := &p.sc
-	sc.Reset(p.raw)
+	sc.Reset(raw)
 	p.pts, p.inst = p.pts[:0], p.inst[:0]
 	if !sc.Object() {
 		return wantErr(sc, "a series object")
@@ -266,7 +233,11 @@ func promScanPoint(sc *jsonscan.Scanner) (promPoint, error) {
 	if sc.Kind() != '0' {
 		return promPoint{}, wantErr(sc, "a number of seconds")
 	}
-	sec := sc.Float()
+	num := sc.SkipRaw()
+	sec, ok := csvFloat(num)
+	if !ok && sc.Err() == nil {
+		return promPoint{}, fmt.Errorf("want a number of seconds, got %q", num)
+	}
 	if !sc.Next() || sc.Kind() != '"' {
 		return promPoint{}, wantErr(sc, "a value string")
 	}
@@ -277,8 +248,8 @@ func promScanPoint(sc *jsonscan.Scanner) (promPoint, error) {
 	if sc.Err() != nil {
 		return promPoint{}, sc.Err()
 	}
-	v, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
+	v, ok := csvFloat(raw)
+	if !ok {
 		return promPoint{}, fmt.Errorf("want a number, NaN or ±Inf as the value, got %q", raw)
 	}
 	ms := sec * 1000

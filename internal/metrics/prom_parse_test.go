@@ -68,7 +68,7 @@ func TestPromParseErrors(t *testing.T) {
 		{`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{}`, "offset"},
 		{`{"data":{"result":[]}}`, "no status"},
 		{`[]`, "an object"},
-		{`{"status":"success"} {}`, "end of the answer"},
+		{`{"status":"success"} {}`, "end of the document"},
 	} {
 		resp, err := promParseMatrix(strings.NewReader(c.in), func(string, []promPoint) error { return nil })
 		if c.want == "" {

@@ -1,12 +1,10 @@
 package metrics
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -22,72 +20,40 @@ import (
 // errors, which give the byte offset and what was expected. The Sample
 // passed to fn is reused.
 func ReadSysstat(r io.Reader, name string, fn func(*model.Sample) error) error {
-	p := sysstatParser{dec: json.NewDecoder(r), name: name, fn: fn}
-	if err := p.document(); err != nil {
-		return err
-	}
-	return nil
+	p := sysstatParser{j: newSourceJSON(r), name: name, fn: fn}
+	return p.document()
 }
 
-// sysstatParser holds the decoder and scratch of one sadf -j document.
+// sysstatParser holds the stream and scratch of one sadf -j document.
 type sysstatParser struct {
-	dec  *json.Decoder
+	j    *sourceJSON
 	name string
 	fn   func(*model.Sample) error
-	raw  json.RawMessage
-	sc   jsonscan.Scanner
 	rec  sysstatRecord
 	s    model.Sample
+	stop error // fn's error, returned as it is
 }
 
-func (p *sysstatParser) fail(what string, err error) error {
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return fmt.Errorf("%s: offset %d: want %s: %w", p.name, p.dec.InputOffset(), what, err)
-	}
-	return fmt.Errorf("%s: offset %d: want %s", p.name, p.dec.InputOffset(), what)
-}
-
-func (p *sysstatParser) delim(d json.Delim, what string) error {
-	t, err := p.dec.Token()
-	if err != nil {
-		return p.fail(what, err)
-	}
-	if t != d {
-		return p.fail(fmt.Sprintf("%s, got %v", what, t), nil)
-	}
-	return nil
-}
-
-func (p *sysstatParser) key() (string, error) {
-	t, err := p.dec.Token()
-	if err != nil {
-		return "", p.fail("an object key", err)
-	}
-	k, ok := t.(string)
-	if !ok {
-		return "", p.fail(fmt.Sprintf("an object key, got %v", t), nil)
-	}
-	return k, nil
-}
-
-func (p *sysstatParser) skip(what string) error {
-	if err := p.dec.Decode(&p.raw); err != nil {
-		return p.fail(what, err)
-	}
-	return nil
-}
-
-// object reads an object, calling each for every key; each must consume
-// the key's value.
-func (p *sysstatParser) object(what string, each func(key string) error) error {
-	if err := p.delim('{', what+": an object"); err != nil {
+// wrap names the file in err, unless it is fn's.
+func (p *sysstatParser) wrap(err error) error {
+	if err == nil || err == p.stop {
 		return err
 	}
-	for p.dec.More() {
-		k, err := p.key()
+	return fmt.Errorf("%s: %w", p.name, err)
+}
+
+// object walks an object, calling each for every key; each must consume
+// the key's value.
+func (p *sysstatParser) object(what string, each func(key string) error) error {
+	if err := p.j.expect('{', what+": an object"); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		ok, err := p.j.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		k, err := p.j.key()
 		if err != nil {
 			return err
 		}
@@ -95,36 +61,33 @@ func (p *sysstatParser) object(what string, each func(key string) error) error {
 			return err
 		}
 	}
-	return p.delim('}', "the end of "+what)
 }
 
 func (p *sysstatParser) document() error {
 	found := false
 	err := p.object("the sadf -j document", func(k string) error {
 		if k != "sysstat" {
-			return p.skip(k + ": a JSON value")
+			return p.j.skip(k)
 		}
 		found = true
 		return p.object("sysstat", func(k string) error {
 			if k != "hosts" {
-				return p.skip("sysstat." + k + ": a JSON value")
+				return p.j.skip("sysstat." + k)
 			}
-			if err := p.delim('[', "sysstat.hosts: an array"); err != nil {
-				return err
-			}
-			for i := 0; p.dec.More(); i++ {
-				if err := p.host(i); err != nil {
-					return err
+			ok, err := p.j.enter('[', "sysstat.hosts: an array")
+			for i := 0; ok && err == nil; i++ {
+				if ok, err = p.j.more(']', i == 0); ok && err == nil {
+					err = p.host(i)
 				}
 			}
-			return p.delim(']', "the end of sysstat.hosts")
+			return err
 		})
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = p.j.end()
 	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		return p.fail("the end of the document after its object", nil)
+	if err != nil {
+		return p.wrap(err)
 	}
 	if !found {
 		return fmt.Errorf("%s: no \"sysstat\" object: want sadf -j output", p.name)
@@ -138,28 +101,23 @@ func (p *sysstatParser) host(i int) error {
 	return p.object(what, func(k string) error {
 		switch k {
 		case "nodename":
-			t, err := p.dec.Token()
-			s, ok := t.(string)
-			if err != nil || !ok || s == "" {
-				return p.fail(what+".nodename: a host name", err)
+			s, err := p.j.str(what + ".nodename")
+			if err == nil && s == "" {
+				err = p.j.errorf("want %s.nodename, a host name", what)
 			}
 			host = s
+			return err
 		case "timezone":
-			t, err := p.dec.Token()
-			s, ok := t.(string)
-			if err != nil || !ok {
-				return p.fail(what+".timezone: a string", err)
-			}
+			s, err := p.j.str(what + ".timezone")
 			loc = sysstatZone(s)
+			return err
 		case "statistics":
 			if host == "" {
-				return p.fail(what+".nodename before its statistics", nil)
+				return p.j.errorf("want %s.nodename before its statistics", what)
 			}
 			return p.statistics(what, host, loc)
-		default:
-			return p.skip(what + "." + k + ": a JSON value")
 		}
-		return nil
+		return p.j.skip(what + "." + k)
 	})
 }
 
@@ -177,27 +135,25 @@ func sysstatZone(tz string) *time.Location {
 }
 
 func (p *sysstatParser) statistics(what, host string, loc *time.Location) error {
-	t, err := p.dec.Token()
-	if err != nil {
-		return p.fail(what+".statistics: an array", err)
+	ok, err := p.j.enter('[', what+".statistics: an array")
+	if err != nil || !ok {
+		return err
 	}
-	if t == nil {
-		return nil
-	}
-	if t != json.Delim('[') {
-		return p.fail(fmt.Sprintf("%s.statistics: an array, got %v", what, t), nil)
-	}
-	for i := 0; p.dec.More(); i++ {
-		start := p.dec.InputOffset()
-		if err := p.dec.Decode(&p.raw); err != nil {
-			return p.fail(fmt.Sprintf("%s.statistics[%d]: a record", what, i), err)
+	for i := 0; ; i++ {
+		ok, err := p.j.more(']', i == 0)
+		if err != nil || !ok {
+			return err
 		}
-		p.sc.Reset(p.raw)
-		if err := p.rec.parse(&p.sc, loc); err != nil {
-			return fmt.Errorf("%s: %s.statistics[%d] at offset %d: %w", p.name, what, i, start, err)
+		start := p.j.off
+		raw, err := p.j.value()
+		if err != nil {
+			return err
+		}
+		if err := p.rec.parse(raw, loc); err != nil {
+			return fmt.Errorf("%s.statistics[%d] at offset %d: %w", what, i, start, err)
 		}
 		if !p.rec.timed {
-			continue // a record with no timestamp holds nothing to stamp
+			continue // an empty record
 		}
 		for j, name := range model.NodeMetricNames {
 			if !p.rec.has[j] {
@@ -205,9 +161,9 @@ func (p *sysstatParser) statistics(what, host string, loc *time.Location) error 
 			}
 			p.s = model.Sample{Time: p.rec.ms, Host: host, Type: name, Value: p.rec.val[j]}
 			if err := p.fn(&p.s); err != nil {
+				p.stop = err
 				return err
 			}
 		}
 	}
-	return p.delim(']', "the end of "+what+".statistics")
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 // sysstatRecord is one statistics record of sadf -j output mapped to the
 // canonical metrics: val[i] is NodeMetricNames[i] when has[i].
 type sysstatRecord struct {
+	sc    jsonscan.Scanner
 	ms    int64
 	timed bool
 	val   [len(model.NodeMetricNames)]float64
@@ -47,9 +49,11 @@ var (
 
 func (r *sysstatRecord) set(i int, v float64) { r.val[i], r.has[i] = v, true }
 
-// parse reads one record from sc.
-func (r *sysstatRecord) parse(sc *jsonscan.Scanner, loc *time.Location) error {
-	*r = sysstatRecord{}
+// parse reads one record from raw.
+func (r *sysstatRecord) parse(raw []byte, loc *time.Location) error {
+	r.ms, r.timed, r.has = 0, false, [len(model.NodeMetricNames)]bool{}
+	sc := &r.sc
+	sc.Reset(raw)
 	if !sc.Object() {
 		return wantErr(sc, "a statistics object")
 	}
@@ -61,16 +65,16 @@ func (r *sysstatRecord) parse(sc *jsonscan.Scanner, loc *time.Location) error {
 		case "cpu-load", "cpu-load-all":
 			r.cpu(sc)
 		case "process-and-context-switch":
-			r.fields(sc, func(f string) {
-				if f == "cswch" {
+			r.fields(sc, func(f []byte) {
+				if string(f) == "cswch" {
 					r.set(sysCswch, sc.Float())
 				} else {
 					sc.Skip()
 				}
 			})
 		case "queue":
-			r.fields(sc, func(f string) {
-				switch f {
+			r.fields(sc, func(f []byte) {
+				switch string(f) {
 				case "runq-sz":
 					r.set(sysRunq, sc.Float())
 				case "plist-sz":
@@ -82,8 +86,8 @@ func (r *sysstatRecord) parse(sc *jsonscan.Scanner, loc *time.Location) error {
 				}
 			})
 		case "paging":
-			r.fields(sc, func(f string) {
-				switch f {
+			r.fields(sc, func(f []byte) {
+				switch string(f) {
 				case "pgpgin":
 					r.set(sysPgin, sc.Float())
 				case "pgpgout":
@@ -99,8 +103,8 @@ func (r *sysstatRecord) parse(sc *jsonscan.Scanner, loc *time.Location) error {
 		case "disk":
 			r.disk(sc)
 		case "network":
-			r.fields(sc, func(f string) {
-				if f == "net-dev" {
+			r.fields(sc, func(f []byte) {
+				if string(f) == "net-dev" {
 					r.network(sc)
 				} else {
 					sc.Skip()
@@ -139,18 +143,18 @@ func (r *sysstatRecord) parse(sc *jsonscan.Scanner, loc *time.Location) error {
 
 // fields walks an object's keys; each must consume its value. A null
 // object is empty.
-func (r *sysstatRecord) fields(sc *jsonscan.Scanner, each func(key string)) {
+func (r *sysstatRecord) fields(sc *jsonscan.Scanner, each func(key []byte)) {
 	if !sc.Object() {
 		return
 	}
 	for k := sc.Key(); k != nil && sc.Err() == nil; k = sc.Key() {
-		each(string(k))
+		each(k)
 	}
 }
 
 // objects walks an array of objects, calling each for every key of every
 // element and done after each element.
-func (r *sysstatRecord) objects(sc *jsonscan.Scanner, each func(key string), done func()) {
+func (r *sysstatRecord) objects(sc *jsonscan.Scanner, each func(key []byte), done func()) {
 	if !sc.Array() {
 		return
 	}
@@ -167,14 +171,15 @@ func (r *sysstatRecord) objects(sc *jsonscan.Scanner, each func(key string), don
 // "interval": 1}: the end of the record's interval, in UTC when utc is 1
 // (sadf's default) or absent, else in the file's timezone.
 func (r *sysstatRecord) timestamp(sc *jsonscan.Scanner, loc *time.Location) error {
-	var date, clock string
+	var stamp [19]byte // "2006-01-02 15:04:05"
+	var date, clock []byte
 	utc := true
-	r.fields(sc, func(f string) {
-		switch f {
+	r.fields(sc, func(f []byte) {
+		switch string(f) {
 		case "date":
-			date = sc.String()
+			date = append(stamp[:0], sc.Bytes()...)
 		case "time":
-			clock = sc.String()
+			clock = append([]byte(nil), sc.Bytes()...)
 		case "utc":
 			utc = sc.Int() != 0
 		default:
@@ -187,7 +192,7 @@ func (r *sysstatRecord) timestamp(sc *jsonscan.Scanner, loc *time.Location) erro
 	if utc {
 		loc = time.UTC
 	}
-	t, err := time.ParseInLocation("2006-01-02 15:04:05", date+" "+clock, loc)
+	t, err := time.ParseInLocation("2006-01-02 15:04:05", string(append(append(date, ' '), clock...)), loc)
 	if err != nil {
 		return fmt.Errorf("timestamp: want date YYYY-MM-DD and time hh:mm:ss, got %q %q", date, clock)
 	}
@@ -204,11 +209,11 @@ func (r *sysstatRecord) cpu(sc *jsonscan.Scanner) {
 	var all bool
 	var user, system, iowait, idle float64
 	var hasIdle bool
-	r.objects(sc, func(f string) {
-		switch f {
+	r.objects(sc, func(f []byte) {
+		switch string(f) {
 		case "cpu":
 			if sc.Kind() == '"' {
-				all = all || strings.EqualFold(sc.String(), "all")
+				all = all || strings.EqualFold(string(sc.Bytes()), "all")
 			} else {
 				all = all || sc.Int() == -1 // sadf -d's spelling of "all"
 			}
@@ -244,8 +249,8 @@ func (r *sysstatRecord) cpu(sc *jsonscan.Scanner) {
 func (r *sysstatRecord) memory(sc *jsonscan.Scanner) {
 	var free, avail, used, pct, buffers, cached, slab float64
 	var hasAvail, hasPct, hasSlab bool
-	r.fields(sc, func(f string) {
-		switch f {
+	r.fields(sc, func(f []byte) {
+		switch string(f) {
 		case "memfree":
 			free = sc.Float()
 		case "avail":
@@ -278,15 +283,16 @@ func (r *sysstatRecord) memory(sc *jsonscan.Scanner) {
 // rd_sec/wr_sec (512-byte sectors/s) into bytes/s, and aqu-sz (avgqu-sz
 // before 12), the average queue length, as weighted I/O time in ms/s.
 func (r *sysstatRecord) disk(sc *jsonscan.Scanner) {
-	var dev string
+	var skip bool
 	var rkb, wkb, rsec, wsec, aqu float64
 	var hasKB, hasSec, hasAqu bool
 	var read, write, wio float64
 	var any, anyAqu bool
-	r.objects(sc, func(f string) {
-		switch f {
+	r.objects(sc, func(f []byte) {
+		switch string(f) {
 		case "disk-device":
-			dev = sc.String()
+			b := sc.Bytes()
+			skip = bytes.HasPrefix(b, []byte("dm-")) || bytes.HasPrefix(b, []byte("md"))
 		case "rkB":
 			rkb, hasKB = sc.Float(), true
 		case "wkB":
@@ -301,7 +307,7 @@ func (r *sysstatRecord) disk(sc *jsonscan.Scanner) {
 			sc.Skip()
 		}
 	}, func() {
-		if !strings.HasPrefix(dev, "dm-") && !strings.HasPrefix(dev, "md") {
+		if !skip {
 			switch {
 			case hasKB:
 				read, write, any = read+rkb*1024, write+wkb*1024, true
@@ -312,7 +318,7 @@ func (r *sysstatRecord) disk(sc *jsonscan.Scanner) {
 				wio, anyAqu = wio+aqu*1000, true
 			}
 		}
-		dev, rkb, wkb, rsec, wsec, aqu, hasKB, hasSec, hasAqu = "", 0, 0, 0, 0, 0, false, false, false
+		skip, rkb, wkb, rsec, wsec, aqu, hasKB, hasSec, hasAqu = false, 0, 0, 0, 0, 0, false, false, false
 	})
 	if any {
 		r.set(sysRead, read)
@@ -326,13 +332,13 @@ func (r *sysstatRecord) disk(sc *jsonscan.Scanner) {
 // network sums sar -n DEV's interfaces except lo: rxkB/txkB (KB/s) into
 // bytes/s.
 func (r *sysstatRecord) network(sc *jsonscan.Scanner) {
-	var iface string
+	var lo bool
 	var rx, tx, sumRx, sumTx float64
 	var any bool
-	r.objects(sc, func(f string) {
-		switch f {
+	r.objects(sc, func(f []byte) {
+		switch string(f) {
 		case "iface":
-			iface = sc.String()
+			lo = string(sc.Bytes()) == "lo"
 		case "rxkB":
 			rx = sc.Float()
 		case "txkB":
@@ -341,10 +347,10 @@ func (r *sysstatRecord) network(sc *jsonscan.Scanner) {
 			sc.Skip()
 		}
 	}, func() {
-		if iface != "lo" {
+		if !lo {
 			sumRx, sumTx, any = sumRx+rx*1024, sumTx+tx*1024, true
 		}
-		iface, rx, tx = "", 0, 0
+		lo, rx, tx = false, 0, 0
 	})
 	if any {
 		r.set(sysRx, sumRx)
