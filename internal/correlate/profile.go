@@ -217,12 +217,18 @@ func (d *demand) add(o demand) {
 }
 
 // nodeShares computes every task's share of its node's activity on host
-// k, indexed like Correlation.taskRef (only this host's tasks are set).
-func (c *Correlation) nodeShares(k int, out []NodeShare) {
+// k, indexed like Correlation.taskRef (only this host's tasks are set), and
+// returns how many of the host's sample rows fell in a task window.
+func (c *Correlation) nodeShares(k int, out []NodeShare) (inTasks int64) {
 	h := &c.hosts[k]
 	f := h.frame
 	running := make([]int32, len(f.Times))
 	sweep(f.Times, h.iv, c.skew, h.tasks, nil, func(row int, _ int32) { running[row]++ })
+	for _, n := range running {
+		if n > 0 {
+			inTasks++
+		}
+	}
 	var peakDisk, peakNet float64
 	for i := range f.Times {
 		r := f.Row(i)
@@ -264,6 +270,7 @@ func (c *Correlation) nodeShares(k int, out []NodeShare) {
 		s.Running /= n
 		s.uCPU, s.uDisk, s.uNet = min(s.uCPU/n, 1), s.uDisk/n, s.uNet/n
 	}
+	return inTasks
 }
 
 func maxNum(a, b float64) float64 {
@@ -279,9 +286,16 @@ func maxNum(a, b float64) float64 {
 // its attempts. Attempts on hosts without samples are profiled from the
 // log alone.
 func (c *Correlation) Profiles(fn func(*TaskProfile)) []StageProfile {
+	sp, _ := c.profiles(fn)
+	return sp
+}
+
+// profiles is Profiles also returning the sample rows in task windows.
+func (c *Correlation) profiles(fn func(*TaskProfile)) ([]StageProfile, int64) {
 	shares := make([]NodeShare, len(c.taskRef))
+	var inTasks int64
 	for k := range c.hosts {
-		c.nodeShares(k, shares)
+		inTasks += c.nodeShares(k, shares)
 	}
 	o := c.opts.Profile.withDefaults()
 	out := make([]StageProfile, len(c.app.Stages))
@@ -305,7 +319,7 @@ func (c *Correlation) Profiles(fn func(*TaskProfile)) []StageProfile {
 		}
 		out[si].Profile = sum.profile(o)
 	}
-	return out
+	return out, inTasks
 }
 
 // StageProfile is a stage's profile over all its attempts and how many of

@@ -1,6 +1,8 @@
 package correlate
 
 import (
+	"slices"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -48,18 +50,17 @@ func (c *Correlation) Result() *Result {
 	lo, hi := c.app.Start-c.skew, c.app.End+c.skew
 	for k := range c.hosts {
 		h := &c.hosts[k]
-		in := make([]bool, len(h.frame.Times))
-		sweep(h.frame.Times, h.iv, c.skew, h.tasks, nil, func(row int, _ int32) { in[row] = true })
-		for i, t := range h.frame.Times {
-			if in[i] {
-				r.InTasks++
-			}
-			if (c.app.Start <= 0 || t > lo) && (c.app.End <= 0 || t-h.iv < hi) {
-				r.Samples++
-			}
+		a, _ := slices.BinarySearch(h.frame.Times, lo+1)
+		b, _ := slices.BinarySearch(h.frame.Times, hi+h.iv)
+		switch {
+		case c.app.Start <= 0 || c.app.End <= 0:
+			r.Samples += int64(len(h.frame.Times))
+		case b > a:
+			r.Samples += int64(b - a)
 		}
 	}
-	profiles := c.Profiles(nil)
+	profiles, inTasks := c.profiles(nil)
+	r.InTasks = inTasks
 	ms := c.StageMatrices()
 	for i, st := range c.app.Stages {
 		r.Stages = append(r.Stages, StageResult{ID: st.ID, Attempt: st.Attempt, Name: st.Name, Kind: st.Kind.String(),

@@ -111,3 +111,38 @@ func TestAnalysisMetrics(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAnalyzeMetrics measures what node metrics add to analyze: every
+// application of the simulator's clean scenario (4 applications, 12 nodes,
+// every node sampled each second) analyzed without and with its samples
+// (reading the samples is the metrics package's and not counted).
+func BenchmarkAnalyzeMetrics(b *testing.B) {
+	sc, err := sim.Named("clean")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc.Metrics.EveryNth = 1
+	var buf bytes.Buffer
+	res, err := sim.Simulate(sc, 1, &buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fr := correlate.NewFrames(0, 0)
+	if err := metrics.ReadCSV(&buf, "metrics.csv", func(s *model.Sample) error { fr.Add(s); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	fr.Finish()
+	for _, tc := range []struct {
+		name string
+		fr   *correlate.Frames
+	}{{"without", nil}, {"with", fr}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				for _, app := range res.Apps {
+					BuildAnalysis(app, AnalysisOptions{Reconstruction: true, Metrics: tc.fr})
+				}
+			}
+		})
+	}
+}
