@@ -1,0 +1,99 @@
+package metrics
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// repeatReader yields prefix, then item n times separated by sep, then
+// suffix, without ever holding more than one item.
+func repeatReader(prefix, item, sep, suffix []byte, n int) io.Reader {
+	parts := []io.Reader{bytes.NewReader(prefix)}
+	parts = append(parts, &repeater{item: item, sep: sep, n: n})
+	return io.MultiReader(append(parts, bytes.NewReader(suffix))...)
+}
+
+type repeater struct {
+	item, sep []byte
+	n, i, off int
+}
+
+func (r *repeater) Read(p []byte) (int, error) {
+	if r.i >= r.n {
+		return 0, io.EOF
+	}
+	cur := r.item
+	if r.i > 0 {
+		cur = append(append([]byte(nil), r.sep...), r.item...)
+	}
+	k := copy(p, cur[r.off:])
+	r.off += k
+	if r.off == len(cur) {
+		r.i, r.off = r.i+1, 0
+	}
+	return k, nil
+}
+
+// heapWatch samples the heap every 4096 calls and keeps the peak: live
+// data plus the garbage the collector has not yet reclaimed (it runs at a
+// 4 MB heap at least), so an upper bound of what the reader holds.
+type heapWatch struct {
+	n    int
+	peak uint64
+}
+
+func (h *heapWatch) sample(*model.Sample) error {
+	if h.n++; h.n%4096 == 0 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		h.peak = max(h.peak, m.HeapAlloc)
+	}
+	return nil
+}
+
+// TestReadersStream checks that the sadf -j and Prometheus readers hold
+// one record or series, not the input: a ~30 MB document of either keeps
+// the live heap under 16 MB.
+func TestReadersStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 60 MB")
+	}
+	doc := benchSadf(t, 1)
+	i := bytes.Index(doc, []byte(`"statistics": [`)) + len(`"statistics": [`)
+	j := bytes.LastIndex(doc, []byte("]}]}}"))
+	rec := doc[i:j]
+	n := 30 << 20 / len(rec)
+	h := &heapWatch{}
+	if err := ReadSysstat(repeatReader(doc[:i], rec, []byte{','}, doc[j:], n), "big.json", h.sample); err != nil {
+		t.Fatal(err)
+	}
+	if h.n != n*len(model.NodeMetricNames) || h.peak > 16<<20 {
+		t.Fatalf("sadf -j: %d samples (want %d), peak heap %d MB", h.n, n*len(model.NodeMetricNames), h.peak>>20)
+	}
+	t.Logf("sadf -j: %d records (%d MB), peak heap %.1f MB", n, n*len(rec)>>20, float64(h.peak)/(1<<20))
+
+	series := benchProm(1, 11000)
+	i = bytes.Index(series, []byte(`"result":[`)) + len(`"result":[`)
+	j = bytes.LastIndex(series, []byte("]}}"))
+	one := series[i:j]
+	n = 30 << 20 / len(one)
+	h = &heapWatch{}
+	var s model.Sample
+	_, err := promParseMatrix(repeatReader(series[:i], one, []byte{','}, series[j:], n), func(_ string, pts []promPoint) error {
+		for range pts {
+			_ = h.sample(&s)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.n != n*11000 || h.peak > 16<<20 {
+		t.Fatalf("prometheus: %d points (want %d), peak heap %d MB", h.n, n*11000, h.peak>>20)
+	}
+	t.Logf("prometheus: %d series of 11,000 points (%d MB), peak heap %.1f MB", n, n*len(one)>>20, float64(h.peak)/(1<<20))
+}
