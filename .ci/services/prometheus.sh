@@ -47,7 +47,10 @@ prometheus_start() {
 	fi
 	mkdir -p "$dir/data"
 
-	if prometheus_get "$exporter_port" /metrics | grep -q '^node_load1 '; then
+	# No pipe into grep -q here: under pipefail its early exit fails the pipe.
+	local metrics
+	metrics=$(prometheus_get "$exporter_port" /metrics || true)
+	if [[ "$metrics" == *$'\nnode_load1 '* ]]; then
 		echo "prometheus: node_exporter already running on 127.0.0.1:$exporter_port"
 	else
 		prometheus_spawn "$dir/node-exporter.log" "$dir/node-exporter.pid" "$exporter" \
