@@ -1,5 +1,7 @@
 package stats
 
+import "gonum.org/v1/gonum/floats"
+
 // emBlock is the number of samples the E-step scores before the M-step
 // statistics take them in as one rank-n update.
 const emBlock = 64
@@ -87,28 +89,11 @@ func (st *suffStats) addBlock(x *Dense, start, count int, resp []float64) {
 			}
 			bq[a] += sum
 			for c := a; c < d; c++ {
-				sq[off] += dot(ra, st.dT[c*emBlock:c*emBlock+cnt])
+				sq[off] += floats.Dot(ra, st.dT[c*emBlock:c*emBlock+cnt])
 				off++
 			}
 		}
 	}
-}
-
-// dot is Σ a[i]·b[i] with four independent accumulators.
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // model is the M-step: weights, means and regularised covariances from the
