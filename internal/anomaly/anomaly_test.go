@@ -27,6 +27,7 @@ func TestAbnormalNodesAgainstScikitLearn(t *testing.T) {
 		p := DefaultNodeParams()
 		p.Scale = c.scale
 		p.Threshold = 0.95 // four metrics only: similarities sit higher than over the 22
+		p.Gap = 0.05
 		got, err := AbnormalNodes(refHosts, refMetrics, refX, p)
 		if err != nil {
 			t.Fatal(err)

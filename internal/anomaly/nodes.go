@@ -16,11 +16,21 @@ import (
 // score 0.86–0.98 over a fault window, the faulty node 0.62–0.91.
 const DefaultSimilarityThreshold = 0.85
 
+// DefaultGap is NodeParams.Gap's default, chosen on the simulator's stage
+// matrices (docs/ANOMALY.md): it cuts false alarms on a clean cluster's
+// stages by three quarters for a tenth of the faults found.
+const DefaultGap = 0.08
+
 // NodeParams are Algorithm 4's parameters.
 type NodeParams struct {
 	// Threshold is the average cosine similarity under which a node is
 	// abnormal (DefaultSimilarityThreshold).
 	Threshold float64
+	// Gap is how far under the median of all nodes' scores a node's score
+	// must also be (DefaultGap; 0 turns the condition off). Not in the
+	// paper: in a short or mixed stage every node can fall under the
+	// threshold, and the gap keeps only the ones that stand out.
+	Gap float64
 	// Evidence is how many of the most differing metrics each node reports (3).
 	Evidence int
 	// Scale is how each metric is normalised across the nodes (ScaleMax;
@@ -43,7 +53,7 @@ const (
 
 // DefaultNodeParams returns Algorithm 4's defaults.
 func DefaultNodeParams() NodeParams {
-	return NodeParams{Threshold: DefaultSimilarityThreshold, Evidence: 3, Scale: ScaleMax}
+	return NodeParams{Threshold: DefaultSimilarityThreshold, Gap: DefaultGap, Evidence: 3, Scale: ScaleMax}
 }
 
 // NodeScore is one node's result of Algorithm 4.
@@ -51,7 +61,8 @@ type NodeScore struct {
 	Host string
 	// Score is the average cosine similarity to the other nodes.
 	Score float64
-	// Abnormal is Score < Threshold.
+	// Abnormal is Score < Threshold and Score < (median of all nodes'
+	// scores) - Gap.
 	Abnormal bool
 	// Similarity is the cosine similarity to each node, in the input's
 	// host order (1 for the node itself).
@@ -75,13 +86,14 @@ type MetricDelta struct {
 // AbnormalNodes is HybridTune's abnormal-node detection (Ren et al.,
 // Algorithm 4): x[i][j] is metric j's value on hosts[i] during one stage
 // (for example its mean over the stage's window). Each metric is
-// normalised across the nodes (a metric that is NaN on a host, missing,
-// is left out; p.Scale: HybridTune's min-max, stats.MinMax,
-// where a metric equal on every node becomes 0 and drops out; or by the
-// largest magnitude), each node's average cosine similarity
-// (stats.Cosine) to the others is its score, and a node below p.Threshold is
-// abnormal. It returns every node's score in host order; at least three
-// nodes are needed for a majority to exist.
+// normalised across the nodes (a metric that is NaN on a host, missing, is
+// left out; p.Scale: HybridTune's min-max, stats.MinMax, where a metric
+// equal on every node becomes 0 and drops out; or by the largest
+// magnitude), each node's average cosine similarity (stats.Cosine) to the
+// others is its score, and a node below p.Threshold is abnormal (when its
+// score is also p.Gap under the nodes' median score). It returns every
+// node's score in host order; at least three nodes are needed for a
+// majority to exist.
 func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]NodeScore, error) {
 	n := len(hosts)
 	if n < 3 {
@@ -127,8 +139,16 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 			sum += sim[k]
 		}
 		score := sum / float64(n-1)
-		out[i] = NodeScore{Host: hosts[i], Score: score, Abnormal: score < p.Threshold, Similarity: sim,
+		out[i] = NodeScore{Host: hosts[i], Score: score, Similarity: sim,
 			Differing: differing(u, sorted, i, metrics, p.Evidence)}
+	}
+	scores := make([]float64, n)
+	for i := range out {
+		scores[i] = out[i].Score
+	}
+	med := median(scores)
+	for i := range out {
+		out[i].Abnormal = out[i].Score < p.Threshold && out[i].Score < med-p.Gap
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ func TestThresholdSweep(t *testing.T) {
 				w := simulate(t, name, seed, false, faultWindow)
 				p := DefaultNodeParams()
 				p.Scale = sc
+				p.Gap = 0 // the threshold alone
 				ns, err := AbnormalNodes(w.hosts, w.metrics, w.means, p)
 				if err != nil {
 					t.Fatal(err)
