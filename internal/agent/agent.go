@@ -230,6 +230,15 @@ func (a *Agent) sample(ctx context.Context, src Source) {
 // for the samplers to stop, seals the rest and closes out.
 func (a *Agent) batch(ctx context.Context, samplersDone <-chan struct{}, out chan<- sealed) error {
 	defer close(out)
+	// Seal half an interval out of phase with the samplers (which tick at
+	// their intervals from the start), so that a batch holds one tick of
+	// each rather than racing it.
+	select {
+	case <-ctx.Done():
+		<-samplersDone
+		return a.seal(out)
+	case <-time.After(a.cfg.BatchInterval / 2):
+	}
 	t := time.NewTicker(a.cfg.BatchInterval)
 	defer t.Stop()
 	for {
