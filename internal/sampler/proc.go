@@ -29,7 +29,8 @@ func init() { Register("proc", true, newProcSampler) }
 //     (sar -q plist-sz, what Ganesha's sadc counted);
 //   - net totals exclude lo; per-interface samples include it;
 //   - disk totals sum whole physical disks (wholeDisks);
-//   - cpu_usage = cpu_user_pct + cpu_system_pct; mem_usage =
+//   - cpu_usage = 100 - idle - iowait (user, system and steal), as the
+//     sysstat and Prometheus readers compute it; mem_usage =
 //     (MemTotal-MemAvailable)/MemTotal; ioWaitRatio = cpu_iowait_pct;
 //     weighted_io = diskstats' weighted milliseconds doing IO per second.
 type procSampler struct {
@@ -191,11 +192,11 @@ func (p *procSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample,
 		set(name, r, good)
 	}
 
-	user, sys, iow, cpuOK, iowOK := cpuShares(p.prev.cpu, p.cur.cpu)
+	user, sys, steal, iow, cpuOK, iowOK := cpuShares(p.prev.cpu, p.cur.cpu)
 	set("cpu_user_pct", user, cpuOK)
 	set("cpu_system_pct", sys, cpuOK)
 	set("cpu_iowait_pct", iow, iowOK)
-	set("cpu_usage", user+sys, cpuOK)
+	set("cpu_usage", user+sys+steal, cpuOK)
 	set("ioWaitRatio", iow, iowOK)
 	setRate("context_switches_per_s", p.prev.ctxt, p.cur.ctxt)
 	runnable := la.running
@@ -281,11 +282,11 @@ func (t *devRate) sum(d devRate) {
 	t.ok = t.ok && d.ok
 }
 
-// cpuShares returns user, system and iowait as percentages of all CPU
-// time between two /proc/stat readings. ok is false when a component went
+// cpuShares returns user, system, steal and iowait as percentages of all
+// CPU time between two /proc/stat readings. ok is false when a component went
 // backwards (the interval is skipped); iowait alone may go backwards on
 // tickless kernels, which skips only iowait (iowOK false).
-func cpuShares(a, b procfs.CPUStat) (user, sys, iow float64, ok, iowOK bool) {
+func cpuShares(a, b procfs.CPUStat) (user, sys, steal, iow float64, ok, iowOK bool) {
 	du := b.User - a.User + b.Nice - a.Nice
 	ds := b.System - a.System + b.IRQ - a.IRQ + b.SoftIRQ - a.SoftIRQ
 	di, dw, dst := b.Idle-a.Idle, b.Iowait-a.Iowait, b.Steal-a.Steal
@@ -294,7 +295,7 @@ func cpuShares(a, b procfs.CPUStat) (user, sys, iow float64, ok, iowOK bool) {
 	iowOK = ok && dw >= 0
 	total := du + ds + di + max(dw, 0) + dst
 	if !ok || total <= 0 {
-		return 0, 0, 0, false, false
+		return 0, 0, 0, 0, false, false
 	}
-	return 100 * du / total, 100 * ds / total, 100 * max(dw, 0) / total, true, iowOK
+	return 100 * du / total, 100 * ds / total, 100 * dst / total, 100 * max(dw, 0) / total, true, iowOK
 }

@@ -69,7 +69,7 @@ func TestProcFixtureRates(t *testing.T) {
 		{"load1", ""}: 1.5, {"net_rx_bytes_per_s", ""}: 1_010_000, {"net_tx_bytes_per_s", ""}: 201_000,
 		{"pages_in_kb_per_s", ""}: 200, {"pages_out_kb_per_s", ""}: 500, {"page_faults_per_s", ""}: 15000,
 		{"disk_read_bytes_per_s", ""}: 1_280_000, {"disk_write_bytes_per_s", ""}: 2_048_000,
-		{"cpu_usage", ""}: 50, {"mem_usage", ""}: 25, {"ioWaitRatio", ""}: 7.5, {"weighted_io", ""}: 350,
+		{"cpu_usage", ""}: 52.5, {"mem_usage", ""}: 25, {"ioWaitRatio", ""}: 7.5, {"weighted_io", ""}: 350,
 		{"disk_read_bw", ""}: 1_280_000, {"disk_write_bw", ""}: 2_048_000,
 		{"net_send_bw", ""}: 201_000, {"net_recv_bw", ""}: 1_010_000,
 		{"disk_read_bytes_per_s", "sda"}: 1_024_000, {"disk_write_bytes_per_s", "sda"}: 2_048_000,

@@ -1,18 +1,24 @@
 package sampler
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // sadfStats is the part of `sadf -j` output the comparison reads.
@@ -150,14 +156,56 @@ func TestProcAgreesWithSadc(t *testing.T) {
 		ref[i] = m
 	}
 
-	// Tolerance: 5% of the larger value, or an absolute floor where the
-	// values are near zero or sadf's two decimals round them.
-	floors := map[string]float64{
-		"cpu_user_pct": 1, "cpu_system_pct": 1, "cpu_iowait_pct": 1, "procs_runnable": 1,
-		"load1": 0.05, "pages_in_kb_per_s": 20, "pages_out_kb_per_s": 20, "page_faults_per_s": 100,
-		"disk_read_bytes_per_s": 20 << 10, "disk_write_bytes_per_s": 20 << 10, "net_rx_bytes_per_s": 2 << 10,
-		"net_tx_bytes_per_s": 2 << 10, "context_switches_per_s": 100, "procs_total": 5,
+	compareRuns(t, "sadf -j fields", mine, ref)
+
+	// The same sadc file through internal/metrics' sysstat reader: every
+	// canonical node metric it maps must agree with the sampler's. -r ALL
+	// gives it slab, without which it falls back to sar's memused-percent
+	// (buffers, cache and slab all counted free), another definition than
+	// MemAvailable's.
+	js, err = exec.Command(sadf, "-j", file, "--", "-u", "-q", "-w", "-B", "-b", "-d", "-r", "ALL", "-n", "DEV").Output()
+	if err != nil {
+		t.Fatalf("sadf: %v", err)
 	}
+	byTime := map[int64]map[key]float64{}
+	err = metrics.ReadSysstat(bytes.NewReader(js), file, func(x *model.Sample) error {
+		if byTime[x.Time] == nil {
+			byTime[x.Time] = map[key]float64{}
+		}
+		byTime[x.Time][key{x.Type, x.Target}] = x.Value
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := slices.Sorted(maps.Keys(byTime))
+	if len(times) != secs {
+		t.Fatalf("metrics.ReadSysstat: %d records, want %d", len(times), secs)
+	}
+	canon := make([]map[key]float64, secs)
+	for i, ts := range times {
+		canon[i] = byTime[ts]
+	}
+	compareRuns(t, "metrics.ReadSysstat", mine, canon)
+}
+
+// Tolerance of compareRuns: 5% of the larger value, or an absolute floor
+// where values are near zero or sadf's two decimals round them.
+var sadcFloors = map[string]float64{
+	"cpu_user_pct": 1, "cpu_system_pct": 1, "cpu_iowait_pct": 1, "procs_runnable": 1,
+	"load1": 0.05, "pages_in_kb_per_s": 20, "pages_out_kb_per_s": 20, "page_faults_per_s": 100,
+	"disk_read_bytes_per_s": 20 << 10, "disk_write_bytes_per_s": 20 << 10, "net_rx_bytes_per_s": 2 << 10,
+	"net_tx_bytes_per_s": 2 << 10, "context_switches_per_s": 100, "procs_total": 5,
+	"cpu_usage": 1, "mem_usage": 1, "ioWaitRatio": 1, "weighted_io": 20, "disk_read_bw": 20 << 10,
+	"disk_write_bw": 20 << 10, "net_send_bw": 2 << 10, "net_recv_bw": 2 << 10,
+}
+
+// compareRuns compares, metric by metric, the sampler's per-second values
+// with a reference's (same seconds, by index) and logs a table.
+func compareRuns(t *testing.T, refName string, mine, ref []map[key]float64) {
+	t.Helper()
+	secs := len(ref)
+	floors := sadcFloors
 	gauges := map[string]bool{"procs_runnable": true, "procs_total": true}
 	var keys []key
 	for k := range ref[0] {
@@ -166,7 +214,8 @@ func TestProcAgreesWithSadc(t *testing.T) {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].typ+keys[i].target < keys[j].typ+keys[j].target })
-	t.Logf("%-26s %-6s %14s %14s %8s %12s", "metric", "target", "sampler", "sadc", "diff%", "med |d|/s %")
+	t.Logf("sampler against %s", refName)
+	t.Logf("%-26s %-6s %14s %14s %8s %12s", "metric", "target", "sampler", "reference", "diff%", "med |d|/s %")
 	for _, k := range keys {
 		var a, b float64
 		var n int
@@ -198,7 +247,7 @@ func TestProcAgreesWithSadc(t *testing.T) {
 			tol = math.Max(tol, 3*se)
 		}
 		if math.Abs(a-b) > tol {
-			t.Errorf("%s[%s]: sampler %.2f, sadc %.2f over %d s: beyond 5%% and %.3g", k.typ, k.target, a, b, n, floors[k.typ])
+			t.Errorf("%s: %s[%s]: sampler %.2f, reference %.2f over %d s: beyond 5%% and %.3g", refName, k.typ, k.target, a, b, n, floors[k.typ])
 		}
 	}
 }
