@@ -17,8 +17,8 @@ import (
 const DefaultSimilarityThreshold = 0.85
 
 // DefaultGap is NodeParams.Gap's default, chosen on the simulator's stage
-// matrices (docs/ANOMALY.md): it cuts false alarms on a clean cluster's
-// stages by three quarters for a tenth of the faults found.
+// matrices (docs/ANOMALY.md): it cuts the false alarms by 72% (355 to 101
+// over 1375 stage matrices) for 25% fewer faulty nodes found (91 to 68).
 const DefaultGap = 0.08
 
 // NodeParams are Algorithm 4's parameters.
