@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -64,7 +65,8 @@ var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxSamples: 1 << 20, MaxString: 1
 // can tell bad input (reject it) from their own failures.
 var ErrWire = errors.New("malformed batch")
 
-// AppendBatch appends b's uncompressed wire encoding to dst.
+// AppendBatch appends b's uncompressed wire encoding to dst. Invalid UTF-8
+// in its strings is replaced by U+FFFD.
 func AppendBatch(dst []byte, b *Batch) []byte {
 	dst = append(dst, wireMagic[:]...)
 	dst = append(dst, WireVersion)
@@ -105,7 +107,13 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 	return dst
 }
 
+// appendString appends s, its invalid UTF-8 (a log line with binary
+// bytes) replaced by U+FFFD so that the collector does not refuse the
+// whole batch for it.
 func appendString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }

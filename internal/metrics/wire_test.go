@@ -59,9 +59,15 @@ func TestWireRoundTrip(t *testing.T) {
 			t.Errorf("round trip %s/%d (-want +got):\n%s", b.Agent, b.Seq, d)
 		}
 	}
+	// Invalid UTF-8 (a binary log line) is replaced, not refused.
+	bad := &Batch{Agent: "a", Seq: 1, Samples: []model.Sample{{Host: "h\xff", Type: "t", Text: "x\xfe\xfdy"}}}
+	got, err := DecodeBatch(EncodeBatch(bad))
+	if err != nil || got.Samples[0].Text != "x\uFFFDy" || got.Samples[0].Host != "h\uFFFD" {
+		t.Fatalf("invalid UTF-8: %+v, %v", got, err)
+	}
 	// NaN compares unequal to itself; check its bits survive.
 	b := &Batch{Agent: "a", Seq: 1, Samples: []model.Sample{{Host: "h", Type: "t", Value: math.NaN()}}}
-	got, err := DecodeBatch(EncodeBatch(b))
+	got, err = DecodeBatch(EncodeBatch(b))
 	if err != nil || !math.IsNaN(got.Samples[0].Value) {
 		t.Fatalf("NaN round trip: %v, %v", got, err)
 	}
