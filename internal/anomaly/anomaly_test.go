@@ -189,6 +189,14 @@ func TestOutlierMetricsHandMade(t *testing.T) {
 			t.Errorf("%s: outliers %+v, want cpu by both tests (value 50, peers 2.5)", n.Host, o)
 		}
 	}
+	p.Orders = 0 // magnitude test off: only the distance test flags
+	rep, err = OutlierMetrics(hosts, metrics, series, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := rep.Nodes[4].Outliers(); len(o) != 1 || o[0].Magnitude || !o[0].Distant {
+		t.Errorf("magnitude test off: %+v, want cpu by the distance test only", o)
+	}
 	if _, err := OutlierMetrics(hosts[:2], metrics, series[:2], p); err == nil {
 		t.Error("two hosts: no error")
 	}

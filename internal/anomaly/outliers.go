@@ -34,7 +34,8 @@ type OutlierParams struct {
 	Rep Rep
 	// DMin is the distance test's threshold (DefaultDMin).
 	DMin float64
-	// Orders is the magnitude test's threshold in decades (DefaultOrders).
+	// Orders is the magnitude test's threshold in decades (DefaultOrders);
+	// 0 turns the test off.
 	Orders float64
 	// Floor is the magnitude test's floor (DefaultFloor).
 	Floor float64
@@ -210,7 +211,7 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 			mo.PeerMedian = medianExcluding(sortedVals, vals[i])
 			mo.Score = math.Abs(u[i] - medianExcluding(sortedU, u[i]))
 			mo.Decades = decades(vals[i], mo.PeerMedian, p.Floor*big)
-			mo.Magnitude = mo.Decades >= p.Orders
+			mo.Magnitude = p.Orders > 0 && mo.Decades >= p.Orders
 			if inMinority[i] {
 				mo.Distance = dist
 				mo.Distant = dist > p.DMin
