@@ -74,7 +74,8 @@ func (p *PromSource) window() time.Duration {
 
 // Read queries every canonical metric from from to to (both inclusive, at
 // from + k × Step) and calls fn with each finite sample; NaN and ±Inf
-// points (a division by zero in PromQL) are dropped. Samples come chunk by
+// points (a division by zero in PromQL) and series without an instance
+// label are dropped. Samples come chunk by
 // chunk (at most MaxPoints steps each), within a chunk metric by metric and
 // series by series in time order. Time is the evaluation instant in Unix
 // ms, the end of the rate window. The Sample passed to fn is reused.
@@ -100,6 +101,12 @@ func (p *PromSource) Read(ctx context.Context, from, to time.Time, fn func(*mode
 		for _, q := range promQueries {
 			expr := promExpr(q, p.window(), p.Selector)
 			err := p.query(ctx, expr, start, end, step, func(instance string, pts []promPoint) error {
+				if instance == "" {
+					if p.Warn != nil {
+						p.Warn(fmt.Sprintf("prometheus query %q: a series without an instance label skipped", expr))
+					}
+					return nil
+				}
 				s.Host = hosts.host(instance)
 				for _, pt := range pts {
 					if math.IsNaN(pt.v) || math.IsInf(pt.v, 0) {
