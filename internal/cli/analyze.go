@@ -50,6 +50,7 @@ network timelines under the task timeline; docs/CORRELATE.md describes it.`,
 		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
 		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
+		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})
@@ -60,6 +61,7 @@ type analyzeOptions struct {
 	rows                                     int
 	timeline                                 bool
 	clockSkew                                time.Duration
+	hostAlias                                map[string]string
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -113,33 +115,29 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 	return partial(e, res)
 }
 
-// addMetrics reads --metrics over the applications' time (widened by the
-// tolerance and a minute) into opts.
+// addMetrics reads --metrics over the applications' runs (each widened by
+// the tolerance and a minute) into opts.
 func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
 	if o.clockSkew < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
 	}
+	opts.Correlate.Aliases = o.hostAlias
 	skew := o.clockSkew.Milliseconds()
 	opts.Correlate.SkewMs = skew
 	if skew == 0 {
 		opts.Correlate.SkewMs = -1 // none
 	}
-	var from, to int64
+	margin := skew + time.Minute.Milliseconds()
+	var spans [][2]int64
 	for _, a := range apps {
-		s, e := a.Start, a.End
-		if s <= 0 || e <= 0 {
-			continue
+		if a.Start > 0 && a.End >= a.Start {
+			spans = append(spans, [2]int64{a.Start - margin, a.End + margin})
 		}
-		if from == 0 || s < from {
-			from = s
-		}
-		to = max(to, e)
 	}
-	if from == 0 {
+	if len(spans) == 0 {
 		return nil // no application with known times: nothing to correlate
 	}
-	margin := skew + time.Minute.Milliseconds()
-	fr, err := readMetrics(context.Background(), o.metrics, from-margin, to+margin)
+	fr, err := readMetrics(context.Background(), o.metrics, spans)
 	if err != nil {
 		return fmt.Errorf("--metrics: %w", err)
 	}

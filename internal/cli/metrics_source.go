@@ -19,9 +19,14 @@ import (
 var errMetricsSource = errors.New("metrics source")
 
 // readMetrics reads the node samples of --metrics SOURCE stamped within
-// [from, to] (Unix ms) into frames for the correlation.
-func readMetrics(ctx context.Context, spec string, from, to int64) (*correlate.Frames, error) {
-	fr := correlate.NewFrames(from, to)
+// spans (Unix ms) into frames for the correlation; the source is asked for
+// the samples between the first span's start and the last's end.
+func readMetrics(ctx context.Context, spec string, spans [][2]int64) (*correlate.Frames, error) {
+	from, to := spans[0][0], spans[0][1]
+	for _, sp := range spans {
+		from, to = min(from, sp[0]), max(to, sp[1])
+	}
+	fr := correlate.NewFramesWithin(spans)
 	err := readMetricsSource(ctx, spec, from, to, func(s *model.Sample) error {
 		fr.Add(s)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,8 +20,9 @@ import (
 
 // TestAnalyzeMetrics runs analyze --metrics on a simulator output: the
 // folder (metrics.csv.zst), the same samples as a plain CSV in another
-// folder and in a SQLite store (the same analysis each time), bad sources
-// and a bad tolerance.
+// folder and in a SQLite store (the same analysis each time), named by IP
+// address and matched through --host-alias, bad sources and a bad
+// tolerance.
 func TestAnalyzeMetrics(t *testing.T) {
 	dir := t.TempDir()
 	sc, err := sim.Named("demo")
@@ -86,6 +88,36 @@ func TestAnalyzeMetrics(t *testing.T) {
 	}
 	if got := js("--metrics", csvDir, "--clock-skew", "1500ms"); got != withMetrics {
 		t.Error("plain CSV folder and metrics.csv.zst give different analyses")
+	}
+
+	// Samples named by IP address, matched through --host-alias.
+	ipDir := t.TempDir()
+	var aliases []string
+	renamed := string(plain)
+	for i, n := range res.Truth.Nodes {
+		ip := fmt.Sprintf("10.0.0.%d", i+1)
+		renamed = strings.ReplaceAll(renamed, ","+n.Host+",", ","+ip+",")
+		aliases = append(aliases, n.Host+"="+ip)
+	}
+	if err := os.WriteFile(filepath.Join(ipDir, "nodes.csv"), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var byIP struct {
+		Applications []struct {
+			Metrics struct {
+				Hosts     []struct{ Host, SampleHost, How string }
+				Unmatched []string `json:"unmatchedHosts"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js("--metrics", ipDir, "--host-alias", strings.Join(aliases, ","))), &byIP); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range byIP.Applications {
+		m := a.Metrics
+		if len(m.Hosts) == 0 || len(m.Unmatched) > 0 || m.Hosts[0].How != "alias" || !strings.HasPrefix(m.Hosts[0].SampleHost, "10.0.0.") {
+			t.Errorf("application %d: hosts %+v, unmatched %v", i, m.Hosts, m.Unmatched)
+		}
 	}
 
 	// The same samples in a SQLite store.

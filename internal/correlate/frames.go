@@ -41,14 +41,52 @@ type Frames struct {
 	byHost  map[string]*Frame
 	hosts   []*Frame
 	ignored int64
-	from    int64
-	to      int64
+	spans   [][2]int64 // sorted, disjoint; nil keeps all
 }
 
 // NewFrames returns an empty collection keeping samples stamped within
 // [from, to] (Unix ms; 0, 0 keeps all).
 func NewFrames(from, to int64) *Frames {
-	return &Frames{byHost: map[string]*Frame{}, from: from, to: to}
+	if from == 0 && to == 0 {
+		return NewFramesWithin(nil)
+	}
+	return NewFramesWithin([][2]int64{{from, to}})
+}
+
+// NewFramesWithin returns an empty collection keeping samples stamped
+// within any of spans ([from, to], Unix ms; nil keeps all): the
+// applications' runs, so that analyzing a few jobs of a long history keeps
+// only their hours of samples.
+func NewFramesWithin(spans [][2]int64) *Frames {
+	fs := &Frames{byHost: map[string]*Frame{}}
+	if spans == nil {
+		return fs
+	}
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	fs.spans = [][2]int64{}
+	for _, sp := range sorted {
+		if n := len(fs.spans); n > 0 && sp[0] <= fs.spans[n-1][1] {
+			fs.spans[n-1][1] = max(fs.spans[n-1][1], sp[1])
+			continue
+		}
+		fs.spans = append(fs.spans, sp)
+	}
+	return fs
+}
+
+// keep says whether a sample stamped t falls in the spans.
+func (fs *Frames) keep(t int64) bool {
+	if fs.spans == nil {
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(fs.spans, t, func(sp [2]int64, t int64) int {
+		if sp[1] < t {
+			return -1
+		}
+		return 0
+	})
+	return i < len(fs.spans) && fs.spans[i][0] <= t
 }
 
 // Add keeps a sample when it is a canonical node metric about the whole
@@ -56,7 +94,7 @@ func NewFrames(from, to int64) *Frames {
 // counted in Ignored.
 func (fs *Frames) Add(s *model.Sample) {
 	m := model.NodeMetricIndex(s.Type)
-	if m < 0 || s.Target != "" || s.Host == "" || (fs.to > 0 && (s.Time < fs.from || s.Time > fs.to)) {
+	if m < 0 || s.Target != "" || s.Host == "" || !fs.keep(s.Time) {
 		fs.ignored++
 		return
 	}

@@ -76,3 +76,18 @@ func TestStageMatrixMeans(t *testing.T) {
 		}
 	}
 }
+
+func TestFramesWithin(t *testing.T) {
+	fs := NewFramesWithin([][2]int64{{5000, 6000}, {1000, 2000}, {1500, 3000}})
+	for ts := int64(0); ts <= 7000; ts += 500 {
+		fs.Add(&model.Sample{Time: ts, Host: "h", Type: "load1", Value: 1})
+	}
+	fs.Finish()
+	// kept: 1000..3000 (5 samples) and 5000..6000 (3)
+	if f := fs.Host("h"); f == nil || len(f.Times) != 8 || f.Times[0] != 1000 || f.Times[4] != 3000 || f.Times[5] != 5000 || fs.Ignored() != 7 {
+		t.Fatalf("kept %v, ignored %d", f.Times, fs.Ignored())
+	}
+	if fs := NewFrames(0, 0); !fs.keep(-5) || !fs.keep(1<<62) {
+		t.Error("NewFrames(0, 0) does not keep everything")
+	}
+}
