@@ -2,8 +2,10 @@ package sampler
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -109,12 +111,15 @@ func (p *procSampler) readFile(name string) ([]byte, error) {
 	p.buf = p.buf[:0]
 	for {
 		if len(p.buf) == cap(p.buf) {
-			p.buf = append(p.buf, 0)[:len(p.buf)]
+			p.buf = slices.Grow(p.buf, max(4096, cap(p.buf)))
 		}
 		n, err := f.Read(p.buf[len(p.buf):cap(p.buf)])
 		p.buf = p.buf[:len(p.buf)+n]
-		if err != nil || n == 0 {
+		if err == io.EOF {
 			return p.buf, nil
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 }
