@@ -165,3 +165,29 @@ func TestPromExpr(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestPromSourceNoInstance checks that a series without an instance label
+// is skipped with a warning while the others are read.
+func TestPromSourceNoInstance(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[`+
+			`{"metric":{"job":"x"},"values":[[1700000000,"1"]]},`+
+			`{"metric":{"instance":"a:1"},"values":[[1700000000,"2"]]}]}}`)
+	}))
+	defer srv.Close()
+	var warned int
+	p := &PromSource{URL: srv.URL, Warn: func(string) { warned++ }}
+	at := time.Unix(1700000000, 0)
+	n := 0
+	err := p.Read(context.Background(), at, at, func(s *model.Sample) error {
+		if s.Host != "a" || s.Value != 2 {
+			t.Fatalf("sample %+v", s)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(model.NodeMetricNames) || warned != len(promQueries) {
+		t.Fatalf("err %v, %d samples, %d warnings", err, n, warned)
+	}
+}

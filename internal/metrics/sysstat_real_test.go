@@ -120,8 +120,9 @@ func sadfDatabase(t *testing.T, sadf, file string) map[model.SampleKey]float64 {
 
 // TestReadSadcAgainstSadfDatabase records three seconds with the real sadc,
 // reads the file through ReadSadc (sadf -j) and checks every metric against
-// sadf -d's rendering of the same file, read by independent code, and the
-// memory and task counts against /proc read right after.
+// sadf -d's rendering of the same file, read by independent code, against
+// sadf -j -- -A's (every activity) read through ReadSource, and the memory
+// and task counts against /proc read right after.
 func TestReadSadcAgainstSadfDatabase(t *testing.T) {
 	sadf, _ := lookSysstat(t)
 	file := runSadc(t, 3)
@@ -138,6 +139,27 @@ func TestReadSadcAgainstSadfDatabase(t *testing.T) {
 		g, ok := got[k]
 		if !ok || math.Abs(g-v) > 1e-6*math.Max(1, math.Abs(v)) {
 			t.Errorf("%s at %d = %v (present %v), sadf -d says %v", k.Type, k.Time, g, ok, v)
+		}
+	}
+	// sadf -j -- -A (every activity, interrupts, PSI, ...) read back from a
+	// file through ReadSource gives the same samples.
+	all, err := exec.Command(sadf, "-j", file, "--", "-A").Output()
+	if err != nil {
+		t.Fatalf("sadf -j -- -A: %v", err)
+	}
+	allPath := filepath.Join(t.TempDir(), "sa.json")
+	if err := os.WriteFile(allPath, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromAll := collect(t, func(fn func(*model.Sample) error) error {
+		return ReadSource(context.Background(), allPath, time.Time{}, time.Time{}, fn)
+	})
+	if len(fromAll) != len(got) {
+		t.Errorf("sadf -j -- -A: %d samples, ReadSadc %d", len(fromAll), len(got))
+	}
+	for k, v := range got {
+		if fromAll[k] != v {
+			t.Errorf("%s at %d: %v from sadf -j -- -A, %v from ReadSadc", k.Type, k.Time, fromAll[k], v)
 		}
 	}
 	if records := len(want) / 17; len(got) != records*len(model.NodeMetricNames) { // 17 + the 5 HybridTune aliases
