@@ -50,15 +50,19 @@ func radix2(a []complex128, inverse bool) {
 	if inverse {
 		sign = 1
 	}
+	// Twiddles exp(∓2πi·k/n), k < n/2, computed directly (not by
+	// recurrence) so the error does not grow with n.
+	tw := make([]complex128, n/2)
+	for k := range tw {
+		s, c := math.Sincos(sign * 2 * math.Pi * float64(k) / float64(n))
+		tw[k] = complex(c, s)
+	}
 	for size := 2; size <= n; size <<= 1 {
-		half := size >> 1
-		step := sign * 2 * math.Pi / float64(size)
-		for k := 0; k < half; k++ {
-			s, c := math.Sincos(step * float64(k))
-			w := complex(c, s)
-			for start := k; start < n; start += size {
-				u, v := a[start], a[start+half]*w
-				a[start], a[start+half] = u+v, u-v
+		half, stride := size>>1, n/size
+		for start := 0; start < n; start += size {
+			for k := range half {
+				u, v := a[start+k], a[start+k+half]*tw[k*stride]
+				a[start+k], a[start+k+half] = u+v, u-v
 			}
 		}
 	}

@@ -163,3 +163,55 @@ func TestMahal8MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestFitGMMRecoversClusters fits the default way (k-means++ start) to
+// well-separated clusters and checks the means against the generating
+// ones, an independent ground truth.
+func TestFitGMMRecoversClusters(t *testing.T) {
+	rng := newRand(12)
+	truth := [][]float64{{0, 0, 0}, {10, 0, 5}, {-8, 9, 0}}
+	x := NewDense(3000, 3)
+	for i := range x.N {
+		c := truth[i%3]
+		for j := range 3 {
+			x.X[i*3+j] = c[j] + rng.NormFloat64()
+		}
+	}
+	for _, equal := range []bool{false, true} {
+		g, err := FitGMM(x, GMMOptions{K: 3, Seed: 5, Restarts: 2, EqualPriors: equal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range truth {
+			label, _ := g.Predict(c)
+			if d := math.Sqrt(sqDist(g.Means.Row(label), c)); d > 0.15 {
+				t.Errorf("equal priors %v: mean %v is %.3f from true center %v", equal, g.Means.Row(label), d, c)
+			}
+			if w := g.Weights[label]; math.Abs(w-1.0/3) > 0.02 {
+				t.Errorf("equal priors %v: weight %.3f, want ≈ 1/3", equal, w)
+			}
+		}
+	}
+}
+
+// FuzzGMMJSON feeds stored-profile JSON through Prepare and Predict: bad
+// profiles must give an error or Unknown, never a panic.
+func FuzzGMMJSON(f *testing.F) {
+	f.Add([]byte(`{"Weights":[1],"Means":{"N":1,"D":2,"X":[0,0]},"Covs":[{"N":2,"D":2,"X":[1,0,0,1]}]}`))
+	f.Add([]byte(`{"Weights":[0.5,0.5],"Means":{"N":2,"D":1,"X":[0,3]},"Covs":[{"N":1,"D":1,"X":[1]},{"N":1,"D":1,"X":[2]}]}`))
+	f.Add([]byte(`{"Weights":[1],"Means":{"N":1,"D":2,"X":[0]},"Covs":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g GMM
+		if json.Unmarshal(data, &g) != nil {
+			return
+		}
+		err := g.Prepare()
+		x := []float64{0.5, -1, 2}
+		label, ll := g.Predict(x)
+		if err != nil && label != Unknown && !math.IsInf(ll, -1) {
+			t.Fatalf("invalid model (%v) predicted %d, %v", err, label, ll)
+		}
+		g.Classify(x, -10)
+		g.Score(&Dense{N: 1, D: 3, X: x})
+	})
+}

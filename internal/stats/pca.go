@@ -123,12 +123,19 @@ func FitPCA(x *Dense, ccr float64) (*PCA, error) {
 
 // Transform projects x onto the components: dst[i] = (x − Mean)·Components[i].
 // dst is reused when it has room; the result has one value per component.
+// x must have len(Mean) values; a shorter x gives all NaN.
 func (p *PCA) Transform(x []float64, dst []float64) []float64 {
 	k := p.Components.N
 	if cap(dst) < k {
 		dst = make([]float64, k)
 	}
 	dst = dst[:k]
+	if len(x) < len(p.Mean) {
+		for i := range dst {
+			dst[i] = math.NaN()
+		}
+		return dst
+	}
 	for i := range k {
 		var s float64
 		for j, c := range p.Components.Row(i) {
