@@ -91,7 +91,11 @@ func TestProcAgreesWithSadc(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	generateLoad(ctx, t, dir)
-	time.Sleep(2 * time.Second) // let the load settle
+	// Let the load settle, and sample half a load period (31 ms) away from
+	// the load's ticks, which fall on every 62.5 ms from its start: sampled
+	// on them, the sampler (in the same process) would see the load's
+	// goroutines waking as runnable more often than sadc does.
+	time.Sleep(2*time.Second + 31*time.Millisecond)
 
 	cmd := exec.Command(sadc, "-S", "DISK", "1", strconv.Itoa(secs+1), file)
 	if err := cmd.Start(); err != nil {
