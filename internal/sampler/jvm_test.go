@@ -180,30 +180,39 @@ public class CoarseGrainedExecutorBackend {
 // TestJVMSamplerLive starts a stand-in executor JVM, samples it, and
 // checks the samples against jcmd's own Thread.print of the same JVM and
 // against /proc/PID/task (an independent list of its thread ids).
-func TestJVMSamplerLive(t *testing.T) {
-	javac, jcmd := javaBin(t, "javac"), javaBin(t, "jcmd")
+// startJava compiles source (one public class, named class) in a temp
+// folder, runs it with args, waits for its "ready" line and returns its pid;
+// the JVM is killed when the test ends.
+func startJava(t *testing.T, class, source string, args ...string) int {
+	t.Helper()
+	javac := javaBin(t, "javac")
 	java := filepath.Join(filepath.Dir(javac), "java")
 	dir := t.TempDir()
-	src := filepath.Join(dir, "org/apache/spark/executor/CoarseGrainedExecutorBackend.java")
+	src := filepath.Join(dir, strings.ReplaceAll(class, ".", "/")+".java")
 	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(src, []byte(executorSource), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(javac, "-d", dir, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
-	cmd := exec.Command(java, "-Xmx32m", "-XX:+UseSerialGC", "-cp", dir, "org.apache.spark.executor.CoarseGrainedExecutorBackend", "--executor-id", "5")
+	cmd := exec.Command(java, append([]string{"-Xmx32m", "-XX:+UseSerialGC", "-cp", dir, class}, args...)...)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("java stand-in: %q, %v", line, err)
+		t.Fatalf("java %s: %q, %v", class, line, err)
 	}
-	pid := cmd.Process.Pid
+	return cmd.Process.Pid
+}
+
+func TestJVMSamplerLive(t *testing.T) {
+	jcmd := javaBin(t, "jcmd")
+	pid := startJava(t, "org.apache.spark.executor.CoarseGrainedExecutorBackend", executorSource, "--executor-id", "5")
 
 	s, err := Build("jvm", Config{Host: "n1"})
 	if err != nil {
@@ -278,6 +287,47 @@ func BenchmarkParseThreadDump(b *testing.B) {
 		if _, err := parseThreadDump(dump); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// yarnChildSource is a stand-in MapReduce task JVM: YarnChild's class name,
+// its main thread sleeping in a method named like a map task's.
+const yarnChildSource = `package org.apache.hadoop.mapred;
+public class YarnChild {
+  static void runMapper() throws Exception { Thread.sleep(60000); }
+  public static void main(String[] a) throws Exception {
+    System.out.println("ready"); System.out.flush();
+    runMapper();
+  }
+}
+`
+
+// TestJVMSamplerLiveYarnChild samples a stand-in YarnChild started as the
+// NodeManager starts one (host, port, attempt id, JVM id): its main thread
+// maps to the attempt's task number, the attempt id is the executor field.
+func TestJVMSamplerLiveYarnChild(t *testing.T) {
+	pid := startJava(t, "org.apache.hadoop.mapred.YarnChild", yarnChildSource, "127.0.0.1", "40404", "attempt_1410000000000_0001_m_000012_0", "7")
+	s, err := Build("jvm", Config{Host: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Sample(time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, x := range out {
+		f := strings.Split(x.Text, "\t")
+		if !strings.HasPrefix(x.Target, strconv.Itoa(pid)+"/") || f[1] != "main" {
+			continue
+		}
+		found = true
+		if x.Value != 12 || f[0] != "attempt_1410000000000_0001_m_000012_0" || !strings.HasPrefix(f[2], "TIMED_WAITING") || !strings.Contains(f[3], "YarnChild.runMapper") {
+			t.Errorf("YarnChild main thread sample %+v", x)
+		}
+	}
+	if !found {
+		t.Fatalf("no main thread sampled for YarnChild pid %d in %d samples", pid, len(out))
 	}
 }
 
