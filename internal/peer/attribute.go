@@ -13,9 +13,18 @@ type Verdict struct {
 	// Role is "culprit", or "victim" when its anomaly is explained by VictimOf.
 	Role     string `json:"role"`
 	VictimOf string `json:"victimOf,omitempty"`
+	// Slowdown is the median ratio of its attempts' durations to their
+	// stages' medians around its indictment, over Attempts attempts (0
+	// without logs): evidence for people, not used to decide (on
+	// heterogeneous hardware a fast node's slowed tasks may still beat the
+	// median).
+	Slowdown float64 `json:"slowdown,omitempty"`
+	Attempts int     `json:"attempts,omitempty"`
 	// Resource is cpu, disk, network, or hang (CPU, disk and network all idle).
-	Resource      string  `json:"resource"`
-	FirstIndicted int64   `json:"firstIndictedMs"`
+	Resource      string `json:"resource"`
+	FirstIndicted int64  `json:"firstIndictedMs"`
+	// Alarms is how many steps it raised an alarm in.
+	Alarms        int     `json:"alarms"`
 	MaxAlarmCount float64 `json:"maxAlarmCount"`
 	// Evidence are the metrics farthest from the peers', largest first.
 	Evidence []MetricEvidence `json:"evidence"`
@@ -30,22 +39,26 @@ var metricResource = map[string]string{
 }
 
 // Attribute names, for every indicted node in st, the resource its metrics
-// deviate in while it raised alarms, and tells culprits from victims: a
+// deviate in while it raised alarms, and tells culprits from victims. A
 // node is hung when its CPU and network are both well below its peers'
-// (z < −HangZ) and its disk is not above; a CPU or disk culprit shows that
-// resource above its peers; a network culprit shows less traffic than its
-// peers. When several indicted nodes show a network deficit, the one with
-// the largest deficit is the culprit and the others, whose traffic only
-// fell while exchanging data with it, are its victims (a 50% packet loss
-// slows every peer fetching from the lossy node; Ganesha indicted those
-// peers too, §5.3).
-func Attribute(st []NodeStatus) []Verdict {
+// (z < −HangZ) and its disk is not above; otherwise the resource is the
+// one whose metrics are farthest from the peers' (CPU or disk above them,
+// network below). Of the nodes indicted in one episode, only the one that
+// raised the most alarms is a culprit, the others its victims (victims):
+// a 50% packet loss slows every peer fetching from the lossy node, and
+// Ganesha indicted those peers too (§5). With the run's workload w (nil:
+// none), each verdict carries how slow the node's tasks were.
+func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 	var out []Verdict
 	for _, s := range st {
 		if s.FirstIndicted == 0 || len(s.Evidence) == 0 {
 			continue
 		}
-		v := Verdict{Host: s.Host, Role: "culprit", FirstIndicted: s.FirstIndicted, MaxAlarmCount: s.MaxAlarmCount}
+		v := Verdict{Host: s.Host, Role: "culprit", FirstIndicted: s.FirstIndicted, MaxAlarmCount: s.MaxAlarmCount, Alarms: s.Alarms}
+		if w != nil {
+			win := int64(p.WindowS) * 1000
+			v.Slowdown, v.Attempts = w.Slowdown(s.Host, s.FirstIndicted-3*win, s.FirstIndicted+win)
+		}
 		score := map[string]float64{}
 		for _, e := range s.Evidence {
 			r := metricResource[e.Metric]
@@ -73,43 +86,50 @@ func Attribute(st []NodeStatus) []Verdict {
 		v.Evidence = ev[:min(3, len(ev))]
 		out = append(out, v)
 	}
-	// Network victims: every network-deficit node but the largest deficit.
-	best, deficit := -1, 0.0
-	for i, v := range out {
-		if v.Resource == "network" {
-			if d := netDeficit(st, v.Host); best < 0 || d > deficit {
-				best, deficit = i, d
+	victims(out, int64(p.WindowS)*1000*EpisodeWindows)
+	return out
+}
+
+// EpisodeWindows: indictments less than this many histogram windows apart
+// belong to one episode.
+const EpisodeWindows = 3
+
+// victims keeps one culprit per episode of indictments (first indictments
+// less than gap apart, chained): the node that raised the most alarms
+// (then the highest alarm count, then the earliest); the others become its
+// victims. Ganesha assumes a fault shows at few nodes; when one node's
+// fault disturbs many (a lossy network slows every node that fetches from
+// it), the culprit is the one that stayed different longest.
+func victims(v []Verdict, gap int64) {
+	order := make([]int, len(v))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v[a].FirstIndicted, v[b].FirstIndicted) })
+	for s := 0; s < len(order); {
+		e := s + 1
+		for e < len(order) && v[order[e]].FirstIndicted-v[order[e-1]].FirstIndicted < gap {
+			e++
+		}
+		best := order[s]
+		for _, i := range order[s+1 : e] {
+			a, b := &v[i], &v[best]
+			if a.Alarms > b.Alarms || a.Alarms == b.Alarms && a.MaxAlarmCount > b.MaxAlarmCount {
+				best = i
 			}
 		}
-	}
-	for i := range out {
-		if out[i].Resource == "network" && i != best {
-			out[i].Role, out[i].VictimOf = "victim", out[best].Host
+		for _, i := range order[s:e] {
+			if i != best {
+				v[i].Role, v[i].VictimOf = "victim", v[best].Host
+			}
 		}
+		s = e
 	}
-	return out
 }
 
 // HangZ is how far (normalised units) below its peers a hung node's CPU and
 // network must be.
 const HangZ = 1.0
-
-// netDeficit is how far below its peers host's network traffic was.
-func netDeficit(st []NodeStatus, host string) float64 {
-	for _, s := range st {
-		if s.Host != host {
-			continue
-		}
-		d := 0.0
-		for _, e := range s.Evidence {
-			if metricResource[e.Metric] == "network" {
-				d = max(d, -e.Z)
-			}
-		}
-		return d
-	}
-	return 0
-}
 
 func abs(x float64) float64 {
 	if x < 0 {

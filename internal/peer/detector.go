@@ -95,24 +95,33 @@ type Detector struct {
 	xMeans  [][]float64
 	metrics []string
 	group   func(host string, from, to int64) int
+	onStep  func(end int64, alarmed []string)
+	alarmed []string
 	groups  []int
 	dist    []float64
 }
 
+// SetStepHook makes the detector call fn after each step with the step's
+// end (Unix ms) and the hosts that raised an alarm in it (reused: copy to
+// keep); nil removes it.
+func (d *Detector) SetStepHook(fn func(end int64, alarmed []string)) { d.onStep = fn }
+
 // SetGroups makes the detector compare each node only with the peers of
 // its group over the histogram window (group returns a class for a host
-// and [from, to) in Unix ms); a group smaller than Params.MinNodes is
-// compared with every node. nil restores plain Ganesha.
+// and [from, to) in Unix ms; Any: every node); a node whose group has
+// fewer than Params.MinNodes members has no peers and raises no alarm. nil
+// restores plain Ganesha.
 func (d *Detector) SetGroups(group func(host string, from, to int64) int) { d.group = group }
 
 // SetWorkload groups nodes by how many task attempts the logs say they ran
-// over the histogram window (LoadClass): clusterlens's workload-aware peers.
+// over the histogram window (Workload.Group): clusterlens's workload-aware
+// peers.
 func (d *Detector) SetWorkload(w *Workload) {
 	if w == nil {
 		d.group = nil
 		return
 	}
-	d.group = func(host string, from, to int64) int { return LoadClass(w.Load(host, from, to)) }
+	d.group = w.Group
 }
 
 // NewDetector returns a Detector for labels 0..bins-1 and vectors of the
@@ -222,13 +231,18 @@ func (d *Detector) evaluate(end int64) {
 		}
 	}
 	d.peerMedians(m)
+	d.alarmed = d.alarmed[:0]
 	for k, i := range d.elig {
 		n := d.nodes[i]
 		n.stamp = end
 		n.steps++
-		n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
+		n.differs = 0
+		if d.peersN[k] > 0 {
+			n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
+		}
 		n.count *= d.p.AlarmDecay
 		if n.differs > d.p.PeerFraction {
+			d.alarmed = append(d.alarmed, n.host)
 			n.alarms++
 			n.count++
 			for j := range d.dim {
@@ -258,6 +272,9 @@ func (d *Detector) evaluate(end int64) {
 			n.indicted = n.count > d.p.IndictThreshold
 		}
 		n.resetStep()
+	}
+	if d.onStep != nil {
+		d.onStep(end, d.alarmed)
 	}
 }
 
@@ -294,8 +311,8 @@ func (d *Detector) prepare(m int) {
 	}
 }
 
-// compareGroups counts, for each node, the peers of its workload group
-// (all nodes when the group is too small) it differs from.
+// compareGroups counts, for each node, the peers of its workload group it
+// differs from.
 func (d *Detector) compareGroups(m int, end int64) {
 	from := end - int64(d.p.WindowS)*1000
 	d.groups = growInt(d.groups, m)
@@ -312,9 +329,12 @@ func (d *Detector) compareGroups(m int, end int64) {
 		}
 	}
 	for a := 0; a < m; a++ {
-		own := size[d.groups[a]] >= d.p.MinNodes
+		ga := d.groups[a]
+		if ga != Any && size[ga] < d.p.MinNodes {
+			continue // no peers doing the same work: nothing to compare with
+		}
 		for b := 0; b < m; b++ {
-			if b == a || own && d.groups[b] != d.groups[a] {
+			if b == a || ga != Any && d.groups[b] != ga {
 				continue
 			}
 			d.peersN[a]++

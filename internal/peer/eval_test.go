@@ -186,8 +186,10 @@ const (
 // judge runs one mode over a labelled run and scores it against the truth.
 func judge(prof *Profile, p Params, m mode, r simRun, v []labeled) (outcome, []Verdict) {
 	d := NewDetector(prof.Bins(), prof.Metrics(), p, nil)
+	var w *Workload
 	if m == clusterlens {
-		d.SetWorkload(NewWorkload(r.res.Apps))
+		w = NewWorkload(r.res.Apps)
+		d.SetWorkload(w)
 	}
 	for _, x := range v {
 		d.Add(x.host, x.t, x.label, x.z, x.x)
@@ -208,7 +210,7 @@ func judge(prof *Profile, p Params, m mode, r simRun, v []labeled) (outcome, []V
 		}
 	}
 	if m == clusterlens {
-		verdicts = Attribute(o.statuses)
+		verdicts = Attribute(o.statuses, w, p)
 		indicted = Culprits(verdicts)
 	}
 	for _, h := range indicted {

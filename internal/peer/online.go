@@ -136,3 +136,11 @@ func (o *Online) Counts() (vectors, unknowns, dropped int64) {
 	defer o.mu.Unlock()
 	return o.vectors, o.unknowns, o.asm.Dropped()
 }
+
+// SetWorkload makes the comparison workload-aware (Detector.SetWorkload);
+// nil restores plain Ganesha.
+func (o *Online) SetWorkload(w *Workload) {
+	o.mu.Lock()
+	o.det.SetWorkload(w)
+	o.mu.Unlock()
+}

@@ -14,14 +14,22 @@ type Workload struct {
 	hosts map[string][]span
 }
 
-type span struct{ from, to int64 }
+type span struct {
+	from, to int64
+	stage    int32   // index of the (application, stage) the attempt belongs to
+	slow     float32 // its duration over its stage's median attempt duration
+	failed   bool
+}
 
 // NewWorkload collects the attempt intervals of apps (attempts still
 // running end at the application's end, or are left out when unknown).
 func NewWorkload(apps []*model.App) *Workload {
 	w := &Workload{hosts: map[string][]span{}}
+	stage := int32(0)
 	for _, a := range apps {
 		for _, st := range a.Stages {
+			stage++
+			med := stageMedian(st)
 			for i := range st.Tasks {
 				t := &st.Tasks[i]
 				end := t.Finish
@@ -32,7 +40,7 @@ func NewWorkload(apps []*model.App) *Workload {
 					continue
 				}
 				h := a.Hosts[t.Host]
-				w.hosts[h] = append(w.hosts[h], span{t.Launch, end})
+				w.hosts[h] = append(w.hosts[h], span{t.Launch, end, stage, float32(float64(end-t.Launch) / med), t.Status == model.TaskFailed})
 			}
 		}
 	}
@@ -60,12 +68,102 @@ func (w *Workload) Load(host string, from, to int64) float64 {
 	return float64(sum) / float64(to-from)
 }
 
-// LoadClass buckets a load for peer grouping: 0 idle (under a quarter of
-// an attempt on average), then one class per factor of four.
-func LoadClass(load float64) int {
-	c := 0
-	for l := 0.25; load >= l && c < 8; l *= 4 {
-		c++
+// Failed returns how many of host's attempts failed during [from, to).
+func (w *Workload) Failed(host string, from, to int64) int {
+	n := 0
+	for _, s := range w.hosts[host] {
+		if s.from >= to {
+			break
+		}
+		if s.failed && s.to >= from && s.to < to {
+			n++
+		}
 	}
-	return c
+	return n
+}
+
+// Any is the group of a node compared with every node (Detector.SetGroups).
+const Any = -1
+
+// Group is clusterlens's workload-aware peer group of host over [from, to):
+// idle (under a quarter of an attempt running on average), light (under
+// one) or busy, from the attempts the logs place there; Any when attempts
+// failed there (a lost executor or a timed-out attempt: its idleness is not
+// explained by the work it was given, so it is compared with every node, as
+// Ganesha does).
+func (w *Workload) Group(host string, from, to int64) int {
+	if w.Failed(host, from, to) > 0 {
+		return Any
+	}
+	switch l := w.Load(host, from, to); {
+	case l < 0.25:
+		return 0
+	case l < 1:
+		return 1
+	}
+	return 2
+}
+
+// Stage returns the stage host spent most attempt time in over [from, to)
+// (a number unique per application and stage attempt), or 0 when it ran
+// under a quarter of an attempt on average there (idle).
+func (w *Workload) Stage(host string, from, to int64) int {
+	if to <= from {
+		return 0
+	}
+	var total int64
+	var best int32
+	var bestT int64
+	per := map[int32]int64{}
+	for _, s := range w.hosts[host] {
+		if s.from >= to {
+			break
+		}
+		if s.to > from {
+			o := min(s.to, to) - max(s.from, from)
+			total += o
+			per[s.stage] += o
+			if per[s.stage] > bestT || per[s.stage] == bestT && s.stage < best {
+				best, bestT = s.stage, per[s.stage]
+			}
+		}
+	}
+	if 4*total < to-from {
+		return 0
+	}
+	return int(best)
+}
+
+// stageMedian is the median duration (ms, at least 1) of a stage's finished attempts.
+func stageMedian(st *model.Stage) float64 {
+	var d []float64
+	for i := range st.Tasks {
+		if v := st.Tasks[i].Duration(); v > 0 {
+			d = append(d, float64(v))
+		}
+	}
+	if len(d) == 0 {
+		return 1
+	}
+	return max(1, median(d))
+}
+
+// Slowdown returns the median, over host's attempts running during
+// [from, to), of each attempt's duration over its stage's median attempt
+// duration, and how many attempts that is: above 1 the node's tasks ran
+// slower than the same stages' tasks elsewhere.
+func (w *Workload) Slowdown(host string, from, to int64) (float64, int) {
+	var r []float64
+	for _, s := range w.hosts[host] {
+		if s.from >= to {
+			break
+		}
+		if s.to > from {
+			r = append(r, float64(s.slow))
+		}
+	}
+	if len(r) == 0 {
+		return 0, 0
+	}
+	return median(r), len(r)
 }

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/peer"
+)
+
+func init() {
+	register(func(e *env) *cobra.Command {
+		cmd := &cobra.Command{
+			Use:   "peer",
+			Short: "Ganesha's black-box peer diagnosis: train a profile, find the faulty node",
+			Long: `peer compares nodes with their peers on 14 OS metrics (Pan et al., "Ganesha: Black-Box
+Diagnosis of MapReduce Systems", 2009). "peer train" learns a profile of fault-free behaviour
+from metric files; "peer diagnose" replays metrics through it and names the nodes that behave
+unlike their peers. docs/PEER.md describes the method, parameters and profile format.`,
+		}
+		cmd.AddCommand(peerTrainCmd(e), peerDiagnoseCmd(e))
+		return cmd
+	})
+}
+
+// peerTrainCmd is "clusterlens peer train".
+func peerTrainCmd(e *env) *cobra.Command {
+	opt := peer.DefaultTrainOptions()
+	var out string
+	cmd := &cobra.Command{
+		Use:   "train --out PROFILE.json METRICS...",
+		Short: "Learn a peer profile from fault-free runs' node metrics",
+		Long: `train reads node metrics (CSV timestamp_ms,host,metric,value, plain or compressed, or a
+simulator output folder) of fault-free runs, normalises the 14 Ganesha metrics, chooses the
+number of states by the elbow rule over k-means (unless --k), fits a Gaussian mixture by EM
+and writes the versioned profile.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return withCode(ExitUsage, fmt.Errorf("--out is required"))
+			}
+			var vectors [][]float64
+			asm := peer.NewAssembler(peer.GaneshaMetrics)
+			for _, path := range args {
+				err := peer.ReadSamples(path, func(s *model.Sample) error {
+					asm.Add(s, func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			prof, err := peer.Train(vectors, peer.GaneshaMetrics, opt, peer.DefaultParams())
+			if err != nil {
+				return err
+			}
+			if err := prof.SaveFile(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "clusterlens peer train: %d vectors, K = %d states, wrote %s\n", prof.Vectors, prof.K, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "profile file to write")
+	f.IntVar(&opt.K, "k", 0, "number of states (0: elbow rule)")
+	f.IntVar(&opt.MaxK, "max-k", opt.MaxK, "largest K the elbow rule considers")
+	f.BoolVar(&opt.EqualPriors, "equal-priors", opt.EqualPriors, "fix the mixture weights to 1/K (Ganesha's option)")
+	f.Float64Var(&opt.Reg, "reg", opt.Reg, "covariance regularisation added to the diagonal")
+	f.Float64Var(&opt.UnknownQuantile, "unknown-quantile", opt.UnknownQuantile, "training quantile of likelihood below which a vector is unknown")
+	f.IntVar(&opt.MaxVectors, "max-vectors", opt.MaxVectors, "train on at most this many vectors (a uniform sample)")
+	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "random seed")
+	return cmd
+}
+
+// peerReport is "peer diagnose --format json"'s output.
+type peerReport struct {
+	Vectors     int64             `json:"vectors"`
+	Unknown     int64             `json:"unknownVectors"`
+	Dropped     int64             `json:"droppedVectors"`
+	Params      peer.Params       `json:"params"`
+	Indictments []peer.Indictment `json:"indictments"`
+	Verdicts    []peer.Verdict    `json:"verdicts,omitempty"`
+	Nodes       []peer.NodeStatus `json:"nodes"`
+}
+
+// peerDiagnoseCmd is "clusterlens peer diagnose".
+func peerDiagnoseCmd(e *env) *cobra.Command {
+	var profPath, logs, format string
+	var p peer.Params
+	cmd := &cobra.Command{
+		Use:   "diagnose --profile PROFILE.json [--logs DIR] METRICS",
+		Short: "Find the nodes that behave unlike their peers",
+		Long: `diagnose replays node metrics (a CSV file, plain or compressed, or a simulator output
+folder) through a trained profile with Ganesha's peer comparison and lists the indicted nodes.
+With --logs (the run's Spark event logs and MapReduce histories), nodes are compared only with
+peers running as many tasks, and each indicted node is called culprit or victim with the
+resource affected (cpu, disk, network, hang) and the metrics that show it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if profPath == "" {
+				return withCode(ExitUsage, fmt.Errorf("--profile is required"))
+			}
+			if format != "text" && format != "json" {
+				return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", format))
+			}
+			prof, err := peer.LoadProfileFile(profPath)
+			if err != nil {
+				return err
+			}
+			params := prof.Params
+			overrideParams(cmd, &params, p)
+			o, err := peer.NewOnline(prof, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			var work *peer.Workload
+			if logs != "" {
+				res, err := load.Paths([]string{logs}, load.Options{})
+				if err != nil {
+					return fmt.Errorf("read logs: %w", err)
+				}
+				work = peer.NewWorkload(res.Apps)
+				o.SetWorkload(work)
+			}
+			if err := peer.ReadSamples(args[0], func(s *model.Sample) error { o.ObserveSample(s); return nil }); err != nil {
+				return err
+			}
+			o.Flush()
+			rep := peerReport{Params: params, Indictments: o.Indictments(), Nodes: o.Statuses()}
+			rep.Vectors, rep.Unknown, rep.Dropped = o.Counts()
+			if logs != "" {
+				rep.Verdicts = peer.Attribute(rep.Nodes, work, params)
+			}
+			if format == "json" {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printPeerReport(e.stdout, &rep)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&profPath, "profile", "", "trained profile (peer train)")
+	f.StringVar(&logs, "logs", "", "the run's application logs (enables workload-aware peers and attribution)")
+	f.StringVar(&format, "format", "text", "output: text or json")
+	d := peer.DefaultParams()
+	f.IntVar(&p.WindowS, "window", d.WindowS, "histogram window (samples)")
+	f.Float64Var(&p.Decay, "decay", d.Decay, "histogram weight factor per sample of age")
+	f.IntVar(&p.StepS, "step", d.StepS, "seconds between peer comparisons")
+	f.Float64Var(&p.DistThreshold, "threshold", d.DistThreshold, "square-root JS distance beyond which two nodes differ")
+	f.Float64Var(&p.PeerFraction, "peer-fraction", d.PeerFraction, "alarm when a node differs from more than this share of peers")
+	f.Float64Var(&p.AlarmDecay, "alarm-decay", d.AlarmDecay, "exponential weight of the alarm count")
+	f.Float64Var(&p.IndictThreshold, "indict", d.IndictThreshold, "alarm count above which a node is indicted")
+	return cmd
+}
+
+// overrideParams copies the parameter flags the user set onto dst.
+func overrideParams(cmd *cobra.Command, dst *peer.Params, set peer.Params) {
+	ch := cmd.Flags().Changed
+	if ch("window") {
+		dst.WindowS = set.WindowS
+	}
+	if ch("decay") {
+		dst.Decay = set.Decay
+	}
+	if ch("step") {
+		dst.StepS = set.StepS
+	}
+	if ch("threshold") {
+		dst.DistThreshold = set.DistThreshold
+	}
+	if ch("peer-fraction") {
+		dst.PeerFraction = set.PeerFraction
+	}
+	if ch("alarm-decay") {
+		dst.AlarmDecay = set.AlarmDecay
+	}
+	if ch("indict") {
+		dst.IndictThreshold = set.IndictThreshold
+	}
+}
+
+// printPeerReport writes the diagnosis for people.
+func printPeerReport(w io.Writer, r *peerReport) {
+	fmt.Fprintf(w, "peer diagnosis: %d nodes, %d vectors (%d unknown, %d incomplete dropped)\n",
+		len(r.Nodes), r.Vectors, r.Unknown, r.Dropped)
+	if len(r.Indictments) == 0 {
+		fmt.Fprintln(w, "no node indicted")
+	}
+	for _, in := range r.Indictments {
+		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers)\n", in.Host,
+			time.UnixMilli(in.Time).UTC().Format(time.RFC3339), in.AlarmCount, 100*in.Differs)
+	}
+	for _, v := range r.Verdicts {
+		role := v.Role
+		if v.VictimOf != "" {
+			role += " of " + v.VictimOf
+		}
+		fmt.Fprintf(w, "%s: %s, resource %s", v.Host, role, v.Resource)
+		if v.Attempts > 0 {
+			fmt.Fprintf(w, ", its %d attempts ran %.2fx their stages' median", v.Attempts, v.Slowdown)
+		}
+		fmt.Fprintln(w)
+		for _, ev := range v.Evidence {
+			fmt.Fprintf(w, "    %-24s %12.1f vs peers %12.1f (z %+.1f)\n", ev.Metric, ev.Node, ev.Peers, ev.Z)
+		}
+	}
+}
