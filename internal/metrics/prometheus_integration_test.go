@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -253,4 +255,63 @@ func TestPrometheusAgainstProc(t *testing.T) {
 		t.Errorf("procs_runnable = %v, want between 1 and the %v threads", r, b.threads)
 	}
 	t.Logf("prometheus vs /proc over %v from %s: %d metrics", D, t0.Format(time.RFC3339Nano), len(got))
+}
+
+// TestSysstatAgreesWithPrometheus checks that the two mappings measure the
+// same thing: sadc, started at a scrape instant, records one 4 s interval
+// while Prometheus scrapes node_exporter every second, and every metric
+// of sadc's record agrees with Prometheus evaluated over exactly that
+// window.
+func TestSysstatAgreesWithPrometheus(t *testing.T) {
+	base := sharedtest.Service(t, "PROMETHEUS_URL")
+	lookSysstat(t)
+	const D = 4 * time.Second
+	phase := scrapePhase(t, base)
+	t0 := time.Now().Truncate(time.Second).Add(phase)
+	for time.Until(t0) < 100*time.Millisecond {
+		t0 = t0.Add(time.Second)
+	}
+	file := filepath.Join(t.TempDir(), "sa.bin")
+	time.Sleep(time.Until(t0))
+	if out, err := exec.Command(sadcPath, "-S", "DISK", strconv.Itoa(int(D.Seconds())), "2", file).CombinedOutput(); err != nil {
+		t.Fatalf("sadc: %v: %s", err, out)
+	}
+	sar := map[string]float64{}
+	if err := ReadSadc(context.Background(), file, func(s *model.Sample) error { sar[s.Type] = s.Value; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(t0.Add(D + 1500*time.Millisecond)))
+	at := t0.Add(D + 300*time.Millisecond)
+	q := &PromSource{URL: base, Scrape: time.Second, Window: D + 500*time.Millisecond}
+	prom := map[string]float64{}
+	if err := q.Read(context.Background(), at, at, func(s *model.Sample) error { prom[s.Type] = s.Value; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range model.NodeMetricNames {
+		s, okS := sar[name]
+		p, okP := prom[name]
+		if !okS || !okP {
+			t.Errorf("%s: sysstat has it %v, Prometheus %v", name, okS, okP)
+			continue
+		}
+		var tol float64
+		switch model.NodeMetricUnits[model.NodeMetricIndex(name)] {
+		case "%":
+			tol = 4
+		case "count":
+			tol = 0.1*s + 10
+		case "":
+			tol = 0.1*s + 0.1 // load1 may take one 5 s kernel update between the two reads
+		default:
+			tol = 0.1*s + 20 // rates; network and disk may idle
+		}
+		if name == "procs_runnable" {
+			continue // an instant count, read a few ms apart
+		}
+		if math.Abs(s-p) > tol {
+			t.Errorf("%s: sysstat %v, Prometheus %v (± %v)", name, s, p, tol)
+		} else {
+			t.Logf("%s: sysstat %.4g, Prometheus %.4g", name, s, p)
+		}
+	}
 }
