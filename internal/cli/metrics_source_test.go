@@ -14,7 +14,9 @@ import (
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/sim"
+	"github.com/clusterlens/clusterlens/internal/store/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
 
@@ -24,27 +26,12 @@ import (
 // address and matched through --host-alias, bad sources and a bad
 // tolerance.
 func TestAnalyzeMetrics(t *testing.T) {
-	dir := t.TempDir()
-	sc, err := sim.Named("demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(sc, 7, dir, encoders())
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := []string{filepath.Join(dir, "spark"), filepath.Join(dir, "mapreduce")}
+	d := newMetricsDemo(t)
+	dir, res, logs := d.dir, d.res, d.logs
+	js := func(args ...string) string { t.Helper(); return d.json(t, args...) }
 	code, out, errs := run(t, append([]string{"analyze", "--metrics", dir}, logs...)...)
 	if code != ExitOK || strings.Count(out, "Node metrics (HybridTune") != len(res.Truth.Apps) {
 		t.Fatalf("exit %d, %d metrics sections for %d applications: %s", code, strings.Count(out, "Node metrics (HybridTune"), len(res.Truth.Apps), errs)
-	}
-	js := func(args ...string) string {
-		t.Helper()
-		code, out, errs := run(t, append(append([]string{"analyze", "--format", "json"}, args...), logs...)...)
-		if code != ExitOK {
-			t.Fatalf("%v: exit %d: %s", args, code, errs)
-		}
-		return out
 	}
 	var doc struct {
 		Applications []struct {
@@ -55,7 +42,7 @@ func TestAnalyzeMetrics(t *testing.T) {
 			}
 		}
 	}
-	withMetrics := js("--metrics", dir, "--clock-skew", "1500ms")
+	withMetrics := d.withMetrics
 	if err := json.Unmarshal([]byte(withMetrics), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -70,19 +57,7 @@ func TestAnalyzeMetrics(t *testing.T) {
 
 	// The same samples as plain CSV in a folder of their own.
 	csvDir := t.TempDir()
-	f, err := os.Open(filepath.Join(dir, sim.MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := codec.Open(f.Name(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := io.ReadAll(r)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := d.plain
 	if err := os.WriteFile(filepath.Join(csvDir, "nodes.csv"), plain, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -121,29 +96,7 @@ func TestAnalyzeMetrics(t *testing.T) {
 	}
 
 	// The same samples in a SQLite store.
-	db := filepath.Join(t.TempDir(), "samples.db")
-	st, err := open.Open(context.Background(), "sqlite:"+db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var batch metrics.Batch
-	batch.Agent, batch.Seq = "test", 1
-	err = metrics.ReadCSV(bytes.NewReader(plain), "nodes.csv", func(s *model.Sample) error {
-		batch.Samples = append(batch.Samples, *s)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Append(context.Background(), &batch); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := js("--metrics", "sqlite:"+db, "--clock-skew", "1500ms"); got != withMetrics {
-		t.Error("the SQLite store and metrics.csv.zst give different analyses")
-	}
+	d.viaStore(t, "sqlite:"+filepath.Join(t.TempDir(), "samples.db"))
 
 	for _, bad := range []struct {
 		args []string
@@ -160,5 +113,97 @@ func TestAnalyzeMetrics(t *testing.T) {
 		if code != bad.code || !strings.Contains(errs, bad.msg) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q on one line", bad.args, code, errs, bad.code, bad.msg)
 		}
+	}
+}
+
+// TestAnalyzeMetricsClickHouse reads the samples from ClickHouse
+// ($CLICKHOUSE_URL): the same analysis as from the simulator's file.
+func TestAnalyzeMetricsClickHouse(t *testing.T) {
+	base := strings.TrimRight(sharedtest.Service(t, "CLICKHOUSE_URL"), "/")
+	d := newMetricsDemo(t)
+	dsn := "clickhouse+" + base + "/cltest_analyze_metrics"
+	t.Cleanup(func() {
+		st, err := open.Open(context.Background(), dsn)
+		if err == nil {
+			if ch, ok := st.(*clickhouse.Store); ok {
+				ch.DropDatabase(context.Background()) //nolint:errcheck // best effort
+			}
+			st.Close()
+		}
+	})
+	d.viaStore(t, dsn)
+}
+
+// metricsDemo is the demo scenario simulated into a folder, with its
+// samples as plain CSV and the JSON analysis with them.
+type metricsDemo struct {
+	dir         string
+	res         *sim.Result
+	logs        []string
+	plain       []byte
+	withMetrics string
+}
+
+func newMetricsDemo(t *testing.T) *metricsDemo {
+	t.Helper()
+	d := &metricsDemo{dir: t.TempDir()}
+	sc, err := sim.Named("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.res, err = sim.Run(sc, 7, d.dir, encoders()); err != nil {
+		t.Fatal(err)
+	}
+	d.logs = []string{filepath.Join(d.dir, "spark"), filepath.Join(d.dir, "mapreduce")}
+	f, err := os.Open(filepath.Join(d.dir, sim.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, _, err := codec.Open(f.Name(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.plain, err = io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	d.withMetrics = d.json(t, "--metrics", d.dir, "--clock-skew", "1500ms")
+	return d
+}
+
+// json runs analyze --format json on the demo's logs with args.
+func (d *metricsDemo) json(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := run(t, append(append([]string{"analyze", "--format", "json"}, args...), d.logs...)...)
+	if code != ExitOK {
+		t.Fatalf("%v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+// viaStore stores the demo's samples in the store dsn names and checks
+// that analyze --metrics DSN gives the same analysis as the file.
+func (d *metricsDemo) viaStore(t *testing.T, dsn string) {
+	t.Helper()
+	st, err := open.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := metrics.Batch{Agent: "test", Seq: 1}
+	err = metrics.ReadCSV(bytes.NewReader(d.plain), "nodes.csv", func(s *model.Sample) error {
+		batch.Samples = append(batch.Samples, *s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(context.Background(), &batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.json(t, "--metrics", dsn, "--clock-skew", "1500ms"); got != d.withMetrics {
+		t.Errorf("%s and metrics.csv.zst give different analyses", dsn)
 	}
 }
