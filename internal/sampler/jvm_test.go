@@ -49,10 +49,40 @@ func TestParseThreadDumpJDK17(t *testing.T) {
 	}
 }
 
+// TestParseThreadDumpJDK25 parses a dump of the same program by jcmd of
+// Temurin 25, whose headers carry "[tid]" and a decimal nid.
+func TestParseThreadDumpJDK25(t *testing.T) {
+	b, err := os.ReadFile("testdata/threaddump-jdk25.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := parseThreadDump(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th) != 20 {
+		t.Fatalf("%d threads, want 20", len(th))
+	}
+	for _, x := range th {
+		if x.name == "Executor task launch worker for task 3.0 in stage 1.0 (TID 7)" {
+			if x.tid != 11571 || x.state != "RUNNABLE" || len(x.frames) != 4 {
+				t.Errorf("task thread %+v", x)
+			}
+			return
+		}
+	}
+	t.Error("task thread missing")
+}
+
 func TestParseThreadDumpErrors(t *testing.T) {
-	for _, bad := range []string{"\"x\" #1 prio=5\n", "\"unterminated\n", "\"x\" nid=12 runnable\n", "\"x\" nid=0xzz runnable\n"} {
-		if _, err := parseThreadDump([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "thread dump: line 1: ") {
+	for _, bad := range []string{"\"x\" #1 prio=5\n", "\"unterminated\n", "\"x\" nid=zz runnable\n", "\"x\" nid=0xzz runnable\n"} {
+		dump := bad + "   java.lang.Thread.State: RUNNABLE\n\tat a.b(c)\n\n\"ok\" nid=0x10 runnable\n"
+		th, err := parseThreadDump([]byte(dump))
+		if err == nil || !strings.HasPrefix(err.Error(), "thread dump: 1 threads skipped, first at line 1: ") {
 			t.Errorf("%q: error %v, want one naming line 1", bad, err)
+		}
+		if len(th) != 1 || th[0].name != "ok" || th[0].tid != 16 || len(th[0].frames) != 0 {
+			t.Errorf("%q: threads %+v, want only the good one", bad, th)
 		}
 	}
 }
@@ -111,8 +141,10 @@ func TestClassifyJVM(t *testing.T) {
 }
 
 func FuzzParseThreadDump(f *testing.F) {
-	if b, err := os.ReadFile("testdata/threaddump-jdk17.txt"); err == nil {
-		f.Add(b)
+	for _, p := range []string{"testdata/threaddump-jdk17.txt", "testdata/threaddump-jdk25.txt"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Add([]byte("\"a\" nid=0x1 runnable\n   java.lang.Thread.State: RUNNABLE\n\tat x.y(z)\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -17,13 +17,17 @@ type javaThread struct {
 }
 
 // parseThreadDump parses a HotSpot thread dump. A thread starts at a line
-// beginning with '"' (the quoted name, then "#n daemon prio=… nid=0x…
+// beginning with '"' (the quoted name, then "#n daemon prio=… nid=…
 // status"); "java.lang.Thread.State: X" gives its state and "\tat frame"
 // lines its stack. Lines it does not know (locks, SMR info, JNI refs) are
-// skipped. A header without a readable nid is an error naming the line.
+// skipped. A thread whose header has no readable nid is skipped with its
+// lines; the error then counts them and names the first one's line, and
+// the other threads are still returned.
 func parseThreadDump(b []byte) ([]javaThread, error) {
 	var out []javaThread
 	var cur *javaThread
+	var bad int
+	var firstErr error
 	for n := 1; len(b) > 0; n++ {
 		var l []byte
 		l, b, _ = bytes.Cut(b, []byte{'\n'})
@@ -32,7 +36,11 @@ func parseThreadDump(b []byte) ([]javaThread, error) {
 		case len(l) > 0 && l[0] == '"':
 			t, err := parseThreadHeader(string(l))
 			if err != nil {
-				return out, fmt.Errorf("thread dump: line %d: %w", n, err)
+				if bad++; firstErr == nil {
+					firstErr = fmt.Errorf("line %d: %w", n, err)
+				}
+				cur = nil
+				continue
 			}
 			out = append(out, t)
 			cur = &out[len(out)-1]
@@ -45,10 +53,15 @@ func parseThreadDump(b []byte) ([]javaThread, error) {
 			cur = nil
 		}
 	}
+	if firstErr != nil {
+		return out, fmt.Errorf("thread dump: %d threads skipped, first at %w", bad, firstErr)
+	}
 	return out, nil
 }
 
-// parseThreadHeader parses `"name" #12 daemon prio=5 … nid=0xd83 runnable  [0x…]`.
+// parseThreadHeader parses `"name" #12 daemon prio=5 … nid=0xd83 runnable
+// [0x…]` (JDK ≤ 18: nid in hexadecimal) or `"name" #21 [11571] daemon
+// prio=5 … nid=11571 runnable  [0x…]` (JDK 19 and later: decimal).
 func parseThreadHeader(l string) (javaThread, error) {
 	end := strings.LastIndexByte(l, '"')
 	if end < 1 {
@@ -61,9 +74,13 @@ func parseThreadHeader(l string) (javaThread, error) {
 		return javaThread{}, fmt.Errorf("thread header %.60q: want nid=", l)
 	}
 	nid, status, _ := strings.Cut(rest[i+len(" nid="):], " ")
-	v, err := strconv.ParseUint(strings.TrimPrefix(nid, "0x"), 16, 31)
-	if err != nil || !strings.HasPrefix(nid, "0x") {
-		return javaThread{}, fmt.Errorf("thread header %.60q: nid %q: want a hexadecimal thread id", l, nid)
+	digits, base := nid, 10
+	if hex, ok := strings.CutPrefix(nid, "0x"); ok {
+		digits, base = hex, 16
+	}
+	v, err := strconv.ParseUint(digits, base, 31)
+	if err != nil {
+		return javaThread{}, fmt.Errorf("thread header %.60q: nid %q: want a thread id, 0x-hexadecimal or decimal", l, nid)
 	}
 	t.tid = int(v)
 	if j := strings.IndexByte(status, '['); j >= 0 {
