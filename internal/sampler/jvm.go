@@ -14,6 +14,11 @@ import (
 
 func init() { Register("jvm", false, newJVMSampler) }
 
+// JVMRetryAfter is how long a JVM whose dump failed is left alone before
+// the next try, so one JVM that never answers (another user's JDK 8, -Xrs)
+// does not cost a wait at every call.
+const JVMRetryAfter = time.Minute
+
 // JVMMaxFrames is how many of a stack's innermost frames a thread sample
 // keeps; deeper frames are replaced by one "..." line, so a JVM with deep
 // stacks cannot blow up the shipped volume.
@@ -28,12 +33,13 @@ const JVMMaxFrames = 64
 // Value the task the thread works for (taskOfThread), Text
 // "executor\tthread name\tstate\tstack". A node without JVMs yields
 // nothing; a JVM that cannot be dumped (gone, -Xrs, another user on an old
-// JDK) is logged and skipped.
+// JDK) is logged and skipped for JVMRetryAfter.
 type jvmSampler struct {
 	host     string
 	procRoot string
 	log      func(msg string, args ...any)
 	text     strings.Builder
+	failed   map[int]time.Time // pid → when to try again
 }
 
 func newJVMSampler(cfg Config) (Sampler, error) {
@@ -44,7 +50,7 @@ func newJVMSampler(cfg Config) (Sampler, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("jvm sampler: %w: %w", ErrUnsupported, err)
 	}
-	s := &jvmSampler{host: hostOf(cfg), procRoot: root, log: func(string, ...any) {}}
+	s := &jvmSampler{host: hostOf(cfg), procRoot: root, log: func(string, ...any) {}, failed: map[int]time.Time{}}
 	if cfg.Logger != nil {
 		s.log = cfg.Logger.Debug
 	}
@@ -65,12 +71,19 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 		return dst, fmt.Errorf("jvm sampler: %w", err)
 	}
 	ms := now.UnixMilli()
+	alive := make(map[int]bool, len(jvms))
 	for _, j := range jvms {
-		dump, err := threadDump(s.procRoot, j.pid)
-		if err != nil {
-			s.log("jvm sampler: skip JVM", "pid", j.pid, "err", err)
+		alive[j.pid] = true
+		if now.Before(s.failed[j.pid]) {
 			continue
 		}
+		dump, err := threadDump(s.procRoot, j.pid)
+		if err != nil {
+			s.log("jvm sampler: skip JVM", "pid", j.pid, "err", err, "retry_in", JVMRetryAfter)
+			s.failed[j.pid] = now.Add(JVMRetryAfter)
+			continue
+		}
+		delete(s.failed, j.pid)
 		threads, err := parseThreadDump(dump)
 		if err != nil {
 			s.log("jvm sampler: thread dump parsed in part", "pid", j.pid, "err", err)
@@ -83,6 +96,11 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 				Target: strconv.Itoa(j.pid) + "/" + strconv.Itoa(t.tid),
 				Value:  float64(taskOfThread(t.name, j)), Text: s.text.String(),
 			})
+		}
+	}
+	for pid := range s.failed {
+		if !alive[pid] {
+			delete(s.failed, pid)
 		}
 	}
 	return dst, nil

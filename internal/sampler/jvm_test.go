@@ -374,3 +374,46 @@ func TestJVMSamplerNoJVM(t *testing.T) {
 		t.Fatalf("%d samples, %v", len(out), err)
 	}
 }
+
+// TestJVMSamplerBacksOff builds a /proc with one executor JVM that does not
+// catch SIGQUIT (as with -Xrs) and has no attach socket: the sampler must
+// not signal it, must skip it without error, and must not retry it before
+// JVMRetryAfter; once the process is gone its entry is forgotten.
+func TestJVMSamplerBacksOff(t *testing.T) {
+	root := t.TempDir()
+	const pid = 424242
+	p := filepath.Join(root, strconv.Itoa(pid))
+	if err := os.MkdirAll(filepath.Join(p, "root", "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "cmdline"), []byte("java\x00org.apache.spark.executor.CoarseGrainedExecutorBackend\x00--executor-id\x001\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "status"), []byte("Name:\tjava\nNSpid:\t424242\nSigCgt:\t0000000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newJVMSampler(Config{ProcRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := s.(*jvmSampler)
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, c := range []struct {
+		at    time.Duration
+		retry time.Duration
+	}{{0, JVMRetryAfter}, {JVMRetryAfter / 2, JVMRetryAfter}, {JVMRetryAfter + time.Second, 2*JVMRetryAfter + time.Second}} {
+		out, err := s.Sample(t0.Add(c.at), nil)
+		if err != nil || len(out) != 0 {
+			t.Fatalf("at %v: %d samples, %v", c.at, len(out), err)
+		}
+		if got := js.failed[pid]; !got.Equal(t0.Add(c.retry)) {
+			t.Fatalf("at %v: retry at %v, want %v", c.at, got.Sub(t0), c.retry)
+		}
+	}
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(t0.Add(3*JVMRetryAfter), nil); err != nil || len(js.failed) != 0 {
+		t.Fatalf("after exit: %v, failed %v", err, js.failed)
+	}
+}
