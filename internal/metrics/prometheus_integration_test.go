@@ -204,6 +204,28 @@ func TestPrometheusAgainstProc(t *testing.T) {
 		}
 	}
 
+	// The same settled 40 s in requests of 7 points: the real server's
+	// answers to split requests join up to the single request's.
+	whole, split := map[key]float64{}, map[key]float64{}
+	from, to := now.Add(-50*time.Second), now.Add(-10*time.Second)
+	for _, c := range []struct {
+		max int
+		m   map[key]float64
+	}{{0, whole}, {7, split}} {
+		r := &PromSource{URL: base, Scrape: time.Second, MaxPoints: c.max}
+		if err := r.Read(ctx, from, to, func(s *model.Sample) error { c.m[key{s.Type, s.Time}] = s.Value; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(whole) == 0 || len(whole) != len(split) {
+		t.Errorf("%d samples in one request per metric, %d in requests of 7 points", len(whole), len(split))
+	}
+	for k, v := range whole {
+		if w, ok := split[k]; !ok || w != v {
+			t.Errorf("%s at %d: %v in one request, %v (present %v) split", k.name, k.ms, v, w, ok)
+		}
+	}
+
 	// /proc at two scrape instants D apart against one evaluation over
 	// exactly that window (rate()'s extrapolation cancels: see docs/SOURCES.md).
 	const D = 4 * time.Second
