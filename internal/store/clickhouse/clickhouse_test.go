@@ -42,19 +42,30 @@ func testDatabase(t testing.TB) string {
 }
 
 func TestConformance(t *testing.T) {
+	sharedtest.Service(t, "CLICKHOUSE_URL")
 	var mu sync.Mutex
 	dbs := map[string]string{}
 	storetest.Run(t, func(t *testing.T) store.Store {
 		mu.Lock()
+		defer mu.Unlock()
 		u, ok := dbs[t.Name()]
 		if !ok {
 			u = testDatabase(t)
 			dbs[t.Name()] = u
 		}
-		mu.Unlock()
 		s, err := clickhouse.Open(context.Background(), u, clickhouse.Options{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store {
+		s, err := clickhouse.Open(context.Background(), testDatabase(b), clickhouse.Options{})
+		if err != nil {
+			b.Fatal(err)
 		}
 		return s
 	})

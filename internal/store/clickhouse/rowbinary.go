@@ -50,6 +50,7 @@ type rowReader struct {
 	r   *bufio.Reader
 	off int64
 	buf []byte
+	num [8]byte
 }
 
 func newRowReader(r io.Reader) *rowReader {
@@ -72,12 +73,11 @@ func (d *rowReader) atEOF() (bool, error) {
 }
 
 func (d *rowReader) fixed() (uint64, error) {
-	var b [8]byte
-	if _, err := io.ReadFull(d.r, b[:]); err != nil {
+	if _, err := io.ReadFull(d.r, d.num[:]); err != nil {
 		return 0, d.fail("8-byte number", err)
 	}
 	d.off += 8
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return binary.LittleEndian.Uint64(d.num[:]), nil
 }
 
 func (d *rowReader) fail(what string, err error) error {
@@ -121,14 +121,14 @@ func uvarintLen(n uint64) int {
 // order of Query's SELECT) into s. The strings of s are reused when they
 // repeat the previous row's, as they do within a series.
 func (d *rowReader) sample(s *model.Sample) error {
-	for _, f := range [...]*string{&s.Host, &s.Type, &s.Target} {
-		b, err := d.bytes()
-		if err != nil {
-			return err
-		}
-		if string(b) != *f {
-			*f = string(b)
-		}
+	if err := d.reuse(&s.Host); err != nil {
+		return err
+	}
+	if err := d.reuse(&s.Type); err != nil {
+		return err
+	}
+	if err := d.reuse(&s.Target); err != nil {
+		return err
 	}
 	t, err := d.fixed()
 	if err != nil {
@@ -146,6 +146,18 @@ func (d *rowReader) sample(s *model.Sample) error {
 	s.Text = ""
 	if len(b) > 0 {
 		s.Text = string(b)
+	}
+	return nil
+}
+
+// reuse reads a String into *f, allocating only when it differs from *f.
+func (d *rowReader) reuse(f *string) error {
+	b, err := d.bytes()
+	if err != nil {
+		return err
+	}
+	if string(b) != *f {
+		*f = string(b)
 	}
 	return nil
 }

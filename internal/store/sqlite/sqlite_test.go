@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,4 +30,17 @@ func opener(dir string) storetest.Opener {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, opener(t.TempDir()))
+}
+
+func BenchmarkStore(b *testing.B) {
+	dir := b.TempDir()
+	n := 0
+	storetest.Bench(b, func(b *testing.B) store.Store {
+		n++
+		s, err := sqlite.Open(filepath.Join(dir, fmt.Sprintf("bench%d.db", n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
 }
