@@ -46,14 +46,16 @@ type Options struct {
 
 // Store is a store.Store in one SQLite file. It is safe for concurrent use.
 type Store struct {
-	path   string
-	wdb    *sql.DB // one connection, used only by the writer goroutine
-	rdb    *sql.DB // read-only pool for Query
-	reqs   chan *request
-	quit   chan struct{}
-	done   chan struct{}
-	closed sync.Once
-	w      *writer
+	path string
+	wdb  *sql.DB // one connection, used only by the writer goroutine
+	rdb  *sql.DB // read-only pool for Query
+	// seriesSamples is seriesSamplesSQL prepared on rdb.
+	seriesSamples *sql.Stmt
+	reqs          chan *request
+	quit          chan struct{}
+	done          chan struct{}
+	closed        sync.Once
+	w             *writer
 }
 
 // Open opens (creating if needed) the store in the file at path.
@@ -100,7 +102,14 @@ func OpenOptions(path string, opt Options) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(readers)
 	rdb.SetMaxIdleConns(readers)
-	s := &Store{path: path, wdb: wdb, rdb: rdb, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{}), w: w}
+	st, err := rdb.PrepareContext(ctx, seriesSamplesSQL)
+	if err != nil {
+		w.close()
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	s := &Store{path: path, wdb: wdb, rdb: rdb, seriesSamples: st, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{}), w: w}
 	go s.run()
 	return s, nil
 }
@@ -143,7 +152,7 @@ func (s *Store) Close() error {
 	s.closed.Do(func() {
 		close(s.quit)
 		<-s.done
-		err = errors.Join(s.w.close(), s.wdb.Close(), s.rdb.Close())
+		err = errors.Join(s.w.close(), s.seriesSamples.Close(), s.wdb.Close(), s.rdb.Close())
 		if err != nil {
 			err = fmt.Errorf("close sqlite store %q: %w", s.path, err)
 		}
