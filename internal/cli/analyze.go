@@ -51,6 +51,7 @@ network timelines under the task timeline; docs/CORRELATE.md describes it.`,
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
 		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
+		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})
@@ -59,7 +60,7 @@ network timelines under the task timeline; docs/CORRELATE.md describes it.`,
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
 	rows                                     int
-	timeline                                 bool
+	timeline, alignClocks                    bool
 	clockSkew                                time.Duration
 	hostAlias                                map[string]string
 }
@@ -142,5 +143,8 @@ func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOption
 		return fmt.Errorf("--metrics: %w", err)
 	}
 	opts.Metrics = fr
+	if o.alignClocks {
+		opts.Correlate.Offsets = correlate.Offsets(correlate.EstimateOffsets(apps, fr, opts.Correlate))
+	}
 	return nil
 }

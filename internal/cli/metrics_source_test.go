@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,8 +24,8 @@ import (
 // TestAnalyzeMetrics runs analyze --metrics on a simulator output: the
 // folder (metrics.csv.zst), the same samples as a plain CSV in another
 // folder and in a SQLite store (the same analysis each time), named by IP
-// address and matched through --host-alias, bad sources and a bad
-// tolerance.
+// address and matched through --host-alias, with every clock 8 s ahead
+// and --align-clocks, bad sources and a bad tolerance.
 func TestAnalyzeMetrics(t *testing.T) {
 	d := newMetricsDemo(t)
 	dir, res, logs := d.dir, d.res, d.logs
@@ -93,6 +94,40 @@ func TestAnalyzeMetrics(t *testing.T) {
 		if len(m.Hosts) == 0 || len(m.Unmatched) > 0 || m.Hosts[0].How != "alias" || !strings.HasPrefix(m.Hosts[0].SampleHost, "10.0.0.") {
 			t.Errorf("application %d: hosts %+v, unmatched %v", i, m.Hosts, m.Unmatched)
 		}
+	}
+
+	// Every node's clock 8 s ahead: --align-clocks finds and corrects it.
+	skewDir := t.TempDir()
+	var ahead strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(plain)), "\n") {
+		ts, rest, _ := strings.Cut(line, ",")
+		if v, err := strconv.ParseInt(ts, 10, 64); err == nil {
+			ts = strconv.FormatInt(v+8000, 10)
+		}
+		ahead.WriteString(ts + "," + rest + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(skewDir, "nodes.csv"), []byte(ahead.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var aligned struct {
+		Applications []struct {
+			Metrics struct{ Hosts []struct{ OffsetMs int64 } }
+		}
+	}
+	if err := json.Unmarshal([]byte(js("--metrics", skewDir, "--align-clocks")), &aligned); err != nil {
+		t.Fatal(err)
+	}
+	moved, hosts := 0, 0
+	for _, a := range aligned.Applications {
+		for _, h := range a.Metrics.Hosts {
+			hosts++
+			if h.OffsetMs >= 7000 && h.OffsetMs <= 9000 {
+				moved++
+			}
+		}
+	}
+	if moved < hosts*3/4 {
+		t.Errorf("--align-clocks: %d of %d hosts moved by 8 ± 1 s", moved, hosts)
 	}
 
 	// The same samples in a SQLite store.

@@ -23,6 +23,10 @@ type Options struct {
 	// Aliases map host names the logs use to names the samples use (or
 	// back), for example IP addresses to host names.
 	Aliases map[string]string
+	// Offsets are sample hosts' clock offsets (ms ahead of the logs'
+	// clock, from EstimateOffsets): their samples are moved onto the logs'
+	// clock before the tolerance applies.
+	Offsets map[string]int64
 	// Profile tunes the resource classification.
 	Profile ProfileOptions
 }
@@ -52,9 +56,12 @@ type Correlation struct {
 
 // hostIndex is one matched host's frame and windows, each sorted by start.
 type hostIndex struct {
-	match  HostMatch
-	frame  *Frame
-	iv     int64
+	match HostMatch
+	frame *Frame
+	iv    int64
+	// times are the frame's times on the logs' clock: shifted by the
+	// estimated offset with Options.AlignClocks, else the frame's own.
+	times  []int64
 	tasks  []window // id: index into Correlation.taskRef
 	stages []window // id: index into App.Stages
 	jobs   []window // id: index into App.Jobs
@@ -93,7 +100,7 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 			iv = opts.IntervalMs
 		}
 		byLog[m.Host] = len(c.hosts)
-		c.hosts = append(c.hosts, hostIndex{match: m, frame: f, iv: iv})
+		c.hosts = append(c.hosts, hostIndex{match: m, frame: f, iv: iv, times: f.Times})
 	}
 	hostOf := make([]int, len(app.Hosts))
 	for i := range hostOf {
@@ -155,6 +162,14 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 		sortWindows(h.tasks)
 		sortWindows(h.stages)
 		sortWindows(h.jobs)
+		if d := opts.Offsets[h.match.SampleHost]; d != 0 {
+			h.match.OffsetMs = d
+			h.times = make([]int64, len(h.frame.Times))
+			for i, t := range h.frame.Times {
+				h.times[i] = t - d
+			}
+			c.matches[k] = h.match
+		}
 	}
 	return c
 }
@@ -192,7 +207,7 @@ func (c *Correlation) Host(k int) (HostMatch, *Frame, int64) {
 // stage's Tasks.
 func (c *Correlation) EachTask(k int, fn func(row int, stage, task int32)) {
 	h := &c.hosts[k]
-	sweep(h.frame.Times, h.iv, c.skew, h.tasks, nil, func(row int, id int32) {
+	sweep(h.times, h.iv, c.skew, h.tasks, nil, func(row int, id int32) {
 		r := c.taskRef[id]
 		fn(row, r[0], r[1])
 	})
@@ -202,14 +217,14 @@ func (c *Correlation) EachTask(k int, fn func(row int, stage, task int32)) {
 // the stage-resource correlation; stage indexes App.Stages.
 func (c *Correlation) EachStage(k int, fn func(row int, stage int32)) {
 	h := &c.hosts[k]
-	sweep(h.frame.Times, h.iv, c.skew, h.stages, nil, fn)
+	sweep(h.times, h.iv, c.skew, h.stages, nil, fn)
 }
 
 // EachJob calls fn for every (sample row, job window) pair of host k: the
 // job-resource correlation; job indexes App.Jobs.
 func (c *Correlation) EachJob(k int, fn func(row int, job int32)) {
 	h := &c.hosts[k]
-	sweep(h.frame.Times, h.iv, c.skew, h.jobs, nil, fn)
+	sweep(h.times, h.iv, c.skew, h.jobs, nil, fn)
 }
 
 // StageWindow returns stage si's window on host k, ok false when none of

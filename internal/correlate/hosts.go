@@ -18,6 +18,9 @@ type HostMatch struct {
 	Host       string `json:"host"`
 	SampleHost string `json:"sampleHost"`
 	How        string `json:"how"`
+	// OffsetMs is how far the host's sample clock runs ahead of the logs'
+	// and was corrected (Options.Offsets).
+	OffsetMs int64 `json:"offsetMs,omitempty"`
 }
 
 // MatchHosts pairs each log host with a sample host, trying in order:

@@ -223,7 +223,7 @@ func (c *Correlation) nodeShares(k int, out []NodeShare) (inTasks int64) {
 	h := &c.hosts[k]
 	f := h.frame
 	running := make([]int32, len(f.Times))
-	sweep(f.Times, h.iv, c.skew, h.tasks, nil, func(row int, _ int32) { running[row]++ })
+	sweep(h.times, h.iv, c.skew, h.tasks, nil, func(row int, _ int32) { running[row]++ })
 	for _, n := range running {
 		if n > 0 {
 			inTasks++
@@ -235,7 +235,7 @@ func (c *Correlation) nodeShares(k int, out []NodeShare) (inTasks int64) {
 		peakDisk = maxNum(peakDisk, diskBps(r))
 		peakNet = maxNum(peakNet, netBps(r))
 	}
-	sweep(f.Times, h.iv, c.skew, h.tasks, nil, func(row int, id int32) {
+	sweep(h.times, h.iv, c.skew, h.tasks, nil, func(row int, id int32) {
 		r := f.Row(row)
 		n := float64(running[row])
 		s := &out[id]

@@ -50,11 +50,11 @@ func (c *Correlation) Result() *Result {
 	lo, hi := c.app.Start-c.skew, c.app.End+c.skew
 	for k := range c.hosts {
 		h := &c.hosts[k]
-		a, _ := slices.BinarySearch(h.frame.Times, lo+1)
-		b, _ := slices.BinarySearch(h.frame.Times, hi+h.iv)
+		a, _ := slices.BinarySearch(h.times, lo+1)
+		b, _ := slices.BinarySearch(h.times, hi+h.iv)
 		switch {
 		case c.app.Start <= 0 || c.app.End <= 0:
-			r.Samples += int64(len(h.frame.Times))
+			r.Samples += int64(len(h.times))
 		case b > a:
 			r.Samples += int64(b - a)
 		}

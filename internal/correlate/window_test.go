@@ -38,20 +38,22 @@ type windowCheck struct {
 	firstBad                     string
 }
 
-// checkStageWindows runs EachStage on samples shifted by shift ms and
-// compares it with the truth for the samples' true times.
-func checkStageWindows(t *testing.T, r *simRun, fs *Frames, shift, skew int64) windowCheck {
+// checkStageWindows runs EachStage on samples whose host clocks are off by
+// shift(host) ms and compares it with the truth for the samples' true
+// times.
+func checkStageWindows(t *testing.T, r *simRun, fs *Frames, shift func(string) int64, opts Options) windowCheck {
 	t.Helper()
 	var wc windowCheck
 	for _, app := range r.apps {
 		spans := truthSpans(r.phases, app.ID)
-		c := New(app, fs, Options{SkewMs: skew})
+		c := New(app, fs, opts)
 		if len(c.Unmatched()) > 0 {
 			t.Fatalf("%s: hosts %v not matched", app.ID, c.Unmatched())
 		}
 		s := c.SkewMs()
 		for k := range c.Hosts() {
 			m, f, iv := c.Host(k)
+			off := shift(m.SampleHost) - m.OffsetMs // the clock error left after alignment
 			got := make([]map[int32]bool, len(f.Times))
 			c.EachStage(k, func(row int, si int32) {
 				if got[row] == nil {
@@ -63,10 +65,10 @@ func checkStageWindows(t *testing.T, r *simRun, fs *Frames, shift, skew int64) w
 				wc.rows++
 				tol, exact := map[int32]bool{}, map[int32]bool{}
 				for id, w := range spans[m.Host] {
-					if ts-iv-s < w[1] && w[0] < ts+s {
+					if ta := ts - m.OffsetMs; ta-iv-s < w[1] && w[0] < ta+s {
 						tol[id] = true
 					}
-					if t0 := ts - shift; t0-iv < w[1] && w[0] < t0 {
+					if t0 := ts - m.OffsetMs - off; t0-iv < w[1] && w[0] < t0 {
 						exact[id] = true
 					}
 				}
@@ -111,7 +113,7 @@ func TestStageWindowsMatchTruth(t *testing.T) {
 	for _, name := range []string{"", "dynamic"} {
 		r := runSim(t, name, 1)
 		for _, skew := range []int64{0, -1} {
-			wc := checkStageWindows(t, r, r.frames, 0, skew)
+			wc := checkStageWindows(t, r, r.frames, noShift, Options{SkewMs: skew})
 			t.Logf("%s skew %d: %d sample rows, %d in a stage window, %d assigned wrongly, %d missed",
 				cmpOr(name, "classes"), skew, wc.rows, wc.inStage, wc.wrong, wc.missed)
 			if wc.wrong > 0 || wc.missed > 0 || wc.inStage < 1000 {
@@ -122,15 +124,19 @@ func TestStageWindowsMatchTruth(t *testing.T) {
 	}
 }
 
-// shifted copies frames with every timestamp moved by d ms (a host clock
-// off by d).
-func shifted(fs *Frames, d int64) *Frames {
+func noShift(string) int64 { return 0 }
+
+func shiftAll(d int64) func(string) int64 { return func(string) int64 { return d } }
+
+// shifted copies frames with every host's timestamps moved by d(host) ms
+// (its clock off by d).
+func shifted(fs *Frames, d func(string) int64) *Frames {
 	out := NewFrames(0, 0)
 	for _, f := range fs.Hosts() {
 		for i, ts := range f.Times {
 			for m, v := range f.Row(i) {
 				if !isNaN(v) {
-					out.Add(&model.Sample{Time: ts + d, Host: f.Host, Type: model.NodeMetricNames[m], Value: float64(v)})
+					out.Add(&model.Sample{Time: ts + d(f.Host), Host: f.Host, Type: model.NodeMetricNames[m], Value: float64(v)})
 				}
 			}
 		}
@@ -150,7 +156,7 @@ func TestClockSkew(t *testing.T) {
 	}{
 		{1500, 0, false}, {-1500, 0, false}, {1500, -1, true}, {3500, 0, true}, {-3500, 0, true},
 	} {
-		wc := checkStageWindows(t, r, shifted(r.frames, tc.shift), tc.shift, tc.skew)
+		wc := checkStageWindows(t, r, shifted(r.frames, shiftAll(tc.shift)), shiftAll(tc.shift), Options{SkewMs: tc.skew})
 		t.Logf("clock %+d ms, tolerance %d: %d of %d rows in a stage miss one", tc.shift, tc.skew, wc.missed, wc.inStage)
 		if (wc.missed > 0) != tc.misses {
 			t.Errorf("clock %+d ms, tolerance %d: %d rows miss a stage, want misses %v", tc.shift, tc.skew, wc.missed, tc.misses)

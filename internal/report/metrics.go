@@ -29,6 +29,16 @@ func metricsText(w io.Writer, r *correlate.Result, maxRows int) {
 	if len(r.Unmatched) > 0 {
 		fmt.Fprintf(w, "  no samples for: %s\n", truncate(strings.Join(r.Unmatched, ", "), 200))
 	}
+	moved, largest := 0, int64(0)
+	for _, h := range r.Hosts {
+		if h.OffsetMs != 0 {
+			moved++
+			largest = max(largest, h.OffsetMs, -h.OffsetMs)
+		}
+	}
+	if moved > 0 {
+		fmt.Fprintf(w, "  clocks aligned: %d hosts' samples moved onto the logs' clock (largest offset %s)\n", moved, Millis(largest))
+	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  stage\tclass\tcpu\tdisk\tnetwork\ttasks cpu/disk/net/mixed\thosts\tnode cpu\tnode disk\tnode net\tname")
 	for i, s := range r.Stages {
