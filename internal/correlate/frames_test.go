@@ -48,7 +48,7 @@ func TestStageMatrixMeans(t *testing.T) {
 		c := New(app, r.frames, Options{})
 		s := c.SkewMs()
 		for i, sm := range c.StageMatrices() {
-			if sm.Stage != app.Stages[i].Key() || len(sm.X) != len(sm.Hosts) || len(sm.Metrics) != NumMetrics {
+			if sm.Stage != app.Stages[i].Key() || len(sm.X) != len(sm.Hosts) || len(sm.Rows()) != len(sm.Hosts) || len(sm.Metrics) != NumMetrics {
 				t.Fatalf("%s stage %d: matrix %v, %d rows for %d hosts, %d metrics", app.ID, i, sm.Stage, len(sm.X), len(sm.Hosts), len(sm.Metrics))
 			}
 			for j, host := range sm.Hosts {

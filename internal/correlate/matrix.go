@@ -39,6 +39,16 @@ func (v Vector) MarshalJSON() ([]byte, error) {
 	return append(b, ']'), nil
 }
 
+// Rows returns X as plain rows (sharing its storage), for code that takes
+// [][]float64.
+func (m *Matrix) Rows() [][]float64 {
+	out := make([][]float64, len(m.X))
+	for i, v := range m.X {
+		out[i] = v
+	}
+	return out
+}
+
 // Column returns metric name's column index, or -1.
 func (m *Matrix) Column(name string) int { return slices.Index(m.Metrics, name) }
 

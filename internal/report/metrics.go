@@ -13,6 +13,11 @@ import (
 // stage its resource profile and the means of its (stage, host) matrix
 // over the hosts.
 func metricsText(w io.Writer, r *correlate.Result, maxRows int) {
+	if len(r.Hosts) == 0 {
+		fmt.Fprintf(w, "Node metrics: none of the %d hosts that ran tasks has samples during the run (%s)\n\n",
+			len(r.Unmatched), truncate(strings.Join(r.Unmatched, ", "), 200))
+		return
+	}
 	fmt.Fprintf(w, "Node metrics (HybridTune §3.1: samples joined with task and stage windows per host; clock-skew tolerance %s)\n", Millis(r.SkewMs))
 	how := map[string]int{}
 	for _, h := range r.Hosts {
