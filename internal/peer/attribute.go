@@ -30,20 +30,11 @@ type Verdict struct {
 	Evidence []MetricEvidence `json:"evidence"`
 }
 
-// metricResource maps Ganesha's metrics to the resource they measure.
-var metricResource = map[string]string{
-	"cpu_user_pct": "cpu", "cpu_system_pct": "cpu", "context_switches_per_s": "cpu", "procs_runnable": "cpu",
-	"load1": "cpu", "cpu_iowait_pct": "disk", "pages_in_kb_per_s": "disk", "pages_out_kb_per_s": "disk",
-	"disk_read_bytes_per_s": "disk", "disk_write_bytes_per_s": "disk",
-	"net_rx_bytes_per_s": "network", "net_tx_bytes_per_s": "network",
-}
-
 // Attribute names, for every indicted node in st, the resource its metrics
-// deviate in while it raised alarms, and tells culprits from victims. A
-// node is hung when its CPU and network are both well below its peers'
-// (z < −HangZ) and its disk is not above; otherwise the resource is the
-// one whose metrics are farthest from the peers' (CPU or disk above them,
-// network below). Of the nodes indicted in one episode, only the one that
+// deviate in from its peers' while it raised alarms (resourceOf: hang when
+// its load is up with its CPU down, network when its kernel CPU is up alone
+// or its traffic down, else CPU or disk, whichever is farther above the
+// peers), and tells culprits from victims. Of the nodes indicted in one episode, only the one that
 // raised the most alarms is a culprit, the others its victims (victims):
 // a 50% packet loss slows every peer fetching from the lossy node, and
 // Ganesha indicted those peers too (§5). With the run's workload w (nil:
@@ -59,28 +50,7 @@ func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 			win := int64(p.WindowS) * 1000
 			v.Slowdown, v.Attempts = w.Slowdown(s.Host, s.FirstIndicted-3*win, s.FirstIndicted+win)
 		}
-		score := map[string]float64{}
-		for _, e := range s.Evidence {
-			r := metricResource[e.Metric]
-			z := e.Z
-			if r == "network" {
-				z = -z
-			}
-			score[r] = max(score[r], z)
-			if r == "cpu" || r == "network" {
-				score["low-"+r] = min(score["low-"+r], e.Z)
-			}
-		}
-		switch {
-		case score["low-cpu"] < -HangZ && score["low-network"] < -HangZ && score["disk"] < HangZ:
-			v.Resource = "hang"
-		case score["cpu"] >= score["disk"] && score["cpu"] >= score["network"]:
-			v.Resource = "cpu"
-		case score["disk"] >= score["network"]:
-			v.Resource = "disk"
-		default:
-			v.Resource = "network"
-		}
+		v.Resource = resourceOf(s.Evidence)
 		ev := slices.Clone(s.Evidence)
 		slices.SortFunc(ev, func(a, b MetricEvidence) int { return cmp.Compare(abs(b.Z), abs(a.Z)) })
 		v.Evidence = ev[:min(3, len(ev))]
@@ -127,9 +97,41 @@ func victims(v []Verdict, gap int64) {
 	}
 }
 
-// HangZ is how far (normalised units) below its peers a hung node's CPU and
-// network must be.
-const HangZ = 1.0
+// Thresholds of resourceOf, in normalised units (z, the profile's scale).
+const (
+	// HangLoadZ: a hung node's load average is at least this far above its
+	// peers' while its user CPU and runnable processes are below theirs
+	// (threads blocked in the kernel count in the load, not in the CPU).
+	HangLoadZ = 1.0
+	// KernelZ: a network culprit's system CPU is at least this far above
+	// its peers' and this far above its own user-CPU deviation (time in the
+	// TCP stack retransmitting), or its traffic is this far below theirs.
+	KernelZ = 1.5
+)
+
+// resourceOf names the resource an indicted node's evidence points to:
+// hang, network, cpu or disk.
+func resourceOf(ev []MetricEvidence) string {
+	z := map[string]float64{}
+	for _, e := range ev {
+		z[e.Metric] = e.Z
+	}
+	if z["load1"] >= HangLoadZ && z["cpu_user_pct"] < 0 && z["procs_runnable"] < 0 {
+		return "hang"
+	}
+	sys := z["cpu_system_pct"]
+	if sys >= KernelZ && sys-z["cpu_user_pct"] >= KernelZ ||
+		-z["net_rx_bytes_per_s"] >= KernelZ || -z["net_tx_bytes_per_s"] >= KernelZ {
+		return "network"
+	}
+	cpu := max(z["cpu_user_pct"], z["procs_runnable"], z["load1"], z["context_switches_per_s"])
+	disk := max(z["cpu_iowait_pct"], z["disk_read_bytes_per_s"], z["disk_write_bytes_per_s"],
+		z["pages_in_kb_per_s"], z["pages_out_kb_per_s"])
+	if cpu >= disk {
+		return "cpu"
+	}
+	return "disk"
+}
 
 func abs(x float64) float64 {
 	if x < 0 {

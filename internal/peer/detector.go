@@ -87,8 +87,7 @@ type Detector struct {
 	elig    []int
 	exceed  []int
 	peersN  []int
-	med     []float64
-	medZ    []float64
+	refs    map[int]peerRef
 	medCol  []float64
 	flatP   []float64
 	zMeans  [][]float64
@@ -230,7 +229,7 @@ func (d *Detector) evaluate(end int64) {
 			d.peersN[a] = d.p.SampledPeers
 		}
 	}
-	d.peerMedians(m)
+	clear(d.refs)
 	d.alarmed = d.alarmed[:0]
 	for k, i := range d.elig {
 		n := d.nodes[i]
@@ -245,10 +244,11 @@ func (d *Detector) evaluate(end int64) {
 			d.alarmed = append(d.alarmed, n.host)
 			n.alarms++
 			n.count++
+			ref := d.reference(k, m)
 			for j := range d.dim {
-				n.devZ[j] += d.zMeans[k][j] - d.medZ[j]
+				n.devZ[j] += d.zMeans[k][j] - ref.z[j]
 				n.devX[j] += d.xMeans[k][j]
-				n.devPeer[j] += d.med[j]
+				n.devPeer[j] += ref.x[j]
 			}
 			n.nDev++
 		}
@@ -345,22 +345,42 @@ func (d *Detector) compareGroups(m int, end int64) {
 	}
 }
 
-// peerMedians computes, per metric, the median over the compared nodes of
-// their step means (normalised and raw): the typical peer.
-func (d *Detector) peerMedians(m int) {
-	d.med = grow(d.med, d.dim)
-	d.medZ = grow(d.medZ, d.dim)
-	d.medCol = grow(d.medCol, m)
-	for j := range d.dim {
-		for k := range m {
-			d.medCol[k] = d.zMeans[k][j]
-		}
-		d.medZ[j] = median(d.medCol[:m])
-		for k := range m {
-			d.medCol[k] = d.xMeans[k][j]
-		}
-		d.med[j] = median(d.medCol[:m])
+// peerRef is the typical peer of a group in one step: per metric, the
+// median over the group's nodes of their step means, raw and normalised.
+type peerRef struct{ x, z []float64 }
+
+// reference returns the typical peer of compared node k's group (every
+// compared node without groups, or for group Any), computed once per step.
+func (d *Detector) reference(k, m int) peerRef {
+	g := Any
+	if d.group != nil {
+		g = d.groups[k]
 	}
+	if r, ok := d.refs[g]; ok {
+		return r
+	}
+	if d.refs == nil {
+		d.refs = map[int]peerRef{}
+	}
+	d.medCol = grow(d.medCol, m)
+	r := peerRef{x: make([]float64, d.dim), z: make([]float64, d.dim)}
+	for j := range d.dim {
+		for _, means := range [2][][]float64{d.xMeans, d.zMeans} {
+			col := d.medCol[:0]
+			for b := range m {
+				if g == Any || d.groups[b] == g {
+					col = append(col, means[b][j])
+				}
+			}
+			if &means[0] == &d.xMeans[0] {
+				r.x[j] = median(col)
+			} else {
+				r.z[j] = median(col)
+			}
+		}
+	}
+	d.refs[g] = r
+	return r
 }
 
 // median returns the median of v, reordering it.
