@@ -70,3 +70,19 @@ func BenchmarkStore(b *testing.B) {
 		return s
 	})
 }
+
+// TestLoad: 200 agents at 1 Hz (set CLUSTERLENS_STORE_LOAD=5m for the
+// collector's load test).
+func TestLoad(t *testing.T) {
+	if os.Getenv(storetest.LoadEnv) == "" {
+		t.Skipf("%s not set", storetest.LoadEnv)
+	}
+	u := testDatabase(t)
+	storetest.Load(t, func(t *testing.T) store.Store {
+		s, err := clickhouse.Open(context.Background(), u, clickhouse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, 200)
+}

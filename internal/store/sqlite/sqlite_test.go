@@ -44,3 +44,9 @@ func BenchmarkStore(b *testing.B) {
 		return s
 	})
 }
+
+// TestLoad: 200 agents at 1 Hz (set CLUSTERLENS_STORE_LOAD=5m for the
+// collector's load test).
+func TestLoad(t *testing.T) {
+	storetest.Load(t, opener(t.TempDir()), 200)
+}
