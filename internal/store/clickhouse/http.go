@@ -34,6 +34,12 @@ func (c *client) do(ctx context.Context, query string, body []byte) (io.ReadClos
 	var rd io.Reader
 	if body == nil {
 		rd = strings.NewReader(query)
+		// Without it an exception raised after the first rows were sent
+		// is appended to a 200 answer as text, which a RowBinary reader
+		// could take for rows; with it the server holds the answer (in
+		// memory up to buffer_size, then in a temporary file) until the
+		// query ends and reports a failure as a failure.
+		v.Set("wait_end_of_query", "1")
 	} else {
 		v.Set("query", query)
 		rd = bytes.NewReader(body)
