@@ -11,11 +11,14 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// Store keeps samples exactly once.
+// Store keeps samples exactly once. Implementations are safe for
+// concurrent use; docs/STORE.md describes both and what they guarantee.
 type Store interface {
 	// Append stores a batch's samples. A batch already stored (same Agent
 	// and Seq) is not stored again and dup is true. After Append returns
-	// nil the batch is durable.
+	// nil the batch is durable. A sample whose key (model.SampleKey) is
+	// already stored replaces it. NaN and ±Inf values are stored (a NaN
+	// reads back as NaN, without its payload); a nil batch is an error.
 	Append(ctx context.Context, b *metrics.Batch) (dup bool, err error)
 	// Query calls fn for each stored sample that matches q, ordered by host,
 	// type, target and time. The Sample passed to fn may be reused.
