@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestGMMMatchesSklearn runs EM from the same starting mixture as
@@ -27,6 +29,9 @@ func TestGMMMatchesSklearn(t *testing.T) {
 		if !relClose(ll, want.LowerBound, 1e-6, 0) {
 			t.Errorf("%d iterations: log-likelihood %.12g, sklearn %.12g", iters, ll, want.LowerBound)
 		}
+		t.Logf("%d iterations: log-likelihood rel diff %.2g, means %.2g, covariances %.2g", iters,
+			math.Abs(ll-want.LowerBound)/math.Abs(want.LowerBound), maxRelDiff(got.Means.X, want.Means, 1e-3),
+			maxRelDiff(flatCovs(got), want.Covs, 1e-3))
 		checkSlice(t, "weights", got.Weights, want.Weights, 1e-6, 1e-6)
 		checkSlice(t, "means", got.Means.X, want.Means, 1e-6, 1e-3)
 		checkSlice(t, "covariances", flatCovs(got), want.Covs, 1e-6, 1e-3)
@@ -68,6 +73,9 @@ func TestGMMEqualPriorsMatchesReference(t *testing.T) {
 			t.Errorf("weight %v, want 1/%d", w, e.K)
 		}
 	}
+	t.Logf("log-likelihood rel diff %.2g, means %.2g, covariances %.2g",
+		math.Abs(ll-out.Equal.LowerBound)/math.Abs(out.Equal.LowerBound), maxRelDiff(got.Means.X, out.Equal.Means, 1e-3),
+		maxRelDiff(flatCovs(got), out.Equal.Covs, 1e-3))
 	checkSlice(t, "means", got.Means.X, out.Equal.Means, 1e-6, 1e-3)
 	checkSlice(t, "covariances", flatCovs(got), out.Equal.Covs, 1e-6, 1e-3)
 }
@@ -214,4 +222,42 @@ func FuzzGMMJSON(f *testing.F) {
 		g.Classify(x, -10)
 		g.Score(&Dense{N: 1, D: 3, X: x})
 	})
+}
+
+// TestLogProbsMatchGonum checks LogProbs for K = 10 (two kernel blocks,
+// one partly padded) against the Gaussian density computed with gonum's
+// Cholesky solve and log-determinant.
+func TestLogProbsMatchGonum(t *testing.T) {
+	x := mixtureData(newRand(13), 2000, 5, 10, 3)
+	rows := make([]int, 10)
+	for i := range rows {
+		rows[i] = i * 3
+	}
+	g := initFrom(t, x, pickRows(x, rows...), 1e-6, false)
+	chols := make([]mat.Cholesky, 10)
+	for k := range chols {
+		if !chols[k].Factorize(mat.NewSymDense(5, append([]float64(nil), g.Covs[k].X...))) {
+			t.Fatalf("gonum rejects covariance %d", k)
+		}
+	}
+	var lp []float64
+	var sol mat.VecDense
+	for i := range 200 {
+		row := x.Row(i)
+		lp = g.LogProbs(row, lp)
+		for k := range chols {
+			diff := mat.NewVecDense(5, nil)
+			for j := range 5 {
+				diff.SetVec(j, row[j]-g.Means.X[k*5+j])
+			}
+			if err := chols[k].SolveVecTo(&sol, diff); err != nil {
+				t.Fatal(err)
+			}
+			maha := mat.Dot(diff, &sol)
+			want := math.Log(g.Weights[k]) - 0.5*(5*math.Log(2*math.Pi)+chols[k].LogDet()+maha)
+			if !relClose(lp[k], want, 1e-10, 1) {
+				t.Fatalf("row %d component %d: %.12g, gonum %.12g", i, k, lp[k], want)
+			}
+		}
+	}
 }

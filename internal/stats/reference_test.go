@@ -262,6 +262,15 @@ func relClose(got, want, rel, floor float64) bool {
 	return math.Abs(got-want) <= rel*math.Max(math.Abs(want), floor)
 }
 
+// maxRelDiff is the largest |got−want| / max(|want|, floor).
+func maxRelDiff(got, want []float64, floor float64) float64 {
+	var worst float64
+	for i := range min(len(got), len(want)) {
+		worst = max(worst, math.Abs(got[i]-want[i])/math.Max(math.Abs(want[i]), floor))
+	}
+	return worst
+}
+
 func checkSlice(t *testing.T, what string, got, want []float64, rel, floor float64) {
 	t.Helper()
 	if len(got) != len(want) {
