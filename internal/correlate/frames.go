@@ -27,6 +27,7 @@ type Frame struct {
 	// IntervalMs is the sampling interval: the median spacing of the rows.
 	IntervalMs int64
 	sorted     bool
+	index      map[int64]int32 // time → row while rows are unsorted
 }
 
 // Row returns row i's metrics.
@@ -90,11 +91,11 @@ func (fs *Frames) keep(t int64) bool {
 }
 
 // Add keeps a sample when it is a canonical node metric about the whole
-// node (Target ""); other samples (devices, threads, log lines) are
-// counted in Ignored.
+// node (Target "") with a finite value; other samples (devices, threads,
+// log lines, NaN) are counted in Ignored.
 func (fs *Frames) Add(s *model.Sample) {
 	m := model.NodeMetricIndex(s.Type)
-	if m < 0 || s.Target != "" || s.Host == "" || !fs.keep(s.Time) {
+	if m < 0 || s.Target != "" || s.Host == "" || !fs.keep(s.Time) || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		fs.ignored++
 		return
 	}
@@ -104,16 +105,40 @@ func (fs *Frames) Add(s *model.Sample) {
 		fs.byHost[s.Host] = f
 		fs.hosts = append(fs.hosts, f)
 	}
+	f.Values[f.rowAt(s.Time)*NumMetrics+m] = float32(s.Value)
+}
+
+// rowAt returns the row of time t, appending one when there is none. Rows
+// arriving in time order (one source's interval after another) append;
+// a source that sends one metric's whole series after another (a store
+// queried by host, type and time) finds its rows by binary search while
+// the rows are sorted, and by a map once they are not.
+func (f *Frame) rowAt(t int64) int {
 	n := len(f.Times)
-	if n == 0 || f.Times[n-1] != s.Time {
-		if n > 0 && s.Time < f.Times[n-1] {
-			f.sorted = false
+	switch {
+	case n > 0 && f.Times[n-1] == t:
+		return n - 1
+	case n == 0 || t > f.Times[n-1]:
+	case f.sorted:
+		if i, ok := slices.BinarySearch(f.Times, t); ok {
+			return i
 		}
-		f.Times = append(f.Times, s.Time)
-		f.Values = append(f.Values, nanRow[:]...)
-		n++
+		f.sorted = false
+		f.index = make(map[int64]int32, n+1)
+		for i, ti := range f.Times {
+			f.index[ti] = int32(i)
+		}
+	default:
+		if i, ok := f.index[t]; ok {
+			return int(i)
+		}
 	}
-	f.Values[(n-1)*NumMetrics+m] = float32(s.Value)
+	if f.index != nil {
+		f.index[t] = int32(n)
+	}
+	f.Times = append(f.Times, t)
+	f.Values = append(f.Values, nanRow[:]...)
+	return n
 }
 
 var nanRow = func() (r [NumMetrics]float32) {
@@ -183,7 +208,7 @@ func (f *Frame) sortRows() {
 		times = append(times, f.Times[i])
 		vals = append(vals, row...)
 	}
-	f.Times, f.Values, f.sorted = times, vals, true
+	f.Times, f.Values, f.sorted, f.index = times, vals, true, nil
 }
 
 func isNaN(v float32) bool { return v != v }

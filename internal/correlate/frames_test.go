@@ -1,7 +1,10 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -89,5 +92,42 @@ func TestFramesWithin(t *testing.T) {
 	}
 	if fs := NewFrames(0, 0); !fs.keep(-5) || !fs.keep(1<<62) {
 		t.Error("NewFrames(0, 0) does not keep everything")
+	}
+}
+
+// TestFramesMetricByMetric feeds samples as a store returns them (by host,
+// type, then time), and in a shuffled order: the same frame as in time
+// order, with one row per instant.
+func TestFramesMetricByMetric(t *testing.T) {
+	var samples []model.Sample
+	for _, typ := range []string{"cpu_usage", "load1", "disk_read_bw"} {
+		for ts := int64(1000); ts <= 60_000; ts += 1000 {
+			samples = append(samples, model.Sample{Time: ts, Host: "h", Type: typ, Value: float64(ts/1000) + float64(len(typ))})
+		}
+	}
+	build := func(order []int) *Frame {
+		fs := NewFrames(0, 0)
+		for _, i := range order {
+			fs.Add(&samples[i])
+		}
+		fs.Add(&model.Sample{Time: 5000, Host: "h", Type: "load1", Value: math.NaN()}) // ignored
+		fs.Finish()
+		return fs.Host("h")
+	}
+	byType := make([]int, len(samples))
+	for i := range byType {
+		byType[i] = i
+	}
+	byTime := slices.Clone(byType)
+	slices.SortStableFunc(byTime, func(a, b int) int { return cmp.Compare(samples[a].Time, samples[b].Time) })
+	shuffled := slices.Clone(byType)
+	rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	want := build(byTime)
+	for name, order := range map[string][]int{"by type": byType, "shuffled": shuffled} {
+		got := build(order)
+		same := slices.EqualFunc(got.Values, want.Values, func(a, b float32) bool { return a == b || (isNaN(a) && isNaN(b)) })
+		if len(got.Times) != 60 || !slices.Equal(got.Times, want.Times) || !same {
+			t.Errorf("%s: %d rows, want 60 equal to the time-ordered frame", name, len(got.Times))
+		}
 	}
 }
