@@ -44,6 +44,14 @@ func metricsText(w io.Writer, r *correlate.Result, maxRows int) {
 	if moved > 0 {
 		fmt.Fprintf(w, "  clocks aligned: %d hosts' samples moved onto the logs' clock (largest offset %s)\n", moved, Millis(largest))
 	}
+	var all correlate.ClassCounts
+	for _, s := range r.Stages {
+		for c, n := range s.Profile.Tasks {
+			all[c] += n
+		}
+	}
+	fmt.Fprintf(w, "  task attempts: %d cpu-bound, %d disk-bound, %d network-bound, %d mixed, %d unknown\n",
+		all[correlate.CPUBound], all[correlate.DiskBound], all[correlate.NetworkBound], all[correlate.Mixed], all[correlate.Unknown])
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  stage\tclass\tcpu\tdisk\tnetwork\ttasks cpu/disk/net/mixed\thosts\tnode cpu\tnode disk\tnode net\tname")
 	for i, s := range r.Stages {
