@@ -16,6 +16,7 @@ const (
 
 var classNames = [...]string{"unknown", "cpu-bound", "disk-bound", "network-bound", "mixed"}
 
+// String returns the class's name ("cpu-bound", ...).
 func (c Class) String() string {
 	if int(c) < len(classNames) {
 		return classNames[c]

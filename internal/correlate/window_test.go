@@ -54,6 +54,16 @@ func checkStageWindows(t *testing.T, r *simRun, fs *Frames, shift func(string) i
 		for k := range c.Hosts() {
 			m, f, iv := c.Host(k)
 			off := shift(m.SampleHost) - m.OffsetMs // the clock error left after alignment
+			for si, st := range app.Stages {
+				a, b, ok := c.StageWindow(k, int32(si))
+				w, want := spans[m.Host][st.ID]
+				if ok != want || (ok && (a != w[0] || b != w[1])) {
+					wc.wrong++
+					if wc.firstBad == "" {
+						wc.firstBad = fmt.Sprintf("%s %s stage %d: window %d-%d (%v), phases %v (%v)", app.ID, m.Host, st.ID, a, b, ok, w, want)
+					}
+				}
+			}
 			got := make([]map[int32]bool, len(f.Times))
 			c.EachStage(k, func(row int, si int32) {
 				if got[row] == nil {
@@ -105,8 +115,9 @@ func sameSet(a, b map[int32]bool) bool {
 	return true
 }
 
-// TestStageWindowsMatchTruth checks that every sample lands in exactly the
-// stage windows the simulator's phases put it in (with the default
+// TestStageWindowsMatchTruth checks that every stage's window on every host
+// is the span of its attempts' phases there, and that every sample lands in
+// exactly the stage windows the simulator's phases put it in (with the default
 // tolerance and with none), on every job class and on a run with failed
 // and retried attempts and dynamic allocation.
 func TestStageWindowsMatchTruth(t *testing.T) {
