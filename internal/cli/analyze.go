@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/load"
-	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
@@ -34,11 +32,12 @@ the what-if curve, one section per application; docs/REPORT.md describes it.
 
 --metrics SOURCE joins node samples (a CSV, sadf -j or sadc file, plain or compressed,
 a folder of them, a Prometheus URL, or a store: sqlite:PATH, clickhouse+http://HOST:PORT/DB)
-with each application's task,
-stage and job windows per host (HybridTune's correlation, within --clock-skew): the
-output gains per stage its resource profile (CPU-, disk- or network-bound) and the
-means of its (stage, node) metric matrix, and the HTML report per-node CPU, disk and
-network timelines under the task timeline; docs/CORRELATE.md describes it.`,
+with each application's task, stage and job windows per host (HybridTune's correlation,
+within --clock-skew, after --align-clocks if given; --host-alias names hosts the logs and
+the samples call differently): the output gains per stage its resource profile (CPU-,
+disk- or network-bound) and the means of its (stage, node) metric matrix, and the HTML
+report per-node CPU, disk and network timelines under the task timeline;
+docs/CORRELATE.md describes it.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
 		}
@@ -114,37 +113,4 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 		}
 	}
 	return partial(e, res)
-}
-
-// addMetrics reads --metrics over the applications' runs (each widened by
-// the tolerance and a minute) into opts.
-func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
-	if o.clockSkew < 0 {
-		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
-	}
-	opts.Correlate.Aliases = o.hostAlias
-	skew := o.clockSkew.Milliseconds()
-	opts.Correlate.SkewMs = skew
-	if skew == 0 {
-		opts.Correlate.SkewMs = -1 // none
-	}
-	margin := skew + time.Minute.Milliseconds()
-	var spans [][2]int64
-	for _, a := range apps {
-		if a.Start > 0 && a.End >= a.Start {
-			spans = append(spans, [2]int64{a.Start - margin, a.End + margin})
-		}
-	}
-	if len(spans) == 0 {
-		return nil // no application with known times: nothing to correlate
-	}
-	fr, err := readMetrics(context.Background(), o.metrics, spans)
-	if err != nil {
-		return fmt.Errorf("--metrics: %w", err)
-	}
-	opts.Metrics = fr
-	if o.alignClocks {
-		opts.Correlate.Offsets = correlate.Offsets(correlate.EstimateOffsets(apps, fr, opts.Correlate))
-	}
-	return nil
 }

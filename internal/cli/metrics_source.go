@@ -11,6 +11,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
@@ -85,4 +86,37 @@ func isStoreDSN(spec string) bool {
 		}
 	}
 	return false
+}
+
+// addMetrics reads --metrics over the applications' runs (each widened by
+// the tolerance and a minute) into opts.
+func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
+	if o.clockSkew < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
+	}
+	opts.Correlate.Aliases = o.hostAlias
+	skew := o.clockSkew.Milliseconds()
+	opts.Correlate.SkewMs = skew
+	if skew == 0 {
+		opts.Correlate.SkewMs = -1 // none
+	}
+	margin := skew + time.Minute.Milliseconds()
+	var spans [][2]int64
+	for _, a := range apps {
+		if a.Start > 0 && a.End >= a.Start {
+			spans = append(spans, [2]int64{a.Start - margin, a.End + margin})
+		}
+	}
+	if len(spans) == 0 {
+		return nil // no application with known times: nothing to correlate
+	}
+	fr, err := readMetrics(context.Background(), o.metrics, spans)
+	if err != nil {
+		return fmt.Errorf("--metrics: %w", err)
+	}
+	opts.Metrics = fr
+	if o.alignClocks {
+		opts.Correlate.Offsets = correlate.Offsets(correlate.EstimateOffsets(apps, fr, opts.Correlate))
+	}
+	return nil
 }
