@@ -24,7 +24,9 @@ type Verdict struct {
 	Resource      string `json:"resource"`
 	FirstIndicted int64  `json:"firstIndictedMs"`
 	// Alarms is how many steps it raised an alarm in.
-	Alarms        int     `json:"alarms"`
+	Alarms int `json:"alarms"`
+	// Strength is the largest |z| of its evidence: how far from its peers it was.
+	Strength      float64 `json:"strength"`
 	MaxAlarmCount float64 `json:"maxAlarmCount"`
 	// Evidence are the metrics farthest from the peers', largest first.
 	Evidence []MetricEvidence `json:"evidence"`
@@ -54,6 +56,7 @@ func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 		ev := slices.Clone(s.Evidence)
 		slices.SortFunc(ev, func(a, b MetricEvidence) int { return cmp.Compare(abs(b.Z), abs(a.Z)) })
 		v.Evidence = ev[:min(3, len(ev))]
+		v.Strength = abs(ev[0].Z)
 		out = append(out, v)
 	}
 	victims(out, int64(p.WindowS)*1000*EpisodeWindows)
@@ -66,10 +69,10 @@ const EpisodeWindows = 3
 
 // victims keeps one culprit per episode of indictments (first indictments
 // less than gap apart, chained): the node that raised the most alarms
-// (then the highest alarm count, then the earliest); the others become its
-// victims. Ganesha assumes a fault shows at few nodes; when one node's
-// fault disturbs many (a lossy network slows every node that fetches from
-// it), the culprit is the one that stayed different longest.
+// (then the highest alarm count); the others become its victims. Ganesha
+// assumes a fault shows at few nodes; when one node's fault disturbs many
+// (a lossy network slows every node that fetches from it), the culprit is
+// the one that stayed different longest.
 func victims(v []Verdict, gap int64) {
 	order := make([]int, len(v))
 	for i := range order {

@@ -15,6 +15,9 @@ type evalRow struct {
 	nodes       int
 	g, c        tally
 	resOK, resN int // clusterlens verdicts naming the injected resource, of culprits found
+	// observable counts the faulty runs with attempts on the culprit during
+	// the fault, obsG and obsC those whose culprit Ganesha and clusterlens indicted.
+	observable, obsG, obsC int
 }
 
 // evaluate scores both modes over seeds.
@@ -29,6 +32,15 @@ func evaluate(t *testing.T, prof *Profile, p Params, nodes int, names []string, 
 			oc, verdicts := judge(prof, p, clusterlens, r, v)
 			row.g.add(og)
 			row.c.add(oc)
+			if f := r.res.Truth.Faults; len(f) > 0 && NewWorkload(r.res.Apps).Load(f[0].Host, f[0].StartMs, f[0].EndMs) > 0 {
+				row.observable++
+				if og.culpritIndicted {
+					row.obsG++
+				}
+				if oc.culpritIndicted {
+					row.obsC++
+				}
+			}
 			for _, vd := range verdicts {
 				if vd.Host == oc.culprit && vd.Role == "culprit" {
 					row.resN++
@@ -45,10 +57,11 @@ func evaluate(t *testing.T, prof *Profile, p Params, nodes int, names []string, 
 
 func table(rows []evalRow) string {
 	var b strings.Builder
-	b.WriteString("| scenario | nodes | runs | Ganesha TP | Ganesha FP | Ganesha alarms/node-step | clusterlens TP | clusterlens FP | clusterlens alarms/node-step | resource named right |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | nodes | runs | Ganesha TP | Ganesha FP | Ganesha alarms/node-step | clusterlens TP | clusterlens FP | clusterlens alarms/node-step | resource named right | runs with work on the culprit: found by Ganesha, clusterlens |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %d | %.2f | %.2f | %.4f | %.2f | %.2f | %.4f | %d/%d |\n", r.name, r.nodes, r.g.runs,
-			r.g.tpRatio(), r.g.fpRatio(), r.g.alarmRate(), r.c.tpRatio(), r.c.fpRatio(), r.c.alarmRate(), r.resOK, r.resN)
+		fmt.Fprintf(&b, "| %s | %d | %d | %.2f | %.2f | %.4f | %.2f | %.2f | %.4f | %d/%d | %d: %d, %d |\n", r.name, r.nodes, r.g.runs,
+			r.g.tpRatio(), r.g.fpRatio(), r.g.alarmRate(), r.c.tpRatio(), r.c.fpRatio(), r.c.alarmRate(), r.resOK, r.resN,
+			r.observable, r.obsG, r.obsC)
 	}
 	return b.String()
 }

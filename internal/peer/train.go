@@ -34,7 +34,7 @@ type TrainOptions struct {
 // DefaultTrainOptions returns the defaults documented in docs/PEER.md.
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{MaxK: 12, Restarts: 3, MaxIter: 200, Tol: 1e-4, Reg: 1e-3, EqualPriors: true,
-		UnknownQuantile: 0.001, MaxVectors: 20000, Seed: 1}
+		UnknownQuantile: 0.005, MaxVectors: 20000, Seed: 1}
 }
 
 // Train fits a Profile to raw vectors of metrics from fault-free runs:
