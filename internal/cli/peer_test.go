@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// TestPeerCommands trains on two clean simulated runs, diagnoses a CPU hog
+// and checks the verdict against the simulator's ground truth.
+func TestPeerCommands(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []string{"11", "12"} {
+		if code, _, errs := run(t, "simulate", "--scenario", "clean", "--seed", s, "--out", filepath.Join(dir, "clean"+s)); code != ExitOK {
+			t.Fatalf("simulate: %s", errs)
+		}
+	}
+	hog := filepath.Join(dir, "hog")
+	if code, _, errs := run(t, "simulate", "--scenario", "cpu-hog", "--seed", "3", "--out", hog); code != ExitOK {
+		t.Fatalf("simulate: %s", errs)
+	}
+	prof := filepath.Join(dir, "profile.json")
+	code, out, errs := run(t, "peer", "train", "--out", prof, filepath.Join(dir, "clean11"), filepath.Join(dir, "clean12"))
+	if code != ExitOK || !strings.Contains(out, "states") {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = run(t, "peer", "diagnose", "--profile", prof, "--logs", hog, "--format", "json", hog)
+	if code != ExitOK {
+		t.Fatalf("diagnose exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Verdicts []struct{ Host, Role, Resource string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(hog, sim.TruthFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth sim.Truth
+	if err := json.Unmarshal(b, &truth); err != nil {
+		t.Fatal(err)
+	}
+	var culprits []string
+	for _, v := range rep.Verdicts {
+		if v.Role == "culprit" {
+			culprits = append(culprits, v.Host+" "+v.Resource)
+		}
+	}
+	want := truth.Faults[0].Host + " cpu"
+	if len(culprits) != 1 || culprits[0] != want {
+		t.Errorf("culprits %v, want [%s]", culprits, want)
+	}
+}
+
+func TestPeerUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"peer", "train", "x.csv"},
+		{"peer", "diagnose", "x.csv"},
+		{"peer", "diagnose", "--profile", "p.json", "--format", "xml", "x.csv"},
+	} {
+		if code, _, _ := run(t, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+	if code, _, errs := run(t, "peer", "diagnose", "--profile", filepath.Join(t.TempDir(), "none.json"), "x.csv"); code != ExitError || !strings.Contains(errs, "none.json") {
+		t.Errorf("missing profile: exit %d, %q", code, errs)
+	}
+}
