@@ -69,11 +69,39 @@ type JobMatrix struct {
 	Matrix
 }
 
-// acc sums metric values per window and host.
-type acc struct {
-	sum [NumMetrics]float64
-	n   [NumMetrics]int32
-	row int
+// prefix holds running sums and counts of each metric over a host's rows
+// from base: entry (i, m) at i*NumMetrics+m covers rows [base, base+i).
+type prefix struct {
+	base int
+	sum  []float64
+	n    []int32
+}
+
+// build fills p for rows [lo, hi) of frame f, reusing its storage.
+func (p *prefix) build(f *Frame, lo, hi int) {
+	size := (hi - lo + 1) * NumMetrics
+	p.base = lo
+	p.sum, p.n = slices.Grow(p.sum[:0], size)[:size], slices.Grow(p.n[:0], size)[:size]
+	clear(p.sum[:NumMetrics])
+	clear(p.n[:NumMetrics])
+	for i := range hi - lo {
+		prev, next := i*NumMetrics, (i+1)*NumMetrics
+		for m, v := range f.Row(lo + i) {
+			p.sum[next+m], p.n[next+m] = p.sum[prev+m], p.n[prev+m]
+			if !isNaN(v) {
+				p.sum[next+m] += float64(v)
+				p.n[next+m]++
+			}
+		}
+	}
+}
+
+// rowRange returns the rows [lo, hi) of ascending times that belong to w
+// by the membership rule (sweep's): t-iv-skew < end and start < t+skew.
+func rowRange(times []int64, iv, skew int64, w window) (lo, hi int) {
+	lo, _ = slices.BinarySearch(times, w.start-skew+1)
+	hi, _ = slices.BinarySearch(times, w.end+iv+skew)
+	return lo, hi
 }
 
 // metricColumns are the canonical metrics any matched host has a value for.
@@ -100,64 +128,81 @@ func (c *Correlation) metricColumns() []int {
 	return cols
 }
 
-// matrices averages each window's samples per host; each(k, fn) visits
-// host k's (row, window id) pairs and n is the number of window ids.
-func (c *Correlation) matrices(n int, each func(k int, fn func(row int, id int32))) []Matrix {
+// matrices averages each window's samples per host: ws(h) are host h's
+// windows, n the number of window ids. A window's rows are a contiguous
+// range of the host's sorted rows, so each mean is a difference of prefix
+// sums: O(rows × metrics + windows × metrics) per host, whatever the
+// windows' lengths.
+func (c *Correlation) matrices(n int, ws func(h *hostIndex) []window) []Matrix {
 	cols := c.metricColumns()
 	names := make([]string, len(cols))
 	for j, m := range cols {
 		names[j] = model.NodeMetricNames[m]
 	}
-	type cell struct {
-		host string
-		a    *acc
+	out := make([]Matrix, n)
+	for id := range out {
+		out[id] = Matrix{Metrics: names, Hosts: []string{}, X: []Vector{}, Samples: []int{}}
 	}
-	per := make([][]cell, n)
-	cur := make([]*acc, n)
+	var p prefix
+	var ranges [][2]int
 	for k := range c.hosts {
 		h := &c.hosts[k]
-		clear(cur)
-		each(k, func(row int, id int32) {
-			a := cur[id]
-			if a == nil {
-				a = &acc{}
-				cur[id] = a
-				per[id] = append(per[id], cell{h.match.Host, a})
+		ranges = ranges[:0]
+		first, last := len(h.times), 0
+		for _, w := range ws(h) {
+			lo, hi := rowRange(h.times, h.iv, c.skew, w)
+			ranges = append(ranges, [2]int{lo, hi})
+			if hi > lo {
+				first, last = min(first, lo), max(last, hi)
 			}
-			a.row++
-			for m, v := range h.frame.Row(row) {
-				if !isNaN(v) {
-					a.sum[m] += float64(v)
-					a.n[m]++
-				}
+		}
+		if last <= first {
+			continue
+		}
+		p.build(h.frame, first, last)
+		for i, w := range ws(h) {
+			lo, hi := ranges[i][0], ranges[i][1]
+			if hi <= lo {
+				continue
 			}
-		})
-	}
-	out := make([]Matrix, n)
-	for id, cells := range per {
-		slices.SortFunc(cells, func(x, y cell) int { return cmp.Compare(x.host, y.host) })
-		mx := Matrix{Metrics: names, Hosts: []string{}, X: []Vector{}, Samples: []int{}}
-		for _, cl := range cells {
+			a, b := (lo-p.base)*NumMetrics, (hi-p.base)*NumMetrics
 			x := make(Vector, len(cols))
 			for j, m := range cols {
 				x[j] = math.NaN()
-				if cl.a.n[m] > 0 {
-					x[j] = cl.a.sum[m] / float64(cl.a.n[m])
+				if cnt := p.n[b+m] - p.n[a+m]; cnt > 0 {
+					x[j] = (p.sum[b+m] - p.sum[a+m]) / float64(cnt)
 				}
 			}
-			mx.Hosts = append(mx.Hosts, cl.host)
+			mx := &out[w.id]
+			mx.Hosts = append(mx.Hosts, h.match.Host)
 			mx.X = append(mx.X, x)
-			mx.Samples = append(mx.Samples, cl.a.row)
+			mx.Samples = append(mx.Samples, hi-lo)
 		}
-		out[id] = mx
+	}
+	for id := range out {
+		sortRows(&out[id])
 	}
 	return out
+}
+
+// sortRows orders a matrix's rows by host.
+func sortRows(m *Matrix) {
+	idx := make([]int, len(m.Hosts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(m.Hosts[a], m.Hosts[b]) })
+	hosts, x, n := make([]string, len(idx)), make([]Vector, len(idx)), make([]int, len(idx))
+	for i, j := range idx {
+		hosts[i], x[i], n[i] = m.Hosts[j], m.X[j], m.Samples[j]
+	}
+	m.Hosts, m.X, m.Samples = hosts, x, n
 }
 
 // StageMatrices returns the stage-resource matrix of every stage attempt,
 // indexed like App.Stages (a stage with no sampled host has no rows).
 func (c *Correlation) StageMatrices() []StageMatrix {
-	ms := c.matrices(len(c.app.Stages), c.EachStage)
+	ms := c.matrices(len(c.app.Stages), func(h *hostIndex) []window { return h.stages })
 	out := make([]StageMatrix, len(ms))
 	for i, m := range ms {
 		out[i] = StageMatrix{Stage: c.app.Stages[i].Key(), Matrix: m}
@@ -168,7 +213,7 @@ func (c *Correlation) StageMatrices() []StageMatrix {
 // JobMatrices returns the job-resource matrix of every job, indexed like
 // App.Jobs.
 func (c *Correlation) JobMatrices() []JobMatrix {
-	ms := c.matrices(len(c.app.Jobs), c.EachJob)
+	ms := c.matrices(len(c.app.Jobs), func(h *hostIndex) []window { return h.jobs })
 	out := make([]JobMatrix, len(ms))
 	for i, m := range ms {
 		out[i] = JobMatrix{Job: c.app.Jobs[i].ID, Matrix: m}

@@ -23,9 +23,9 @@ func randomWindows(rng *rand.Rand, n int, span int64) []window {
 	return ws
 }
 
-// TestSweepAgainstBruteForce checks the sweep against the membership rule
-// applied to every (row, window) pair, with and without tolerance, with
-// irregular sample times.
+// TestSweepAgainstBruteForce checks the sweep and rowRange (the matrices'
+// row ranges) against the membership rule applied to every (row, window)
+// pair, with and without tolerance, with irregular sample times.
 func TestSweepAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 50 {
@@ -60,6 +60,14 @@ func TestSweepAgainstBruteForce(t *testing.T) {
 		}
 		if want != len(got) {
 			t.Fatalf("trial %d: %d assignments, brute force %d", trial, len(got), want)
+		}
+		for _, w := range ws {
+			lo, hi := rowRange(times, iv, skew, w)
+			for row, ts := range times {
+				if in := row >= lo && row < hi; in != member(ts, iv, skew, w) {
+					t.Fatalf("trial %d: window %+v rows [%d, %d), row %d (t=%d) member %v", trial, w, lo, hi, row, ts, !in)
+				}
+			}
 		}
 	}
 }
