@@ -218,15 +218,32 @@ func (d *demand) add(o demand) {
 
 // nodeShares computes every task's share of its node's activity on host
 // k, indexed like Correlation.taskRef (only this host's tasks are set), and
-// returns how many of the host's sample rows fell in a task window.
+// returns how many of the host's sample rows fell in a task window. Each
+// task's samples are a contiguous range of rows (rowRange): the attempts
+// running at each row come from a difference array over the ranges, and
+// each task's means from prefix sums, O(rows + tasks × log rows).
 func (c *Correlation) nodeShares(k int, out []NodeShare) (inTasks int64) {
 	h := &c.hosts[k]
 	f := h.frame
-	running := make([]int32, len(f.Times))
-	sweep(h.times, h.iv, c.skew, h.tasks, nil, func(row int, _ int32) { running[row]++ })
-	for _, n := range running {
-		if n > 0 {
-			inTasks++
+	ranges := make([][2]int, len(h.tasks))
+	first, last := len(h.times), 0
+	for i, w := range h.tasks {
+		lo, hi := rowRange(h.times, h.iv, c.skew, w)
+		ranges[i] = [2]int{lo, hi}
+		if hi > lo {
+			first, last = min(first, lo), max(last, hi)
+		}
+	}
+	if last <= first {
+		return 0
+	}
+	// Rows [first, last) hold every task's samples; index i is row first+i.
+	rows := last - first
+	diff := make([]int32, rows+1)
+	for _, r := range ranges {
+		if r[1] > r[0] {
+			diff[r[0]-first]++
+			diff[r[1]-first]--
 		}
 	}
 	var peakDisk, peakNet float64
@@ -235,40 +252,51 @@ func (c *Correlation) nodeShares(k int, out []NodeShare) (inTasks int64) {
 		peakDisk = maxNum(peakDisk, diskBps(r))
 		peakNet = maxNum(peakNet, netBps(r))
 	}
-	sweep(h.times, h.iv, c.skew, h.tasks, nil, func(row int, id int32) {
-		r := f.Row(row)
-		n := float64(running[row])
-		s := &out[id]
-		s.Samples++
-		s.Running += n
+	// Running sums from row first of: running, cpu/n, disk/n, net/n,
+	// cpu/100, disk/peak, net/peak (a missing value adds nothing).
+	const nv = 7
+	sum := make([]float64, (rows+1)*nv)
+	var running int32
+	for i := range rows {
+		running += diff[i]
+		prev, next := sum[i*nv:(i+1)*nv], sum[(i+1)*nv:(i+2)*nv]
+		copy(next, prev)
+		if running == 0 {
+			continue
+		}
+		inTasks++
+		r := f.Row(first + i)
+		n := float64(running)
+		next[0] += n
 		if v := float64(r[mCPUUsage]); !math.IsNaN(v) {
-			s.CPUPct += v / n
-			s.uCPU += v / 100
+			next[1] += v / n
+			next[4] += v / 100
 		}
 		if v := diskBps(r); !math.IsNaN(v) {
-			s.DiskBps += v / n
+			next[2] += v / n
 			if peakDisk > 0 {
-				s.uDisk += v / peakDisk
+				next[5] += v / peakDisk
 			}
 		}
 		if v := netBps(r); !math.IsNaN(v) {
-			s.NetBps += v / n
+			next[3] += v / n
 			if peakNet > 0 {
-				s.uNet += v / peakNet
+				next[6] += v / peakNet
 			}
 		}
-	})
-	for _, w := range h.tasks {
-		s := &out[w.id]
-		if s.Samples == 0 {
+	}
+	for i, w := range h.tasks {
+		lo, hi := ranges[i][0]-first, ranges[i][1]-first
+		if hi <= lo {
 			continue
 		}
-		n := float64(s.Samples)
-		s.CPUPct /= n
-		s.DiskBps /= n
-		s.NetBps /= n
-		s.Running /= n
-		s.uCPU, s.uDisk, s.uNet = min(s.uCPU/n, 1), s.uDisk/n, s.uNet/n
+		var d [nv]float64
+		n := float64(hi - lo)
+		for j := range d {
+			d[j] = (sum[hi*nv+j] - sum[lo*nv+j]) / n
+		}
+		out[w.id] = NodeShare{Samples: hi - lo, Running: d[0], CPUPct: d[1], DiskBps: d[2], NetBps: d[3],
+			uCPU: min(d[4], 1), uDisk: d[5], uNet: d[6]}
 	}
 	return inTasks
 }

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -126,5 +127,58 @@ func TestProfilesAgainstPhases(t *testing.T) {
 	}
 	if all.n < 500 || acc < 0.85 {
 		t.Errorf("%d of %d attempts right (%.1f%%), want at least 85%% of at least 500", all.ok, all.n, 100*acc)
+	}
+}
+
+// TestNodeSharesBruteForce recomputes every attempt's share of its node
+// (the mean over its samples of each value over the attempts running) by
+// brute force over all (row, attempt) pairs, and compares.
+func TestNodeSharesBruteForce(t *testing.T) {
+	r := runSim(t, "", 1)
+	checked := 0
+	for _, app := range r.apps[:4] {
+		c := New(app, r.frames, Options{})
+		got := make([]NodeShare, len(c.taskRef))
+		for k := range c.hosts {
+			c.nodeShares(k, got)
+			h := &c.hosts[k]
+			f := h.frame
+			for _, w := range h.tasks {
+				var want NodeShare
+				for row, ts := range h.times {
+					if !member(ts, h.iv, c.skew, w) {
+						continue
+					}
+					n := 0.0
+					for _, o := range h.tasks {
+						if member(ts, h.iv, c.skew, o) {
+							n++
+						}
+					}
+					want.Samples++
+					want.Running += n
+					want.CPUPct += float64(f.Value(row, mCPUUsage)) / n
+					want.DiskBps += diskBps(f.Row(row)) / n
+					want.NetBps += netBps(f.Row(row)) / n
+				}
+				s := got[w.id]
+				if s.Samples != want.Samples {
+					t.Fatalf("%s task window %+v: %d samples, brute force %d", app.ID, w, s.Samples, want.Samples)
+				}
+				if want.Samples == 0 {
+					continue
+				}
+				n := float64(want.Samples)
+				for _, p := range [][2]float64{{s.Running, want.Running / n}, {s.CPUPct, want.CPUPct / n}, {s.DiskBps, want.DiskBps / n}, {s.NetBps, want.NetBps / n}} {
+					if math.Abs(p[0]-p[1]) > 1e-6*math.Max(1, math.Abs(p[1])) {
+						t.Fatalf("%s task window %+v: share %+v, brute force %+v", app.ID, w, s, want)
+					}
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 300 {
+		t.Errorf("%d attempts checked", checked)
 	}
 }
