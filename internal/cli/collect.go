@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/collector"
+	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
 
@@ -25,6 +26,7 @@ const tokenEnv = "CLUSTERLENS_TOKEN"
 type collectOptions struct {
 	listen, store, tokenFile, tlsCert, tlsKey string
 	maxBody                                   int64
+	peerProfile                               string // Ganesha profile for online peer diagnosis ("" for none)
 }
 
 func init() {
@@ -43,7 +45,9 @@ not stored twice) in the store --store names:
 It also serves GET /healthz and GET /metrics (Prometheus). It listens on the loopback
 interface unless --listen says otherwise; --tls-cert and --tls-key switch to HTTPS.
 The token comes from --token-file or the CLUSTERLENS_TOKEN environment variable.
-It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes the protocol.`,
+It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes the protocol.
+With --peer-profile it also runs Ganesha's peer diagnosis on every stored batch
+(docs/PEER.md): indictments are logged and exported as clusterlens_peer_* metrics.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -58,6 +62,7 @@ It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes the protocol.`,
 		f.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
 		f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 		f.Int64Var(&o.maxBody, "max-body", collector.DefaultMaxBodyBytes, "largest request body accepted, in bytes (compressed)")
+		f.StringVar(&o.peerProfile, "peer-profile", "", "peer profile (clusterlens peer train): diagnose nodes online, indictments logged and on /metrics")
 		return cmd
 	})
 }
@@ -72,12 +77,29 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return withCode(ExitUsage, errors.New("--tls-cert and --tls-key go together"))
 	}
+	var online *peer.Online
+	if o.peerProfile != "" {
+		prof, err := peer.LoadProfileFile(o.peerProfile)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--peer-profile: %w", err))
+		}
+		if online, err = peer.NewOnline(prof, prof.Params, log); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--peer-profile: %w", err))
+		}
+	}
 	st, err := open.Open(ctx, o.store)
 	if err != nil {
 		return fmt.Errorf("--store: %w", err)
 	}
-	srv, err := collector.New(collector.Config{Listen: o.listen, Store: st, Token: token,
-		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBodyBytes: o.maxBody, Logger: log})
+	cfg := collector.Config{Listen: o.listen, Store: st, Token: token,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBodyBytes: o.maxBody, Logger: log}
+	if online != nil {
+		cfg.OnBatch = online.ObserveBatch
+	}
+	srv, err := collector.New(cfg)
+	if err == nil && online != nil {
+		err = srv.Registry().Register(online.Collector())
+	}
 	if err != nil {
 		st.Close()
 		return err
