@@ -72,3 +72,19 @@ func TestPeerUsage(t *testing.T) {
 		t.Errorf("missing profile: exit %d, %q", code, errs)
 	}
 }
+
+func TestCollectBadPeerProfile(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"kind":"other"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := runCollect(t.Context(), collectOptions{tokenFile: tok, store: "sqlite:" + filepath.Join(dir, "s.db"), peerProfile: bad}, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("error %v, want one naming bad.json", err)
+	}
+}
