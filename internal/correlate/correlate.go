@@ -184,6 +184,9 @@ func taskSpan(app *model.App, t *model.Task) (int64, int64) {
 	return t.Launch, e
 }
 
+// App is the application correlated.
+func (c *Correlation) App() *model.App { return c.app }
+
 // SkewMs is the clock-skew tolerance in effect.
 func (c *Correlation) SkewMs() int64 { return c.skew }
 

@@ -137,7 +137,7 @@ func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 		h.Notes = append(h.Notes, "timeline: not kept (build the analysis with AnalysisOptions.Reconstruction)")
 	}
 	if a.corr != nil && start > 0 {
-		h.Metrics = buildHTMLMetrics(a, start, wall)
+		h.Metrics = buildHTMLMetrics(a, start, wall, h.Timeline != nil && h.Timeline.Mode == "exact")
 	}
 	return h
 }

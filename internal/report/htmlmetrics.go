@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -28,7 +29,12 @@ type htmlMetrics struct {
 	Net      []correlate.Vector `json:"net"`
 	HostsAll int                `json:"hostsAll"`
 	Stages   []htmlStageProfile `json:"stages"`
-	Note     string             `json:"note"`
+	// Tasks are the attempts' profiles for the exact timeline's tooltips,
+	// keyed "stage id/task id": [class (index into Classes), cpu %, disk %,
+	// network %].
+	Tasks   map[string][4]int `json:"tasks,omitempty"`
+	Classes []string          `json:"classes,omitempty"`
+	Note    string            `json:"note"`
 }
 
 // htmlStageProfile is one stage's resource profile.
@@ -44,8 +50,9 @@ type htmlStageProfile struct {
 }
 
 // buildHTMLMetrics bins each matched host's samples over [start,
-// start+wallMs] (at most MaxHTMLNodes hosts, in name order).
-func buildHTMLMetrics(a *Analysis, start, wallMs int64) *htmlMetrics {
+// start+wallMs] (at most MaxHTMLNodes hosts, in name order); with exact
+// (not binned) timeline bars it adds each attempt's profile.
+func buildHTMLMetrics(a *Analysis, start, wallMs int64, exact bool) *htmlMetrics {
 	c, r := a.corr, a.Metrics
 	wallMs = max(wallMs, 1)
 	m := &htmlMetrics{Start: start, WallMs: wallMs, SkewMs: r.SkewMs, Hosts: []string{}, CPU: []correlate.Vector{},
@@ -73,6 +80,19 @@ func buildHTMLMetrics(a *Analysis, start, wallMs int64) *htmlMetrics {
 	}
 	if len(m.Stages) > MaxHTMLStages {
 		m.Stages = m.Stages[:MaxHTMLStages]
+	}
+	if exact {
+		m.Tasks = map[string][4]int{}
+		for cl := correlate.Unknown; cl <= correlate.Mixed; cl++ {
+			m.Classes = append(m.Classes, cl.String())
+		}
+		app := a.corr.App()
+		pct := func(f float64) int { return int(math.Round(100 * f)) }
+		c.Profiles(func(tp *correlate.TaskProfile) {
+			st := app.Stages[tp.Stage]
+			key := strconv.Itoa(int(st.ID)) + "/" + strconv.FormatInt(st.Tasks[tp.Task].ID, 10)
+			m.Tasks[key] = [4]int{int(tp.Class), pct(tp.CPU), pct(tp.Disk), pct(tp.Network)}
+		})
 	}
 	m.Note = fmt.Sprintf("%d hosts with samples", c.Hosts())
 	if c.Hosts() > MaxHTMLNodes {

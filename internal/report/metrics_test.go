@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,6 +100,12 @@ func TestAnalysisMetrics(t *testing.T) {
 		}
 		if got := m.CPU[0][0]; n > 0 && (got < sum/float64(n)-0.01 || got > sum/float64(n)+0.01) {
 			t.Errorf("application %d host %s: first bin %g, samples' mean %g", i, m.Hosts[0], got, sum/float64(n))
+		}
+		// Every exact bar's attempt has its profile for the tooltip.
+		for _, b := range h.Timeline.Bars {
+			if tp, ok := m.Tasks[fmt.Sprintf("%d/%d", b[4], b[5])]; !ok || tp[0] < 0 || tp[0] >= len(m.Classes) || tp[1]+tp[2]+tp[3] > 101 {
+				t.Fatalf("application %d: bar %v: profile %v (%v)", i, b, tp, ok)
+			}
 		}
 		if len(m.CPU) != len(m.Hosts) || len(m.Disk[0]) != len(m.CPU[0]) || int64(len(m.CPU[0]))*m.BinMs < m.WallMs {
 			t.Errorf("application %d: %d hosts, %d series, %d bins of %d ms for %d ms", i, len(m.Hosts), len(m.CPU), len(m.CPU[0]), m.BinMs, m.WallMs)

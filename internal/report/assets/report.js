@@ -327,7 +327,7 @@
           if (q.seriesName === "idle (allocated)") return row;
           if (T.mode === "exact") {
             return dot(q.color) + "<b>" + esc(q.seriesName) + "</b> " + dur(v[2] - v[1]) + "<br>stage " + v[4] + " · task " + v[5] +
-              "<br>" + row + "<br>" + tplus(v[1]) + " → " + tplus(v[2]) + "<br>" + utc(T.start + v[1]);
+              "<br>" + row + "<br>" + tplus(v[1]) + " → " + tplus(v[2]) + "<br>" + utc(T.start + v[1]) + taskProfile(A.metrics, v[4], v[5]);
           }
           return row + "<br>" + tplus(v[1] * T.binMs) + " → " + tplus(v[2] * T.binMs) + "<br>" + dot(q.color) + "mostly <b>" + esc(q.seriesName) +
             "</b><br>tasks held " + (v[4] / 10).toFixed(0) + "% of the allocated slot time";
@@ -402,6 +402,12 @@
     });
   }
   function bytesRate(v) { return bytes(v) + "/s"; }
+  // A task attempt's resource profile for the timeline's tooltip.
+  function taskProfile(M, stage, task) {
+    var t = M && M.tasks && M.tasks[stage + "/" + task];
+    if (!t) return "";
+    return "<br>" + esc(M.classes[t[0]]) + ": cpu " + t[1] + "%, disk " + t[2] + "%, network " + t[3] + "% of its run time";
+  }
 
   // ---- stages -----------------------------------------------------------------
   function stages(sec, A, p) {
