@@ -54,9 +54,15 @@ func metricsText(w io.Writer, r *correlate.Result, maxRows int) {
 		all[correlate.CPUBound], all[correlate.DiskBound], all[correlate.NetworkBound], all[correlate.Mixed], all[correlate.Unknown])
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  stage\tclass\tcpu\tdisk\tnetwork\ttasks cpu/disk/net/mixed\thosts\tnode cpu\tnode disk\tnode net\tname")
-	for i, s := range r.Stages {
+	var ran []correlate.StageResult // stages with attempts
+	for _, s := range r.Stages {
+		if s.Profile.RunMs > 0 || len(s.Matrix.Hosts) > 0 {
+			ran = append(ran, s)
+		}
+	}
+	for i, s := range ran {
 		if maxRows > 0 && i == maxRows {
-			fmt.Fprintf(tw, "  … %d more stages\n", len(r.Stages)-maxRows)
+			fmt.Fprintf(tw, "  … %d more stages\n", len(ran)-maxRows)
 			break
 		}
 		p := &s.Profile
