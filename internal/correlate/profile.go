@@ -89,8 +89,9 @@ func replication(app *model.App) int {
 	return 3
 }
 
-// taskDemand computes an attempt's demand from its metrics and node share.
-func taskDemand(app *model.App, st *model.Stage, ti int, ns NodeShare, o ProfileOptions) demand {
+// taskDemand computes an attempt's demand from its metrics and node share;
+// replicas are the HDFS output copies sent over the network.
+func taskDemand(app *model.App, st *model.Stage, ti int, ns NodeShare, o ProfileOptions, replicas float64) demand {
 	t := &st.Tasks[ti]
 	d := demand{node: ns}
 	var m model.TaskMetrics
@@ -145,7 +146,7 @@ func taskDemand(app *model.App, st *model.Stage, ti int, ns NodeShare, o Profile
 	if resid <= 0 {
 		return d
 	}
-	td, tn := b.times(float64(replication(app)-1), ns)
+	td, tn := b.times(replicas, ns)
 	if td+tn > 0 {
 		d.disk += resid * td / (td + tn)
 		d.net += resid * tn / (td + tn)
@@ -326,6 +327,7 @@ func (c *Correlation) profiles(fn func(*TaskProfile)) ([]StageProfile, int64) {
 		inTasks += c.nodeShares(k, shares)
 	}
 	o := c.opts.Profile.withDefaults()
+	replicas := float64(replication(c.app) - 1) // HDFS output copies sent over the network
 	out := make([]StageProfile, len(c.app.Stages))
 	next := 0 // taskRef is in (stage, task) order
 	var tp TaskProfile
@@ -337,7 +339,7 @@ func (c *Correlation) profiles(fn func(*TaskProfile)) ([]StageProfile, int64) {
 				ns = shares[next]
 				next++
 			}
-			d := taskDemand(c.app, st, ti, ns, o)
+			d := taskDemand(c.app, st, ti, ns, o, replicas)
 			sum.add(d)
 			tp = TaskProfile{Stage: int32(si), Task: int32(ti), Profile: d.profile(o)}
 			out[si].Tasks[tp.Class]++
