@@ -204,15 +204,9 @@ func lloyd(x *Dense, centers *Dense, maxIter int, tol float64) *KMeansResult {
 // assign labels every sample with its closest center; dist gets the
 // squared distance.
 func assign(x, centers *Dense, labels []int, dist []float64) {
+	cb := newCenterBlocks(centers)
 	for i := range x.N {
-		row := x.Row(i)
-		best, bd := 0, math.Inf(1)
-		for c := range centers.N {
-			if dd := sqDist(row, centers.Row(c)); dd < bd {
-				best, bd = c, dd
-			}
-		}
-		labels[i], dist[i] = best, bd
+		labels[i], dist[i] = cb.nearest(x.Row(i))
 	}
 }
 
