@@ -198,3 +198,32 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("bad seq file: %v", err)
 	}
 }
+
+// TestBatchesSplitAtMaxSamples: a tick larger than MaxBatchSamples is
+// shipped in several batches, none larger than the bound.
+func TestBatchesSplitAtMaxSamples(t *testing.T) {
+	st := collectortest.NewMemStore()
+	var mu sync.Mutex
+	var sizes []int
+	srv, _ := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet(), OnBatch: func(b *metrics.Batch) {
+		mu.Lock()
+		sizes = append(sizes, len(b.Samples))
+		mu.Unlock()
+	}})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	f := newFake("n1", 25)
+	a := testAgent(t, hs.URL, t.TempDir(), f, func(c *Config) { c.MaxBatchSamples = 10 })
+	runFor(t, a, 400*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) < 6 {
+		t.Fatalf("%d batches, want ≥ 6", len(sizes))
+	}
+	for _, n := range sizes {
+		if n > 10 {
+			t.Fatalf("batch of %d samples, bound 10: %v", n, sizes)
+		}
+	}
+	exactlyOnce(t, f.produced(), storedKeys(t, st))
+}
