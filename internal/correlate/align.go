@@ -97,8 +97,9 @@ func estimateOffset(f *Frame, iv int64, ws []window) (offsetMs int64, fit float6
 	}
 	run := newRunning(ws)
 	ys := activity(f, lo, hi)
+	x := make([]float64, len(times))
 	score := func(d int64) float64 {
-		x := run.means(times, iv, d)
+		run.means(x, times, iv, d)
 		var sum float64
 		n := 0
 		for _, y := range ys {
@@ -212,10 +213,9 @@ func (r *running) integral(t int64, j int) (float64, int) {
 	return r.cum[j] + r.count[j]*float64(t-r.times[j]), j
 }
 
-// means returns, for each ascending sample time t, the mean count over
-// (t-shift-iv, t-shift].
-func (r *running) means(ts []int64, iv, shift int64) []float64 {
-	out := make([]float64, len(ts))
+// means sets out[i], for each ascending sample time ts[i], to the mean
+// count over (ts[i]-shift-iv, ts[i]-shift].
+func (r *running) means(out []float64, ts []int64, iv, shift int64) {
 	var jl, jh int
 	for i, t := range ts {
 		var lo, hi float64
@@ -223,7 +223,6 @@ func (r *running) means(ts []int64, iv, shift int64) []float64 {
 		hi, jh = r.integral(t-shift, jh)
 		out[i] = (hi - lo) / float64(iv)
 	}
-	return out
 }
 
 // pearson is the correlation of x and y over the indexes where y is a

@@ -119,3 +119,16 @@ func BenchmarkFramesAdd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEstimateOffsetsScale times the clock alignment of
+// BenchmarkCorrelateScale's 100 hosts (an hour of 1 s samples, 500,000
+// tasks): 82 candidate shifts per host.
+func BenchmarkEstimateOffsetsScale(b *testing.B) {
+	app, fs := syntheticApp(500_000, 100)
+	apps := []*model.App{app}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		EstimateOffsets(apps, fs, Options{})
+	}
+}
