@@ -20,6 +20,10 @@ type GMMOptions struct {
 	// Ganesha does (Pan et al. 2009, §3.1).
 	EqualPriors bool
 	Seed        uint64 // seed for the k-means initialisation
+	// Workers is the number of goroutines an EM pass uses (0: GOMAXPROCS).
+	// The result does not depend on it: the data is split into fixed
+	// chunks whose statistics are summed in order.
+	Workers int
 	// InitMeans, when set (K×D), are the initial means; samples are first
 	// assigned to the nearest of them to derive initial weights and
 	// covariances. Otherwise the initial assignment is a k-means++ KMeans
@@ -104,14 +108,14 @@ func initGMM(x *Dense, opt GMMOptions, seed uint64) (*GMM, error) {
 	}
 	st := newSuffStats(opt.K, x.D)
 	st.setShift(globalMean(x))
-	resp := make([]float64, emBlock*opt.K)
+	sc := newEMScratch(opt.K, x.D)
 	for start := 0; start < x.N; start += emBlock {
 		count := min(emBlock, x.N-start)
-		clear(resp)
+		clear(sc.resp)
 		for s := range count {
-			resp[s*opt.K+labels[start+s]] = 1
+			sc.resp[s*opt.K+labels[start+s]] = 1
 		}
-		st.addBlock(x, start, count, resp)
+		st.addBlock(x, start, count, sc.resp, sc)
 	}
 	g := st.model(x.N, opt.Reg, opt.EqualPriors)
 	if opt.InitMeans != nil {
@@ -140,28 +144,13 @@ func globalMean(x *Dense) []float64 {
 // does and returns the fitted model, the mean log-likelihood of the last
 // E-step (scikit-learn's lower_bound_) and the iterations run.
 func runEM(x *Dense, g *GMM, opt GMMOptions) (*GMM, float64, int, error) {
-	k, d := opt.K, x.D
-	st := newSuffStats(k, d)
-	xs := make([]float64, d)
-	resp := make([]float64, emBlock*k)
+	p := newEMPass(x, opt.K, opt.Workers)
 	ll := math.Inf(-1)
 	iter := 0
 	for iter < opt.MaxIter {
 		iter++
 		prev := ll
-		st.reset()
-		st.setShift(g.Means.X)
-		c := g.cache
-		var total float64
-		for start := 0; start < x.N; start += emBlock {
-			count := min(emBlock, x.N-start)
-			for s := range count {
-				r := resp[s*k : (s+1)*k]
-				c.logProbs(x.Row(start+s), xs, r)
-				total += toResponsibilities(r)
-			}
-			st.addBlock(x, start, count, resp)
-		}
+		st, total := p.run(g)
 		ll = total / float64(x.N)
 		next := st.model(x.N, opt.Reg, opt.EqualPriors)
 		if err := next.Prepare(); err != nil {

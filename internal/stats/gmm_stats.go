@@ -21,14 +21,37 @@ type suffStats struct {
 	n     []float64
 	b     []float64 // K×D
 	s     []float64 // K × D(D+1)/2
-	dT    []float64 // D×emBlock: the block's (x−s), transposed
-	rdT   []float64 // D×emBlock: r·(x−s), transposed
 }
 
 func newSuffStats(k, d int) *suffStats {
 	return &suffStats{k: k, d: d, shift: make([]float64, k*d), n: make([]float64, k),
-		b: make([]float64, k*d), s: make([]float64, k*d*(d+1)/2),
+		b: make([]float64, k*d), s: make([]float64, k*d*(d+1)/2)}
+}
+
+// emScratch is one worker's buffers for scoring and accumulating blocks.
+type emScratch struct {
+	xs   []float64 // D: a sample minus the scoring reference
+	resp []float64 // emBlock×K responsibilities
+	dT   []float64 // D×emBlock: the block's (x−s), transposed
+	rdT  []float64 // D×emBlock: r·(x−s), transposed
+}
+
+func newEMScratch(k, d int) *emScratch {
+	return &emScratch{xs: make([]float64, d), resp: make([]float64, emBlock*k),
 		dT: make([]float64, d*emBlock), rdT: make([]float64, d*emBlock)}
+}
+
+// merge adds o's statistics (taken about the same shift) into st.
+func (st *suffStats) merge(o *suffStats) {
+	for i, v := range o.n {
+		st.n[i] += v
+	}
+	for i, v := range o.b {
+		st.b[i] += v
+	}
+	for i, v := range o.s {
+		st.s[i] += v
+	}
 }
 
 func (st *suffStats) reset() {
@@ -53,7 +76,7 @@ func (st *suffStats) setShift(s []float64) {
 // responsibilities are resp[s·K+q] (s relative to start). Per component
 // the samples that matter are gathered, transposed, and the scatter is
 // updated with one dot product per matrix entry.
-func (st *suffStats) addBlock(x *Dense, start, count int, resp []float64) {
+func (st *suffStats) addBlock(x *Dense, start, count int, resp []float64, sc *emScratch) {
 	d, k := st.d, st.k
 	packed := d * (d + 1) / 2
 	for q := range k {
@@ -69,8 +92,8 @@ func (st *suffStats) addBlock(x *Dense, start, count int, resp []float64) {
 			row := x.Row(start + s)
 			for a, v := range row {
 				v -= sh[a]
-				st.dT[a*emBlock+cnt] = v
-				st.rdT[a*emBlock+cnt] = r * v
+				sc.dT[a*emBlock+cnt] = v
+				sc.rdT[a*emBlock+cnt] = r * v
 			}
 			nq += r
 			cnt++
@@ -82,14 +105,14 @@ func (st *suffStats) addBlock(x *Dense, start, count int, resp []float64) {
 		sq := st.s[q*packed : (q+1)*packed]
 		off := 0
 		for a := range d {
-			ra := st.rdT[a*emBlock : a*emBlock+cnt]
+			ra := sc.rdT[a*emBlock : a*emBlock+cnt]
 			var sum float64
 			for _, v := range ra {
 				sum += v
 			}
 			bq[a] += sum
 			for c := a; c < d; c++ {
-				sq[off] += floats.Dot(ra, st.dT[c*emBlock:c*emBlock+cnt])
+				sq[off] += floats.Dot(ra, sc.dT[c*emBlock:c*emBlock+cnt])
 				off++
 			}
 		}

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -258,6 +259,26 @@ func TestLogProbsMatchGonum(t *testing.T) {
 			if !relClose(lp[k], want, 1e-10, 1) {
 				t.Fatalf("row %d component %d: %.12g, gonum %.12g", i, k, lp[k], want)
 			}
+		}
+	}
+}
+
+// TestGMMWorkersDeterministic checks that the fit is bit-identical for any
+// number of workers (fixed chunks summed in order).
+func TestGMMWorkersDeterministic(t *testing.T) {
+	x := mixtureData(newRand(14), 3*emChunk+100, 3, 3, 3)
+	var ref *GMM
+	for _, w := range []int{1, 2, 5} {
+		g, err := FitGMM(x, GMMOptions{K: 3, MaxIter: 4, Tol: -1, Seed: 3, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = g
+			continue
+		}
+		if !slices.Equal(g.Means.X, ref.Means.X) || !slices.Equal(flatCovs(g), flatCovs(ref)) || !slices.Equal(g.Weights, ref.Weights) {
+			t.Errorf("%d workers: fit differs from 1 worker", w)
 		}
 	}
 }
