@@ -17,7 +17,7 @@ type GMMOptions struct {
 	Tol      float64 // stop when the mean log-likelihood changes by less
 	Reg      float64 // added to covariance diagonals
 	// EqualPriors fixes every weight at 1/K instead of learning them, as
-	// Ganesha does (Pan et al. 2009, §3.1).
+	// Ganesha does (Pan et al. 2009, §4.2).
 	EqualPriors bool
 	Seed        uint64 // seed for the k-means initialisation
 	// Workers is the number of goroutines an EM pass uses (0: GOMAXPROCS).
@@ -55,7 +55,7 @@ func (o GMMOptions) withDefaults() GMMOptions {
 // exactly as scikit-learn's GaussianMixture(covariance_type="full")
 // iterates: initial parameters from a hard k-means assignment, then E and
 // M steps until the mean log-likelihood changes by less than Tol, keeping
-// the best of Restarts starts. Ganesha (Pan et al. 2009, §3.1) learns its
+// the best of Restarts starts. Ganesha (Pan et al. 2009, §4.2) learns its
 // node profiles this way (k-means initialisation, optionally equal
 // priors).
 func FitGMM(x *Dense, opt GMMOptions) (*GMM, error) {

@@ -37,7 +37,7 @@ func JSDivergence(p, q []float64) float64 {
 }
 
 // JSDistance is the square root of JSDivergence, the metric Ganesha (Pan et
-// al. 2009, §3.2) compares nodes' label histograms with. It equals
+// al. 2009, §4.3) compares nodes' label histograms with. It equals
 // scipy.spatial.distance.jensenshannon(p, q) (natural log).
 func JSDistance(p, q []float64) float64 {
 	return math.Sqrt(JSDivergence(p, q))
