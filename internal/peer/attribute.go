@@ -34,7 +34,8 @@ type Verdict struct {
 
 // Attribute names, for every indicted node in st, the resource its metrics
 // deviate in from its peers' while it raised alarms (resourceOf: hang when
-// its load is up with its CPU down, network when its kernel CPU is up alone
+// its load is up with its CPU down or it is below its peers everywhere,
+// network when its kernel CPU is up alone
 // or its traffic down, else CPU or disk, whichever is farther above the
 // peers), and tells culprits from victims. Of the nodes indicted in one episode, only the one that
 // raised the most alarms is a culprit, the others its victims (victims):
@@ -110,6 +111,10 @@ const (
 	// its peers' and this far above its own user-CPU deviation (time in the
 	// TCP stack retransmitting), or its traffic is this far below theirs.
 	KernelZ = 1.5
+	// IdleZ: a node whose user CPU is this far below its peers' while no
+	// metric is HangLoadZ above theirs stopped working (a hang) — its peers
+	// are the nodes the logs say ran as many tasks.
+	IdleZ = 0.5
 )
 
 // resourceOf names the resource an indicted node's evidence points to:
@@ -121,6 +126,13 @@ func resourceOf(ev []MetricEvidence) string {
 	}
 	if z["load1"] >= HangLoadZ && z["cpu_user_pct"] < 0 && z["procs_runnable"] < 0 {
 		return "hang"
+	}
+	above := 0.0
+	for _, e := range ev {
+		above = max(above, e.Z)
+	}
+	if above < HangLoadZ && z["cpu_user_pct"] <= -IdleZ {
+		return "hang" // below its working peers everywhere: it stopped
 	}
 	sys := z["cpu_system_pct"]
 	if sys >= KernelZ && sys-z["cpu_user_pct"] >= KernelZ ||
