@@ -155,12 +155,15 @@ func (g *GMM) ensure() *gmmCache {
 // have D values. An unprepared model is prepared first (not safe for
 // concurrent first use: call Prepare); an invalid one gives all −Inf.
 func (g *GMM) LogProbs(x []float64, dst []float64) []float64 {
+	c := g.ensure()
 	k := len(g.Weights)
+	if c != nil {
+		k = c.k
+	}
 	if cap(dst) < k {
 		dst = make([]float64, k)
 	}
 	dst = dst[:k]
-	c := g.ensure()
 	if c == nil || len(x) < c.d {
 		for i := range dst {
 			dst[i] = math.Inf(-1)
@@ -179,7 +182,8 @@ func (g *GMM) LogProbs(x []float64, dst []float64) []float64 {
 // Predict returns the most likely component of x (highest weighted log
 // density, as scikit-learn's GaussianMixture.predict) and the log-likelihood
 // of x under the whole mixture, log Σ_k w_k·N(x | μ_k, Σ_k)
-// (score_samples).
+// (score_samples). It returns (Unknown, −Inf) when the model is invalid or
+// x has no density under any component.
 func (g *GMM) Predict(x []float64) (label int, logLik float64) {
 	var buf [32]float64
 	lp := g.LogProbs(x, buf[:0])
@@ -218,8 +222,8 @@ func (g *GMM) Score(x *Dense) float64 {
 	return total / float64(x.N)
 }
 
-// argmaxLogSumExp returns the index of the largest value (−1 for none or
-// all NaN) and log Σ exp(v). Terms more than expCutoff below the largest
+// argmaxLogSumExp returns the index of the largest value and log Σ exp(v);
+// (Unknown, −Inf) when every value is −Inf or NaN. Terms more than expCutoff below the largest
 // are below float64 resolution of the sum and are not exponentiated.
 func argmaxLogSumExp(v []float64) (int, float64) {
 	best, top := -1, math.Inf(-1)
@@ -229,7 +233,7 @@ func argmaxLogSumExp(v []float64) (int, float64) {
 		}
 	}
 	if best < 0 || math.IsInf(top, -1) {
-		return best, math.Inf(-1)
+		return Unknown, math.Inf(-1)
 	}
 	s := 1.0
 	for i, x := range v {
