@@ -6,6 +6,9 @@
 # exactly the samples the agents produced; it prints one LOADTEST line with
 # samples/s, request latency (p50/p99 at the agents and from the
 # collector's histogram), the collector's CPU (% of one core) and peak RSS.
+# First, the fault test with a real process: the collector is killed with
+# SIGKILL under 20 agents at 10 Hz and restarted; nothing may be lost or
+# stored twice (one KILL9 line).
 #
 #   bash .ci/loadtest.sh                 # both stores, 5 minutes each
 #   DURATION=30s AGENTS=50 bash .ci/loadtest.sh
@@ -21,6 +24,10 @@ stores="${STORES:-sqlite clickhouse}"
 
 bin=$(mktemp -d)/clusterlens
 go build -o "$bin" ./cmd/clusterlens
+
+echo "== fault test: collector process killed with SIGKILL and restarted"
+CLUSTERLENS_LOADTEST=1 CLUSTERLENS_BIN="$bin" go test -count=1 -run '^TestCollectorKill9$' -timeout 5m ./internal/loadtest -v |
+	grep -E '^(KILL9|--- |FAIL|ok|panic)|_test.go:'
 
 for store in $stores; do
 	if [ "$store" = clickhouse ] && [ -z "${CLICKHOUSE_URL:-}" ]; then

@@ -30,15 +30,16 @@ type Config struct {
 
 // Result is what the agents did and saw.
 type Result struct {
-	Agents    int
-	Elapsed   time.Duration
-	Batches   int64
-	Samples   int64
-	Spooled   int64 // batches left undelivered in spools at the end
-	Dropped   int64
-	Rejected  int64
-	Latencies []time.Duration // each request's round trip, sorted
-	nodes     []*node
+	Agents     int
+	Elapsed    time.Duration
+	Batches    int64
+	Samples    int64
+	Spooled    int64 // batches left undelivered in spools at the end
+	Dropped    int64
+	Rejected   int64
+	Duplicates int64           // batches the collector had already stored (resent after a lost reply)
+	Latencies  []time.Duration // each request's round trip, sorted
+	nodes      []*node
 }
 
 // Quantile returns the q-quantile of the request latencies (nearest rank).
@@ -125,6 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Spooled += s.Spooled
 		res.Dropped += s.Dropped
 		res.Rejected += s.Rejected
+		res.Duplicates += s.Duplicates
 	}
 	res.Latencies = tm.lat
 	slices.Sort(res.Latencies)
