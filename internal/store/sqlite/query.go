@@ -73,8 +73,11 @@ func (s *Store) query(ctx context.Context, q store.Query, fn func(*model.Sample)
 	if q.From != 0 {
 		from = q.From
 	}
+	if q.To == math.MinInt64 {
+		return nil // nothing is before the first instant
+	}
 	if q.To != 0 {
-		to = q.To - 1
+		to = q.To - 1 // BETWEEN is inclusive
 	}
 	st := tx.StmtContext(ctx, s.seriesSamples)
 	defer st.Close()

@@ -267,6 +267,10 @@ func testFilters(t *testing.T, open Opener) {
 		{To: 1000},
 		{Hosts: []string{"h1", "h3"}, Types: []string{"cpu_usage"}, From: 1000, To: 5000},
 		{Hosts: []string{"a'b", `x"y`, "h1"}},
+		{To: math.MinInt64},
+		{From: math.MinInt64, To: math.MaxInt64},
+		{From: math.MaxInt64},
+		{From: -1, To: 1},
 	}
 	for _, q := range queries {
 		checkEqual(t, fmt.Sprintf("query %+v", q), queryAll(t, s, q), ref.query(q))
