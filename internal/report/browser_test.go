@@ -179,8 +179,9 @@ func TestHTMLInBrowser(t *testing.T) {
 	shot = checkInBrowser(t, bin, writePage(t, simAs, pages, "simulated"), shots, "simulated", 6*len(simAs)+spark, false)
 	t.Logf("screenshot of the simulated applications' report: %s", shot)
 
-	// With node metrics: three node timelines under each task timeline
-	// and the stage profiles, four charts more per application.
+	// With node metrics: three node timelines under each task timeline,
+	// the stage × node CPU matrix and the stage profiles, five charts more
+	// per application.
 	metricAs, _ := simMetricAnalyses(t, "demo", 1)
 	spark = 0
 	for _, a := range metricAs {
@@ -188,7 +189,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			spark++
 		}
 	}
-	shot = checkInBrowser(t, bin, writePage(t, metricAs, pages, "simulated-metrics"), shots, "simulated-metrics", 10*len(metricAs)+spark, false)
+	shot = checkInBrowser(t, bin, writePage(t, metricAs, pages, "simulated-metrics"), shots, "simulated-metrics", 11*len(metricAs)+spark, false)
 	t.Logf("screenshot of the simulated applications' report with node metrics: %s", shot)
 
 	// Every shared log in one page: every application's sections build

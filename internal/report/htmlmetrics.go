@@ -34,7 +34,20 @@ type htmlMetrics struct {
 	// network %].
 	Tasks   map[string][4]int `json:"tasks,omitempty"`
 	Classes []string          `json:"classes,omitempty"`
-	Note    string            `json:"note"`
+	// Matrix is the stage-resource correlation's CPU column: per drawn
+	// host (rows, as Hosts) and stage (columns), the mean cpu_usage over
+	// the samples of the stage's active period there (null: the stage
+	// did not run there), and how many samples.
+	Matrix *htmlStageMatrix `json:"matrix,omitempty"`
+	Note   string           `json:"note"`
+}
+
+// htmlStageMatrix is the (stage, node) CPU matrix the page draws as a heat
+// map.
+type htmlStageMatrix struct {
+	Stages  []string           `json:"stages"`
+	CPU     []correlate.Vector `json:"cpu"`
+	Samples [][]int            `json:"samples"`
 }
 
 // htmlStageProfile is one stage's resource profile.
@@ -81,6 +94,7 @@ func buildHTMLMetrics(a *Analysis, start, wallMs int64, exact bool) *htmlMetrics
 	if len(m.Stages) > MaxHTMLStages {
 		m.Stages = m.Stages[:MaxHTMLStages]
 	}
+	m.Matrix = stageCPUMatrix(r, m.Hosts)
 	if exact {
 		m.Tasks = map[string][4]int{}
 		for cl := correlate.Unknown; cl <= correlate.Mixed; cl++ {
@@ -158,4 +172,43 @@ func val2(f *correlate.Frame, i, a, b int) float64 {
 		return x
 	}
 	return x + y
+}
+
+// stageCPUMatrix arranges the stages' mean cpu_usage per host (the first
+// MaxHTMLStages stages that ran on a sampled host), nil when none did.
+func stageCPUMatrix(r *correlate.Result, hosts []string) *htmlStageMatrix {
+	row := map[string]int{}
+	for i, h := range hosts {
+		row[h] = i
+	}
+	sm := &htmlStageMatrix{Stages: []string{}, CPU: make([]correlate.Vector, len(hosts)), Samples: make([][]int, len(hosts))}
+	for _, s := range r.Stages {
+		j := s.Matrix.Column("cpu_usage")
+		if j < 0 || len(s.Matrix.Hosts) == 0 {
+			continue
+		}
+		if len(sm.Stages) == MaxHTMLStages {
+			break
+		}
+		label := fmt.Sprintf("stage %d", s.ID)
+		if s.Attempt > 0 {
+			label += fmt.Sprintf(".%d", s.Attempt)
+		}
+		sm.Stages = append(sm.Stages, label)
+		for i := range hosts {
+			sm.CPU[i] = append(sm.CPU[i], math.NaN())
+			sm.Samples[i] = append(sm.Samples[i], 0)
+		}
+		col := len(sm.Stages) - 1
+		for k, h := range s.Matrix.Hosts {
+			if i, ok := row[h]; ok {
+				sm.CPU[i][col] = math.Round(s.Matrix.X[k][j]*10) / 10
+				sm.Samples[i][col] = s.Matrix.Samples[k]
+			}
+		}
+	}
+	if len(sm.Stages) == 0 {
+		return nil
+	}
+	return sm
 }

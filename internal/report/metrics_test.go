@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +102,25 @@ func TestAnalysisMetrics(t *testing.T) {
 		}
 		if got := m.CPU[0][0]; n > 0 && (got < sum/float64(n)-0.01 || got > sum/float64(n)+0.01) {
 			t.Errorf("application %d host %s: first bin %g, samples' mean %g", i, m.Hosts[0], got, sum/float64(n))
+		}
+		// The heat map's cells are the stage matrices' cpu_usage means.
+		if m.Matrix == nil || len(m.Matrix.CPU) != len(m.Hosts) {
+			t.Fatalf("application %d: no stage matrix for the heat map", i)
+		}
+		cells := 0
+		for _, s := range as[i].Metrics.Stages {
+			col := slices.Index(m.Matrix.Stages, fmt.Sprintf("stage %d", s.ID))
+			for k, host := range s.Matrix.Hosts {
+				if row := slices.Index(m.Hosts, host); row >= 0 && col >= 0 {
+					cells++
+					if got, want := m.Matrix.CPU[row][col], s.Matrix.X[k][s.Matrix.Column("cpu_usage")]; math.Abs(got-want) > 0.05 {
+						t.Errorf("application %d %s stage %d: heat map %g, matrix %g", i, host, s.ID, got, want)
+					}
+				}
+			}
+		}
+		if cells == 0 {
+			t.Errorf("application %d: no heat map cell checked", i)
 		}
 		// Every exact bar's attempt has its profile for the tooltip.
 		for _, b := range h.Timeline.Bars {

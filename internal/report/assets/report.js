@@ -380,6 +380,7 @@
         };
       }, p + "time");
     });
+    stageMatrix(sec, M, p);
     if (!M.stages.length) return;
     add(sec, "p", "explain", "What bounded each stage: the share of its tasks' run time on CPU, disk and network, from the tasks' own metrics (CPU time, shuffle wait, bytes) with I/O split by what the nodes' samples show; docs/CORRELATE.md gives the rules.");
     chartBox(sec, p + "profiles", 90 + 24 * M.stages.length, function () {
@@ -398,6 +399,27 @@
         series: ["cpu", "disk", "network"].map(function (r) {
           return { name: r, type: "bar", stack: "share", itemStyle: { color: RES[r] }, data: M.stages.map(function (s) { return 100 * s[r]; }) };
         })
+      };
+    });
+  }
+  // The stage-resource matrix's CPU column as a heat map: nodes × stages.
+  function stageMatrix(sec, M, p) {
+    var X = M.matrix;
+    if (!X) return;
+    add(sec, "p", "explain", "Stage × node: each node's mean CPU use (cpu_usage) during each stage's active period on it (HybridTune's stage-resource correlation, the matrices its abnormal-node detection compares); blank where the stage did not run on the node.");
+    chartBox(sec, p + "stagematrix", 120 + 20 * M.hosts.length, function () {
+      var data = [];
+      X.cpu.forEach(function (row, y) { row.forEach(function (v, x) { if (v != null) data.push([x, y, v, X.samples[y][x]]); }); });
+      return {
+        grid: { left: 190, right: 30, top: 20, bottom: 80 },
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          return "<b>" + esc(M.hosts[q.value[1]]) + "</b> · " + esc(X.stages[q.value[0]]) + "<br>mean cpu_usage " + q.value[2].toFixed(1) + "% over " + q.value[3] + " samples";
+        } }, baseTooltip),
+        xAxis: { type: "category", data: X.stages, splitArea: { show: true } },
+        yAxis: { type: "category", data: M.hosts, inverse: true, axisLabel: { width: 180, overflow: "truncate" } },
+        visualMap: { min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
+          text: ["100% CPU", "0%"], inRange: { color: ["#f8fafc", "#fde2c4", "#f87171", "#b91c1c"] } },
+        series: [{ type: "heatmap", data: data, progressive: 0, itemStyle: { borderColor: "#fff", borderWidth: 1 } }]
       };
     });
   }
