@@ -60,7 +60,7 @@ type hostIndex struct {
 	frame *Frame
 	iv    int64
 	// times are the frame's times on the logs' clock: shifted by the
-	// estimated offset with Options.AlignClocks, else the frame's own.
+	// host's Options.Offsets entry, else the frame's own.
 	times  []int64
 	tasks  []window // id: index into Correlation.taskRef
 	stages []window // id: index into App.Stages
@@ -136,7 +136,7 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 				spans[k] = &window{s, e, int32(si)}
 			}
 		}
-		jobs := jobOf[st.ID]
+		jobs := slices.Clone(jobOf[st.ID])
 		for _, jid := range st.JobIDs {
 			if j, ok := jobIdx[jid]; ok && !slices.Contains(jobs, j) {
 				jobs = append(jobs, j)
