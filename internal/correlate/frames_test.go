@@ -131,3 +131,39 @@ func TestFramesMetricByMetric(t *testing.T) {
 		}
 	}
 }
+
+// TestJobMatrices checks job-resource correlation against the stages': a
+// job's hosts are its stages' hosts, and its window on a host (the span of
+// its stages' windows) holds at least as many samples as any of them.
+func TestJobMatrices(t *testing.T) {
+	r := runSim(t, "", 1)
+	jobs := 0
+	for _, app := range r.apps {
+		c := New(app, r.frames, Options{})
+		sms := c.StageMatrices()
+		for ji, jm := range c.JobMatrices() {
+			job := app.Jobs[ji]
+			want := map[string]int{} // host → most samples of a stage of the job
+			for si, st := range app.Stages {
+				if !slices.Contains(job.StageIDs, st.ID) && !slices.Contains(st.JobIDs, job.ID) {
+					continue
+				}
+				for k, h := range sms[si].Hosts {
+					want[h] = max(want[h], sms[si].Samples[k])
+				}
+			}
+			if len(jm.Hosts) != len(want) {
+				t.Fatalf("%s job %d: hosts %v, its stages ran on %v", app.ID, job.ID, jm.Hosts, want)
+			}
+			for k, h := range jm.Hosts {
+				if jm.Samples[k] < want[h] {
+					t.Errorf("%s job %d host %s: %d samples, a stage of it has %d", app.ID, job.ID, h, jm.Samples[k], want[h])
+				}
+			}
+			jobs++
+		}
+	}
+	if jobs < 9 {
+		t.Errorf("%d jobs checked", jobs)
+	}
+}
