@@ -22,20 +22,41 @@ import (
 
 // Open opens the store dsn names.
 func Open(ctx context.Context, dsn string) (store.Store, error) {
-	switch {
-	case strings.HasPrefix(dsn, "sqlite:"):
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
-		return openSQLite(path)
-	case strings.HasPrefix(dsn, "clickhouse+http://"), strings.HasPrefix(dsn, "clickhouse+https://"):
-		s, err := clickhouse.Open(ctx, strings.TrimPrefix(dsn, "clickhouse+"), clickhouse.Options{})
+	kind, addr, err := parse(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if kind == kindClickHouse {
+		s, err := clickhouse.Open(ctx, addr, clickhouse.Options{})
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
-	case !strings.Contains(dsn, "://") && hasSuffix(dsn, ".db", ".sqlite", ".sqlite3"):
-		return openSQLite(dsn)
 	}
-	return nil, fmt.Errorf("open store %q: want sqlite:PATH, PATH.db or clickhouse+http://HOST:PORT/DB", dsn)
+	return openSQLite(addr)
+}
+
+const (
+	kindSQLite     = "sqlite"
+	kindClickHouse = "clickhouse"
+)
+
+// parse splits dsn into the kind of store and its address: a file path
+// for SQLite, an http(s) URL for ClickHouse.
+func parse(dsn string) (kind, addr string, err error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		addr = strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+		if addr == "" {
+			return "", "", fmt.Errorf("open store %q: want sqlite:PATH with a path", dsn)
+		}
+		return kindSQLite, addr, nil
+	case strings.HasPrefix(dsn, "clickhouse+http://"), strings.HasPrefix(dsn, "clickhouse+https://"):
+		return kindClickHouse, strings.TrimPrefix(dsn, "clickhouse+"), nil
+	case !strings.Contains(dsn, "://") && hasSuffix(dsn, ".db", ".sqlite", ".sqlite3"):
+		return kindSQLite, dsn, nil
+	}
+	return "", "", fmt.Errorf("open store %q: want sqlite:PATH, PATH.db or clickhouse+http://HOST:PORT/DB", dsn)
 }
 
 func openSQLite(path string) (store.Store, error) {
