@@ -86,3 +86,16 @@ func TestLoad(t *testing.T) {
 		return s
 	}, 200)
 }
+
+// TestKillDuringAppend: storetest.Kill on a database. A kill between the
+// samples' INSERT and the batch ids' leaves samples without their id; the
+// re-sent batch writes them again and FINAL reads them once.
+func TestKillDuringAppend(t *testing.T) {
+	addr := os.Getenv(storetest.KillChildEnv)
+	if addr == "" {
+		addr = testDatabase(t)
+	}
+	storetest.Kill(t, "TestKillDuringAppend", addr, func(a string) (store.Store, error) {
+		return clickhouse.Open(context.Background(), a, clickhouse.Options{})
+	})
+}
