@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Starts Debian's clickhouse-server (18.16 on Debian; any later version works
-# the same) on 127.0.0.1 only and exports CLICKHOUSE_URL for the store tests
+# Starts Debian's clickhouse-server (18.16 on Debian; later versions still read
+# this <yandex> config, but only 18.16 was tried) on 127.0.0.1 only and exports CLICKHOUSE_URL for the store tests
 # (internal/store/clickhouse). Sourced by .ci/run; also runnable on its own:
 #   source .ci/services/clickhouse.sh
 # It writes its own minimal config (loopback, HTTP 8123, native 9000, data in
@@ -8,8 +8,8 @@
 # package's config listens on ::1 too. Idempotent: a server already answering
 # on the port is reused. Waits at most ~60 s for `SELECT 1` over HTTP.
 
-# clickhouse_get prints the body of GET $1 (a path and query on the server),
-# with curl when installed, else through bash's /dev/tcp.
+# clickhouse_get PORT PATH prints the body of GET PATH (a path and query) on
+# 127.0.0.1:PORT, with curl when installed, else through bash's /dev/tcp.
 clickhouse_get() {
 	local port=$1 path=$2
 	if command -v curl >/dev/null 2>&1; then
@@ -107,8 +107,8 @@ XML
     </quotas>
 </yandex>
 XML
-	# Run as the package's user when it exists (the server refuses nothing
-	# as root, but its files then belong to the right owner).
+	# As root, run as the package's user when it exists, so that the data
+	# belongs to it as under systemd; otherwise as whoever sources this.
 	local run=()
 	if [ "$(id -u)" = 0 ] && id clickhouse >/dev/null 2>&1; then
 		chown -R clickhouse: "$dir"
