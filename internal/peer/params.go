@@ -45,7 +45,7 @@ type Params struct {
 // DefaultParams returns the defaults documented in docs/PEER.md.
 func DefaultParams() Params {
 	return Params{WindowS: 60, Decay: 0.97, StepS: 10, DistThreshold: 0.5, PeerFraction: 0.5,
-		AlarmDecay: 0.8, IndictThreshold: 3.5, MaxPairwise: 256, SampledPeers: 64, GraceS: 2, MinNodes: 3, Seed: 1}
+		AlarmDecay: 0.9, IndictThreshold: 4.0, MaxPairwise: 256, SampledPeers: 64, GraceS: 2, MinNodes: 3, Seed: 1}
 }
 
 // Validate checks every field.
