@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -16,7 +17,6 @@ type Workload struct {
 
 type span struct {
 	from, to int64
-	stage    int32   // index of the (application, stage) the attempt belongs to
 	slow     float32 // its duration over its stage's median attempt duration
 	failed   bool
 }
@@ -25,10 +25,8 @@ type span struct {
 // running end at the application's end, or are left out when unknown).
 func NewWorkload(apps []*model.App) *Workload {
 	w := &Workload{hosts: map[string][]span{}}
-	stage := int32(0)
 	for _, a := range apps {
 		for _, st := range a.Stages {
-			stage++
 			med := stageMedian(st)
 			for i := range st.Tasks {
 				t := &st.Tasks[i]
@@ -40,12 +38,12 @@ func NewWorkload(apps []*model.App) *Workload {
 					continue
 				}
 				h := a.Hosts[t.Host]
-				w.hosts[h] = append(w.hosts[h], span{t.Launch, end, stage, float32(float64(end-t.Launch) / med), t.Status == model.TaskFailed})
+				w.hosts[h] = append(w.hosts[h], span{t.Launch, end, float32(float64(end-t.Launch) / med), t.Status == model.TaskFailed})
 			}
 		}
 	}
 	for h, s := range w.hosts {
-		slices.SortFunc(s, func(a, b span) int { return int(a.from - b.from) })
+		slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.from, b.from) })
 		w.hosts[h] = s
 	}
 	return w
@@ -102,36 +100,6 @@ func (w *Workload) Group(host string, from, to int64) int {
 		return 1
 	}
 	return 2
-}
-
-// Stage returns the stage host spent most attempt time in over [from, to)
-// (a number unique per application and stage attempt), or 0 when it ran
-// under a quarter of an attempt on average there (idle).
-func (w *Workload) Stage(host string, from, to int64) int {
-	if to <= from {
-		return 0
-	}
-	var total int64
-	var best int32
-	var bestT int64
-	per := map[int32]int64{}
-	for _, s := range w.hosts[host] {
-		if s.from >= to {
-			break
-		}
-		if s.to > from {
-			o := min(s.to, to) - max(s.from, from)
-			total += o
-			per[s.stage] += o
-			if per[s.stage] > bestT || per[s.stage] == bestT && s.stage < best {
-				best, bestT = s.stage, per[s.stage]
-			}
-		}
-	}
-	if 4*total < to-from {
-		return 0
-	}
-	return int(best)
 }
 
 // stageMedian is the median duration (ms, at least 1) of a stage's finished attempts.
