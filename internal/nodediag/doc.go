@@ -1,0 +1,10 @@
+// Package nodediag is node diagnosis from metrics for one application:
+// per stage the abnormal nodes with their outlier metrics (HybridTune,
+// Ren et al., arXiv:1711.07639, Algorithms 4 and 5, through
+// internal/anomaly on internal/correlate's stage matrices), and over the
+// application the culprit nodes (Ganesha, Pan et al. 2009, §4.3, through
+// internal/peer, with clusterlens's workload-aware peers and attribution
+// telling culprits from the innocent peers they disturbed). The results
+// are diagnose.Finding values with node scope and the numbers behind them
+// (docs/FINDINGS.md), and a Result the report draws (docs/REPORT.md).
+package nodediag

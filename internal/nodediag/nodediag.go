@@ -1,0 +1,83 @@
+package nodediag
+
+import (
+	"github.com/clusterlens/clusterlens/internal/anomaly"
+	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/peer"
+)
+
+// Options are the underlying methods' parameters.
+type Options struct {
+	// Nodes and Outliers are HybridTune's Algorithm 4 and 5 parameters.
+	Nodes    anomaly.NodeParams
+	Outliers anomaly.OutlierParams
+	// Profile is a trained Ganesha profile (peer train) and ProfileName
+	// its file; nil trains one on the application's own samples
+	// (SelfTrained) with Train.
+	Profile     *peer.Profile
+	ProfileName string
+	Train       peer.TrainOptions
+	// Peer are Ganesha's deployment parameters (the profile's by default).
+	Peer peer.Params
+	// Workload is what every loaded application ran on each node (nil:
+	// plain Ganesha, every node compared with every other).
+	Workload *peer.Workload
+}
+
+// DefaultOptions returns the underlying packages' defaults.
+func DefaultOptions() Options {
+	return Options{Nodes: anomaly.DefaultNodeParams(), Outliers: anomaly.DefaultOutlierParams(),
+		Train: peer.DefaultTrainOptions(), Peer: peer.DefaultParams()}
+}
+
+// Result is the node diagnosis of one application.
+type Result struct {
+	// StagesCompared is how many stage attempts ran on at least three
+	// sampled hosts; Stages are those with an abnormal node.
+	StagesCompared int          `json:"stagesCompared"`
+	Stages         []StageNodes `json:"stages"`
+	// Peers is Ganesha's comparison (nil when it could not run: Notes say why).
+	Peers *Peers   `json:"peers,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Diagnose diagnoses the nodes of c's application from the samples fs
+// (the frames c was built from: every sample host takes part in the peer
+// comparison, over the application's span).
+func Diagnose(c *correlate.Correlation, fs *correlate.Frames, opt Options) *Result {
+	r := &Result{Stages: []StageNodes{}}
+	n, st, err := Stages(c, opt.Nodes, opt.Outliers)
+	r.StagesCompared, r.Stages = n, append(r.Stages, st...)
+	if err != nil {
+		r.Notes = append(r.Notes, "abnormal nodes: "+err.Error())
+	}
+	app := c.App()
+	if app.Start <= 0 || app.End < app.Start {
+		r.Notes = append(r.Notes, "peer comparison: the application's span is unknown")
+		return r
+	}
+	names, offsets := map[string]string{}, map[string]int64{}
+	for _, m := range c.Matches() {
+		names[m.SampleHost] = m.Host
+		offsets[m.SampleHost] = m.OffsetMs
+	}
+	p, err := ganesha(fs, names, offsets, app.Start, app.End, opt.Profile, opt.ProfileName, opt)
+	if err != nil {
+		r.Notes = append(r.Notes, "peer comparison: "+err.Error())
+		return r
+	}
+	r.Peers = p
+	return r
+}
+
+// Findings turns the result into findings of at least min severity.
+func (r *Result) Findings(min diagnose.Severity) []diagnose.Finding {
+	var out []diagnose.Finding
+	for _, f := range append(abnormalFindings(r), peerFindings(r.Peers)...) {
+		if f.Severity >= min {
+			out = append(out, f)
+		}
+	}
+	return out
+}

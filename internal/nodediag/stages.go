@@ -1,0 +1,158 @@
+package nodediag
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/anomaly"
+	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// StageNodes is one stage attempt's HybridTune node comparison: the hosts
+// that ran it compared by Algorithm 4, and the abnormal ones with their
+// outlier metrics (Algorithm 5).
+type StageNodes struct {
+	StageID int32  `json:"stageId"`
+	Attempt int32  `json:"attempt"`
+	Name    string `json:"name"`
+	// Hosts is how many sampled hosts ran the stage (and were compared).
+	Hosts int `json:"hosts"`
+	// Threshold is Algorithm 4's similarity threshold, MedianScore the
+	// median of the hosts' scores (an abnormal node is also Gap under it).
+	Threshold   float64 `json:"threshold"`
+	Gap         float64 `json:"gap"`
+	MedianScore float64 `json:"medianScore"`
+	// Principal are Algorithm 5's principal metrics for the stage.
+	Principal []string       `json:"principalMetrics"`
+	Abnormal  []AbnormalNode `json:"abnormal"`
+}
+
+// AbnormalNode is one node Algorithm 4 found abnormal in a stage.
+type AbnormalNode struct {
+	Host string `json:"host"`
+	// Score is its average cosine similarity to the other hosts.
+	Score float64 `json:"score"`
+	// Differing are the metrics farthest from the other hosts' median
+	// (normalised across the hosts, in [0, 1]).
+	Differing []MetricDelta `json:"differing"`
+	// Outliers are the principal metrics Algorithm 5 flagged on it.
+	Outliers []OutlierMetric `json:"outliers"`
+}
+
+// MetricDelta is anomaly.MetricDelta with JSON names.
+type MetricDelta struct {
+	Metric     string  `json:"metric"`
+	Value      float64 `json:"value"`
+	PeerMedian float64 `json:"peerMedian"`
+	Delta      float64 `json:"delta"`
+}
+
+// OutlierMetric is anomaly.MetricOutlier with JSON names: the metric's
+// value on the node and its peers' median (its units), which test flagged
+// it (magnitude: decades ≥ Orders; distance: two-class distance > DMin).
+type OutlierMetric struct {
+	Metric     string  `json:"metric"`
+	Value      float64 `json:"value"`
+	PeerMedian float64 `json:"peerMedian"`
+	Score      float64 `json:"score"`
+	Decades    float64 `json:"decades"`
+	Magnitude  bool    `json:"magnitude"`
+	Distance   float64 `json:"distance"`
+	Distant    bool    `json:"distant"`
+}
+
+// StageSeries returns, for each of c's stage matrices (indexed like
+// App.Stages), each host's series of each metric within the stage's
+// window there: series[si][row of mats[si].Hosts][metric column]. It is
+// Algorithm 5's input, built in one pass over every matched host's frame
+// (the wiring docs/ANOMALY.md describes).
+func StageSeries(c *correlate.Correlation, mats []correlate.StageMatrix) [][][][]float64 {
+	series := make([][][][]float64, len(mats))
+	for si, sm := range mats {
+		series[si] = make([][][]float64, len(sm.Hosts))
+		for h := range sm.Hosts {
+			series[si][h] = make([][]float64, len(sm.Metrics))
+		}
+	}
+	for k := 0; k < c.Hosts(); k++ {
+		match, frame, _ := c.Host(k)
+		c.EachStage(k, func(row int, si int32) {
+			sm := &mats[si]
+			h, ok := slices.BinarySearch(sm.Hosts, match.Host) // Hosts are sorted log names
+			if !ok {
+				return
+			}
+			for j, name := range sm.Metrics {
+				series[si][h][j] = append(series[si][h][j], float64(frame.Value(row, model.NodeMetricIndex(name))))
+			}
+		})
+	}
+	return series
+}
+
+// Stages runs Algorithms 4 and 5 on every stage attempt that ran on at
+// least three sampled hosts and returns how many were compared and those
+// with an abnormal node.
+func Stages(c *correlate.Correlation, np anomaly.NodeParams, op anomaly.OutlierParams) (compared int, out []StageNodes, err error) {
+	mats := c.StageMatrices()
+	series := StageSeries(c, mats)
+	app := c.App()
+	for si, sm := range mats {
+		if len(sm.Hosts) < 3 {
+			continue // no majority to compare with
+		}
+		compared++
+		scores, err := anomaly.AbnormalNodes(sm.Hosts, sm.Metrics, sm.Rows(), np)
+		if err != nil {
+			return compared, out, fmt.Errorf("stage %d.%d abnormal nodes: %w", sm.Stage.ID, sm.Stage.Attempt, err)
+		}
+		var abn []int
+		med := make([]float64, len(scores))
+		for i, s := range scores {
+			med[i] = s.Score
+			if s.Abnormal {
+				abn = append(abn, i)
+			}
+		}
+		if len(abn) == 0 {
+			continue
+		}
+		rep, err := anomaly.OutlierMetrics(sm.Hosts, sm.Metrics, series[si], op)
+		if err != nil {
+			return compared, out, fmt.Errorf("stage %d.%d outlier metrics: %w", sm.Stage.ID, sm.Stage.Attempt, err)
+		}
+		sn := StageNodes{StageID: sm.Stage.ID, Attempt: sm.Stage.Attempt, Hosts: len(sm.Hosts), Threshold: np.Threshold, Gap: np.Gap,
+			MedianScore: median(med), Principal: rep.Principal}
+		if si < len(app.Stages) {
+			sn.Name = app.Stages[si].Name
+		}
+		for _, i := range abn {
+			s := scores[i]
+			an := AbnormalNode{Host: s.Host, Score: s.Score, Differing: []MetricDelta{}, Outliers: []OutlierMetric{}}
+			for _, d := range s.Differing {
+				an.Differing = append(an.Differing, MetricDelta(d))
+			}
+			for _, o := range rep.Nodes[i].Outliers() {
+				an.Outliers = append(an.Outliers, OutlierMetric{Metric: o.Metric, Value: o.Value, PeerMedian: o.PeerMedian,
+					Score: o.Score, Decades: o.Decades, Magnitude: o.Magnitude, Distance: o.Distance, Distant: o.Distant})
+			}
+			sn.Abnormal = append(sn.Abnormal, an)
+		}
+		out = append(out, sn)
+	}
+	return compared, out, nil
+}
+
+// median returns the median of v, reordering it.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
