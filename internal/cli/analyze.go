@@ -10,6 +10,9 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/nodediag"
+	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
@@ -37,7 +40,16 @@ within --clock-skew, after --align-clocks if given; --host-alias names hosts the
 the samples call differently): the output gains per stage its resource profile (CPU-,
 disk- or network-bound) and the means of its (stage, node) metric matrix, and the HTML
 report per-node CPU, disk and network timelines under the task timeline;
-docs/CORRELATE.md describes it.`,
+docs/CORRELATE.md describes it.
+
+With --metrics the nodes are also diagnosed: per stage the nodes unlike the others
+that ran it and their outlier metrics (HybridTune's Algorithms 4 and 5), and over each
+application the culprit nodes (Ganesha's peer comparison, peers grouped by the task
+attempts the logs place on them), each with its resource (cpu, disk, network, hang),
+alarm history, distances to its peers and the metrics that show it, and the indicted
+nodes judged innocent peers of a culprit. --peer-profile uses a profile from "peer
+train"; without it one is trained on the analyzed samples themselves ("self-trained").
+docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
 		}
@@ -51,6 +63,8 @@ docs/CORRELATE.md describes it.`,
 		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
+		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
+		f.BoolVar(&o.nodes, "node-diagnosis", true, "with --metrics, diagnose the nodes (abnormal nodes per stage, culprit nodes)")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})
@@ -58,38 +72,54 @@ docs/CORRELATE.md describes it.`,
 
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
+	peerProfile                              string
 	rows                                     int
-	timeline, alignClocks                    bool
+	timeline, alignClocks, nodes             bool
 	clockSkew                                time.Duration
 	hostAlias                                map[string]string
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
+	_, err := analyzeRun(e, paths, o)
+	return err
+}
+
+// analyzeRun is analyze: it writes the outputs and returns the analyses.
+func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, error) {
 	if o.format != "text" && o.format != "json" {
-		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", o.format))
+		return nil, withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", o.format))
 	}
 	sev, err := diagnose.ParseSeverity(o.minSeverity)
 	if err != nil {
-		return withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
+		return nil, withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
 	}
 	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
 		Reconstruction: o.html != ""}
 	if o.spec != "" {
 		spec, err := dataflow.LoadSpec(o.spec)
 		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--dataflow: %w", err))
+			return nil, withCode(ExitUsage, fmt.Errorf("--dataflow: %w", err))
 		}
 		opts.Dataflow.Spec = spec
 	}
 	res, err := loadWithProgress(e, paths, load.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	load.ByStart(res.Apps)
 	if o.metrics != "" {
 		if err := addMetrics(&opts, res.Apps, o); err != nil {
-			return err
+			return nil, err
 		}
+		if o.nodes && opts.Metrics != nil {
+			nopt, err := nodeOptions(o, res.Apps)
+			if err != nil {
+				return nil, err
+			}
+			opts.Nodes = nopt
+		}
+	} else if o.peerProfile != "" {
+		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile needs --metrics"))
 	}
 	var as []*report.Analysis
 	for _, app := range res.Apps {
@@ -97,20 +127,36 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 	}
 	if o.html != "" {
 		if err := writeHTMLReport(o.html, as); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(e.stderr, "HTML report: %s\n", o.html)
 	}
 	if o.format == "json" {
 		if err := report.AnalysisJSON(e.stdout, as); err != nil {
-			return err
+			return nil, err
 		}
 	} else {
 		for _, a := range as {
 			if err := report.AnalysisText(e.stdout, a, o.rows); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return partial(e, res)
+	return as, partial(e, res)
+}
+
+// nodeOptions are the node diagnosis's options: the underlying methods'
+// defaults, the --peer-profile (its stored parameters) if given, and the
+// workload of every loaded application.
+func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error) {
+	nopt := nodediag.DefaultOptions()
+	if o.peerProfile != "" {
+		prof, err := peer.LoadProfileFile(o.peerProfile)
+		if err != nil {
+			return nil, fmt.Errorf("--peer-profile: %w", err)
+		}
+		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
+	}
+	nopt.Workload = peer.NewWorkload(apps)
+	return &nopt, nil
 }

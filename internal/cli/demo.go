@@ -2,11 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/nodediag"
+	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -22,7 +27,9 @@ application and a MapReduce job, a CPU hog on one node, a disk hog on another an
 skewed stage) into a folder, then analyzes the logs it wrote (as clusterlens analyze
 does) and writes the HTML report beside them, so you can see clusterlens work without
 a cluster. The folder also holds the node metrics (metrics.csv.zst) and the ground
-truth (truth.json); see docs/SIMULATOR.md.`,
+truth (truth.json); see docs/SIMULATOR.md. The analysis joins the node metrics with
+the tasks (analyze --metrics) and diagnoses the nodes; demo ends with the culprit
+nodes it found and the report's path.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if dir == "" {
@@ -43,9 +50,12 @@ truth (truth.json); see docs/SIMULATOR.md.`,
 				printRun(e, res, dir)
 				fmt.Fprintln(e.stdout)
 				html := filepath.Join(dir, "report.html")
-				if err := runAnalyze(e, []string{dir}, analyzeOptions{format: "text", rows: 15, minSeverity: "low", html: html}); err != nil {
+				as, err := analyzeRun(e, []string{dir}, analyzeOptions{format: "text", rows: 15, minSeverity: "low", html: html,
+					metrics: dir, nodes: true, clockSkew: correlate.DefaultSkewMs * time.Millisecond})
+				if err != nil {
 					return err
 				}
+				printCulprits(e.stdout, as)
 				fmt.Fprintf(e.stdout, "clusterlens demo: logs, metrics and ground truth are in %s\n", dir)
 				fmt.Fprintf(e.stdout, "clusterlens demo: open the report: %s\n", html)
 				return nil
@@ -55,4 +65,23 @@ truth (truth.json); see docs/SIMULATOR.md.`,
 		cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of the simulation")
 		return cmd
 	})
+}
+
+// printCulprits lists the culprit-node findings of every application, one
+// line each (a node found culprit in several applications is listed once
+// per application), or says there was none.
+func printCulprits(w io.Writer, as []*report.Analysis) {
+	n := 0
+	for _, a := range as {
+		for _, f := range a.Findings {
+			if f.ID != nodediag.IDCulprit {
+				continue
+			}
+			n++
+			fmt.Fprintf(w, "clusterlens demo: [%s] %s %v in %s\n", f.Severity, f.Title, f.Scope.IDs, a.Summary.App.ID)
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "clusterlens demo: no culprit node found")
+	}
 }

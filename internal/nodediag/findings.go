@@ -31,7 +31,7 @@ var abnormalLimits = diagnose.Limits{0.08, 0.15, 1.5, 2}
 
 // strengthLimits grade a culprit's largest |z| against its peers; a culprit
 // is at least moderate (it was indicted).
-var strengthLimits = diagnose.Limits{1, 2, 4, 8}
+var strengthLimits = diagnose.Limits{0.5, 1, 2, 4}
 
 // abnormalFindings gives one finding per node abnormal in some stage: the
 // stages, its lowest score, and the outlier metrics of its worst stage.

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
@@ -31,7 +32,10 @@ type Analysis struct {
 	// Metrics is the correlation of node samples with the application's
 	// tasks, stages and jobs (HybridTune §3.1), with AnalysisOptions.Metrics.
 	Metrics *correlate.Result `json:"metrics,omitempty"`
-	Notes   []string          `json:"notes,omitempty"`
+	// Nodes is the node diagnosis from the metrics (HybridTune's abnormal
+	// nodes per stage, Ganesha's culprits), with AnalysisOptions.Nodes.
+	Nodes *nodediag.Result `json:"nodes,omitempty"`
+	Notes []string         `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
 	recon    *dataflow.Reconstruction
@@ -51,6 +55,8 @@ type AnalysisOptions struct {
 	// none); Correlate tunes the correlation.
 	Metrics   *correlate.Frames
 	Correlate correlate.Options
+	// Nodes, with Metrics, diagnoses the nodes from them (nil: not done).
+	Nodes *nodediag.Options
 }
 
 // BuildAnalysis analyzes one application.
@@ -88,6 +94,10 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 	if opts.Metrics != nil {
 		a.corr = correlate.New(app, opts.Metrics, opts.Correlate)
 		a.Metrics = a.corr.Result()
+		if opts.Nodes != nil {
+			a.Nodes = nodediag.Diagnose(a.corr, opts.Metrics, *opts.Nodes)
+			a.Findings = append(a.Findings, a.Nodes.Findings(opts.Diagnose.MinSeverity)...)
+		}
 	}
 	a.Findings = append(a.Findings, diagnose.RunInput(in, opts.Diagnose)...)
 	sort.SliceStable(a.Findings, func(i, j int) bool { return a.Findings[i].Severity > a.Findings[j].Severity })
@@ -146,6 +156,9 @@ func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
 	}
 	if a.Metrics != nil {
 		metricsText(w, a.Metrics, maxRows)
+	}
+	if a.Nodes != nil {
+		nodeDiagText(w, a.Nodes, s.App.Start, maxRows)
 	}
 	findingsText(w, a.Findings)
 	for _, n := range a.Notes {
