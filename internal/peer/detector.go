@@ -200,7 +200,7 @@ func (d *Detector) evaluate(end int64) {
 	clear(d.exceed[:m])
 	clear(d.peersN[:m])
 	switch {
-	case d.group != nil && m <= d.p.MaxPairwise:
+	case d.group != nil:
 		d.compareGroups(m, end)
 	case m <= d.p.MaxPairwise:
 		for a := 0; a < m; a++ {
@@ -312,33 +312,64 @@ func (d *Detector) prepare(m int) {
 }
 
 // compareGroups counts, for each node, the peers of its workload group it
-// differs from.
+// differs from: every one up to MaxPairwise compared nodes, else
+// SampledPeers drawn from the group (all of it when smaller).
 func (d *Detector) compareGroups(m int, end int64) {
 	from := end - int64(d.p.WindowS)*1000
 	d.groups = growInt(d.groups, m)
-	size := map[int]int{}
+	members := map[int][]int{}
 	for k, i := range d.elig {
-		d.groups[k] = d.group(d.nodes[i].host, from, end)
-		size[d.groups[k]]++
+		g := d.group(d.nodes[i].host, from, end)
+		d.groups[k] = g
+		members[g] = append(members[g], k)
 	}
-	d.dist = grow(d.dist, m*m)
-	for a := 0; a < m; a++ {
-		for b := a + 1; b < m; b++ {
-			v := jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b])
-			d.dist[a*m+b], d.dist[b*m+a] = v, v
+	all := make([]int, m)
+	for k := range all {
+		all[k] = k
+	}
+	pairwise := m <= d.p.MaxPairwise
+	if pairwise {
+		d.dist = grow(d.dist, m*m)
+		for a := 0; a < m; a++ {
+			for b := a + 1; b < m; b++ {
+				v := jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b])
+				d.dist[a*m+b], d.dist[b*m+a] = v, v
+			}
 		}
 	}
 	for a := 0; a < m; a++ {
-		ga := d.groups[a]
-		if ga != Any && size[ga] < d.p.MinNodes {
+		peers := all
+		if g := d.groups[a]; g != Any {
+			peers = members[g]
+		}
+		if len(peers) < d.p.MinNodes {
 			continue // no peers doing the same work: nothing to compare with
 		}
-		for b := 0; b < m; b++ {
-			if b == a || ga != Any && d.groups[b] != ga {
-				continue
+		if pairwise || len(peers)-1 <= d.p.SampledPeers {
+			for _, b := range peers {
+				if b == a {
+					continue
+				}
+				d.peersN[a]++
+				var v float64
+				if pairwise {
+					v = d.dist[a*m+b]
+				} else {
+					v = jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b])
+				}
+				if v > d.p.DistThreshold {
+					d.exceed[a]++
+				}
+			}
+			continue
+		}
+		for range d.p.SampledPeers {
+			b := peers[d.rng.IntN(len(peers))]
+			for b == a {
+				b = peers[d.rng.IntN(len(peers))]
 			}
 			d.peersN[a]++
-			if d.dist[a*m+b] > d.p.DistThreshold {
+			if jsDistance(d.ps[a], d.ps[b], d.ents[a], d.ents[b]) > d.p.DistThreshold {
 				d.exceed[a]++
 			}
 		}

@@ -12,7 +12,8 @@ import (
 // host. Ganesha assumes that peers do the same work; a cluster shared by
 // applications of different sizes breaks that, and the logs say where.
 type Workload struct {
-	hosts map[string][]span
+	hosts  map[string][]span
+	maxDur map[string]int64 // longest attempt per host, to start scans by binary search
 }
 
 type span struct {
@@ -24,7 +25,7 @@ type span struct {
 // NewWorkload collects the attempt intervals of apps (attempts still
 // running end at the application's end, or are left out when unknown).
 func NewWorkload(apps []*model.App) *Workload {
-	w := &Workload{hosts: map[string][]span{}}
+	w := &Workload{hosts: map[string][]span{}, maxDur: map[string]int64{}}
 	for _, a := range apps {
 		for _, st := range a.Stages {
 			med := stageMedian(st)
@@ -44,9 +45,20 @@ func NewWorkload(apps []*model.App) *Workload {
 	}
 	for h, s := range w.hosts {
 		slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.from, b.from) })
-		w.hosts[h] = s
+		for _, x := range s {
+			w.maxDur[h] = max(w.maxDur[h], x.to-x.from)
+		}
 	}
 	return w
+}
+
+// around returns host's attempts that may overlap [from, to): those
+// launched after from minus its longest attempt and before to.
+func (w *Workload) around(host string, from, to int64) []span {
+	s := w.hosts[host]
+	lo, _ := slices.BinarySearchFunc(s, from-w.maxDur[host], func(x span, t int64) int { return cmp.Compare(x.from, t) })
+	hi, _ := slices.BinarySearchFunc(s, to, func(x span, t int64) int { return cmp.Compare(x.from, t) })
+	return s[lo:max(lo, hi)]
 }
 
 // Load returns the mean number of attempts running on host over [from, to) (Unix ms).
@@ -55,10 +67,7 @@ func (w *Workload) Load(host string, from, to int64) float64 {
 		return 0
 	}
 	var sum int64
-	for _, s := range w.hosts[host] {
-		if s.from >= to {
-			break
-		}
+	for _, s := range w.around(host, from, to) {
 		if s.to > from {
 			sum += min(s.to, to) - max(s.from, from)
 		}
@@ -69,10 +78,7 @@ func (w *Workload) Load(host string, from, to int64) float64 {
 // Failed returns how many of host's attempts failed during [from, to).
 func (w *Workload) Failed(host string, from, to int64) int {
 	n := 0
-	for _, s := range w.hosts[host] {
-		if s.from >= to {
-			break
-		}
+	for _, s := range w.around(host, from, to) {
 		if s.failed && s.to >= from && s.to < to {
 			n++
 		}
@@ -122,10 +128,7 @@ func stageMedian(st *model.Stage) float64 {
 // slower than the same stages' tasks elsewhere.
 func (w *Workload) Slowdown(host string, from, to int64) (float64, int) {
 	var r []float64
-	for _, s := range w.hosts[host] {
-		if s.from >= to {
-			break
-		}
+	for _, s := range w.around(host, from, to) {
 		if s.to > from {
 			r = append(r, float64(s.slow))
 		}

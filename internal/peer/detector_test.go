@@ -1,0 +1,72 @@
+package peer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// runSynthetic feeds n nodes for secs seconds: "busy" nodes (the first
+// half) draw labels 0–1, "idle" nodes label 2, and node "bad" (a busy one)
+// label 3 from second 60 on. It returns the indicted hosts.
+func runSynthetic(t *testing.T, n, secs int, groups bool) []string {
+	t.Helper()
+	p := DefaultParams()
+	d := NewDetector(4, []string{"m"}, p, nil)
+	busy := func(h string) bool {
+		var i int
+		fmt.Sscanf(strings.TrimPrefix(h, "n"), "%d", &i)
+		return i < n/2
+	}
+	if groups {
+		d.SetGroups(func(h string, _, _ int64) int {
+			if busy(h) {
+				return 2
+			}
+			return 0
+		})
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := []float64{0}
+	for s := range secs {
+		t0 := int64(s) * 1000
+		for i := range n {
+			h := fmt.Sprintf("n%d", i)
+			l := 2
+			if busy(h) {
+				l = rng.IntN(2)
+			}
+			if i == 1 && s >= 60 {
+				l = 3
+			}
+			d.Add(h, t0, l, z, z)
+		}
+	}
+	d.Flush()
+	var out []string
+	for _, st := range d.Statuses() {
+		if st.FirstIndicted != 0 {
+			out = append(out, st.Host)
+		}
+	}
+	return out
+}
+
+// TestDetectorSynthetic checks Ganesha's rule on made-up label streams:
+// with groups, the deviant busy node alone is indicted, in the pairwise and
+// the sampled (above MaxPairwise) regimes; without groups, each idle node
+// differs from the n/2 busy nodes, more than half of its n−1 peers, and is
+// indicted too.
+func TestDetectorSynthetic(t *testing.T) {
+	for _, n := range []int{20, 400} {
+		got := runSynthetic(t, n, 300, true)
+		if len(got) != 1 || got[0] != "n1" {
+			t.Errorf("%d nodes with groups: indicted %v, want [n1]", n, got)
+		}
+		plain := runSynthetic(t, n, 300, false)
+		if len(plain) <= 1 {
+			t.Errorf("%d nodes without groups: indicted %v, want the idle half too (they differ from half the peers)", n, plain)
+		}
+	}
+}
