@@ -112,11 +112,11 @@ func TestLoad(t *testing.T) {
 	secs := res.Elapsed.Seconds()
 	fmt.Printf("LOADTEST store=%s agents=%d duration=%s batches=%d samples=%d samples_per_s=%.0f "+
 		"latency_p50=%s latency_p90=%s latency_p99=%s latency_max=%s server_p50=%s server_p99=%s "+
-		"collector_cpu=%.1f%% collector_rss_peak=%dMiB agents_cpu=%.1f%% spooled=%d dropped=%d rejected=%d verify=%s check=%q\n",
+		"collector_cpu=%.1f%% collector_rss_peak=%dMiB agents_cpu=%.1f%% missed_ticks=%d spooled=%d dropped=%d rejected=%d verify=%s check=%q\n",
 		kind, agents, res.Elapsed.Round(time.Second), res.Batches, res.Samples, float64(res.Samples)/secs,
 		res.Quantile(0.5).Round(10*time.Microsecond), res.Quantile(0.9).Round(10*time.Microsecond), res.Quantile(0.99).Round(10*time.Microsecond),
 		res.Quantile(1).Round(10*time.Microsecond), hp50, hp99,
-		100*cpu/secs, rss>>10, 100*agentCPU/secs, res.Spooled, res.Dropped, res.Rejected,
+		100*cpu/secs, rss>>10, 100*agentCPU/secs, res.MissedTicks(time.Second), res.Spooled, res.Dropped, res.Rejected,
 		time.Since(vstart).Round(time.Millisecond), chk)
 	if !chk.OK() || res.Spooled+res.Dropped+res.Rejected != 0 {
 		t.Fatalf("samples lost or duplicated: %v; agents: %d spooled, %d dropped, %d rejected", chk, res.Spooled, res.Dropped, res.Rejected)

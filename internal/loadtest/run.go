@@ -42,6 +42,23 @@ type Result struct {
 	nodes      []*node
 }
 
+// MissedTicks counts the ticks the nodes' samplers missed: gaps between
+// consecutive sampling times of more than 1.5 intervals (Go's tickers
+// drop ticks the sampler goroutine was too late to take).
+func (r *Result) MissedTicks(interval time.Duration) int {
+	n := 0
+	limit := int64(interval/time.Millisecond) * 3 / 2
+	for _, nd := range r.nodes {
+		ts := nd.sampled()
+		for i := 1; i < len(ts); i++ {
+			if gap := ts[i] - ts[i-1]; gap > limit {
+				n += int((gap + limit/3) / (limit * 2 / 3)) - 1
+			}
+		}
+	}
+	return n
+}
+
 // Quantile returns the q-quantile of the request latencies (nearest rank).
 func (r *Result) Quantile(q float64) time.Duration {
 	if len(r.Latencies) == 0 {
