@@ -52,7 +52,7 @@ func (r *Result) MissedTicks(interval time.Duration) int {
 		ts := nd.sampled()
 		for i := 1; i < len(ts); i++ {
 			if gap := ts[i] - ts[i-1]; gap > limit {
-				n += int((gap + limit/3) / (limit * 2 / 3)) - 1
+				n += int((gap+limit/3)/(limit*2/3)) - 1
 			}
 		}
 	}
