@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,8 +9,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 )
@@ -33,11 +36,12 @@ unlike their peers. docs/PEER.md describes the method, parameters and profile fo
 func peerTrainCmd(e *env) *cobra.Command {
 	opt := peer.DefaultTrainOptions()
 	var out string
+	var rng [2]string
 	cmd := &cobra.Command{
-		Use:   "train --out PROFILE.json METRICS...",
+		Use:   "train --out PROFILE.json SOURCE...",
 		Short: "Learn a peer profile from fault-free runs' node metrics",
-		Long: `train reads node metrics (CSV timestamp_ms,host,metric,value, plain or compressed, or a
-simulator output folder) of fault-free runs, normalises the 14 Ganesha metrics, chooses the
+		Long: `train reads node metrics of fault-free runs from each SOURCE (a CSV, sadf or sadc file,
+a folder of them such as a simulator output folder, or a Prometheus URL; --from/--to bound it), normalises the 14 Ganesha metrics, chooses the
 number of states by the elbow rule over k-means (unless --k), fits a Gaussian mixture by EM
 and writes the versioned profile.`,
 		Args: cobra.MinimumNArgs(1),
@@ -45,16 +49,17 @@ and writes the versioned profile.`,
 			if out == "" {
 				return withCode(ExitUsage, fmt.Errorf("--out is required"))
 			}
+			from, to, err := parseRange(rng)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
 			var vectors [][]float64
-			asm := peer.NewAssembler(peer.GaneshaMetrics)
-			for _, path := range args {
-				err := peer.ReadSamples(path, func(s *model.Sample) error {
-					asm.Add(s, func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
-					return nil
-				})
+			for _, spec := range args {
+				tb, err := readTable(cmd.Context(), spec, from, to)
 				if err != nil {
 					return err
 				}
+				tb.Each(func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
 			}
 			prof, err := peer.Train(vectors, peer.GaneshaMetrics, opt, peer.DefaultParams())
 			if err != nil {
@@ -76,6 +81,7 @@ and writes the versioned profile.`,
 	f.Float64Var(&opt.UnknownQuantile, "unknown-quantile", opt.UnknownQuantile, "training quantile of likelihood below which a vector is unknown")
 	f.IntVar(&opt.MaxVectors, "max-vectors", opt.MaxVectors, "train on at most this many vectors (a uniform sample)")
 	f.Uint64Var(&opt.Seed, "seed", opt.Seed, "random seed")
+	rangeFlags(f, &rng)
 	return cmd
 }
 
@@ -94,11 +100,12 @@ type peerReport struct {
 func peerDiagnoseCmd(e *env) *cobra.Command {
 	var profPath, logs, format string
 	var p peer.Params
+	var rng [2]string
 	cmd := &cobra.Command{
-		Use:   "diagnose --profile PROFILE.json [--logs DIR] METRICS",
+		Use:   "diagnose --profile PROFILE.json [--logs DIR] SOURCE",
 		Short: "Find the nodes that behave unlike their peers",
-		Long: `diagnose replays node metrics (a CSV file, plain or compressed, or a simulator output
-folder) through a trained profile with Ganesha's peer comparison and lists the indicted nodes.
+		Long: `diagnose replays node metrics (a CSV, sadf or sadc file, a folder of them such as a
+simulator output folder, or a Prometheus URL; --from/--to bound it) through a trained profile with Ganesha's peer comparison and lists the indicted nodes.
 With --logs (the run's Spark event logs and MapReduce histories), nodes are compared only with
 peers running as many tasks, and each indicted node is called culprit or victim with the
 resource affected (cpu, disk, network, hang) and the metrics that show it.`,
@@ -129,12 +136,19 @@ resource affected (cpu, disk, network, hang) and the metrics that show it.`,
 				work = peer.NewWorkload(res.Apps)
 				o.SetWorkload(work)
 			}
-			if err := peer.ReadSamples(args[0], func(s *model.Sample) error { o.ObserveSample(s); return nil }); err != nil {
+			from, to, err := parseRange(rng)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			tb, err := readTable(cmd.Context(), args[0], from, to)
+			if err != nil {
 				return err
 			}
+			incomplete := tb.Each(o.ObserveVector)
 			o.Flush()
 			rep := peerReport{Params: params, Indictments: o.Indictments(), Nodes: o.Statuses()}
-			rep.Vectors, rep.Unknown, rep.Dropped = o.Counts()
+			rep.Vectors, rep.Unknown, _ = o.Counts()
+			rep.Dropped = int64(incomplete)
 			if logs != "" {
 				rep.Verdicts = peer.Attribute(rep.Nodes, work, params)
 			}
@@ -159,7 +173,43 @@ resource affected (cpu, disk, network, hang) and the metrics that show it.`,
 	f.Float64Var(&p.PeerFraction, "peer-fraction", d.PeerFraction, "alarm when a node differs from more than this share of peers")
 	f.Float64Var(&p.AlarmDecay, "alarm-decay", d.AlarmDecay, "exponential weight of the alarm count")
 	f.Float64Var(&p.IndictThreshold, "indict", d.IndictThreshold, "alarm count above which a node is indicted")
+	rangeFlags(f, &rng)
 	return cmd
+}
+
+// rangeFlags adds --from and --to (RFC 3339; empty: open, or the last hour
+// for a Prometheus URL).
+func rangeFlags(f *pflag.FlagSet, rng *[2]string) {
+	f.StringVar(&rng[0], "from", "", "read samples from this time (RFC 3339)")
+	f.StringVar(&rng[1], "to", "", "read samples up to this time (RFC 3339)")
+}
+
+// parseRange parses --from and --to.
+func parseRange(rng [2]string) (from, to time.Time, err error) {
+	for i, v := range rng {
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return from, to, fmt.Errorf("--%s %q: want RFC 3339 time (2006-01-02T15:04:05Z)", [2]string{"from", "to"}[i], v)
+		}
+		if i == 0 {
+			from = t
+		} else {
+			to = t
+		}
+	}
+	return from, to, nil
+}
+
+// readTable reads a metric source (file, folder or Prometheus URL, as
+// metrics.ReadSource) into complete Ganesha vectors; sources may deliver
+// samples in any order.
+func readTable(ctx context.Context, spec string, from, to time.Time) (*peer.Table, error) {
+	tb := peer.NewTable(peer.GaneshaMetrics)
+	err := metrics.ReadSource(ctx, spec, from, to, func(s *model.Sample) error { tb.Add(s); return nil })
+	return tb, err
 }
 
 // overrideParams copies the parameter flags the user set onto dst.

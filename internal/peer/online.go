@@ -90,6 +90,14 @@ func (o *Online) vector(host string, t int64, x []float64) {
 	o.det.Add(host, t, l, o.z, x)
 }
 
+// ObserveVector adds host's complete vector x of the labeler's metrics at
+// time t (Unix ms), for callers that assembled vectors themselves (Table).
+func (o *Online) ObserveVector(host string, t int64, x []float64) {
+	o.mu.Lock()
+	o.vector(host, t, x)
+	o.mu.Unlock()
+}
+
 // Advance moves the clock to t (Unix ms) without a sample, so that steps
 // are evaluated while nodes are silent.
 func (o *Online) Advance(t int64) {

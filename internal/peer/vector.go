@@ -1,6 +1,10 @@
 package peer
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -76,4 +80,77 @@ func (a *Assembler) Add(s *model.Sample, emit func(host string, t int64, x []flo
 		clear(p.have)
 		p.time++ // a repeat of the same instant starts a new, never complete vector
 	}
+}
+
+// Table gathers samples in any order into complete vectors, for sources
+// that do not deliver each host's samples in time order (a Prometheus
+// range query answers metric by metric). It holds every vector until
+// Each: about 150 bytes per node and second.
+type Table struct {
+	index map[string]int
+	dim   int
+	rows  map[rowKey]*row
+}
+
+type rowKey struct {
+	host string
+	t    int64
+}
+
+type row struct {
+	x    []float64
+	have uint64
+}
+
+// NewTable returns a Table over metrics (at most 64).
+func NewTable(metrics []string) *Table {
+	idx := make(map[string]int, len(metrics))
+	for i, m := range metrics {
+		idx[m] = i
+	}
+	return &Table{index: idx, dim: min(len(metrics), 64), rows: map[rowKey]*row{}}
+}
+
+// Add records one sample; other types, samples with a Target and values
+// that are not finite are ignored, and a repeated metric keeps its first value.
+func (tb *Table) Add(s *model.Sample) {
+	i, ok := tb.index[s.Type]
+	if !ok || i >= tb.dim || s.Target != "" || s.Value != s.Value || s.Value > 1e300 || s.Value < -1e300 {
+		return
+	}
+	k := rowKey{s.Host, s.Time}
+	r := tb.rows[k]
+	if r == nil {
+		r = &row{x: make([]float64, tb.dim)}
+		tb.rows[k] = r
+	}
+	if r.have&(1<<i) == 0 {
+		r.have |= 1 << i
+		r.x[i] = s.Value
+	}
+}
+
+// Each calls fn with every complete vector in time order (hosts by name
+// within an instant) and returns how many incomplete ones it skipped.
+func (tb *Table) Each(fn func(host string, t int64, x []float64)) (incomplete int) {
+	keys := make([]rowKey, 0, len(tb.rows))
+	for k := range tb.rows {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return strings.Compare(a.host, b.host)
+	})
+	full := uint64(1)<<tb.dim - 1
+	for _, k := range keys {
+		r := tb.rows[k]
+		if r.have != full {
+			incomplete++
+			continue
+		}
+		fn(k.host, k.t, r.x)
+	}
+	return incomplete
 }
