@@ -41,9 +41,9 @@ func peerTrainCmd(e *env) *cobra.Command {
 		Use:   "train --out PROFILE.json SOURCE...",
 		Short: "Learn a peer profile from fault-free runs' node metrics",
 		Long: `train reads node metrics of fault-free runs from each SOURCE (a CSV, sadf or sadc file,
-a folder of them such as a simulator output folder, or a Prometheus URL; --from/--to bound it), normalises the 14 Ganesha metrics, chooses the
-number of states by the elbow rule over k-means (unless --k), fits a Gaussian mixture by EM
-and writes the versioned profile.`,
+a folder of them such as a simulator output folder, or a Prometheus URL; --from/--to bound
+it), normalises the 14 Ganesha metrics, chooses the number of states by the elbow rule over
+k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned profile.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -105,10 +105,11 @@ func peerDiagnoseCmd(e *env) *cobra.Command {
 		Use:   "diagnose --profile PROFILE.json [--logs DIR] SOURCE",
 		Short: "Find the nodes that behave unlike their peers",
 		Long: `diagnose replays node metrics (a CSV, sadf or sadc file, a folder of them such as a
-simulator output folder, or a Prometheus URL; --from/--to bound it) through a trained profile with Ganesha's peer comparison and lists the indicted nodes.
-With --logs (the run's Spark event logs and MapReduce histories), nodes are compared only with
-peers running as many tasks, and each indicted node is called culprit or victim with the
-resource affected (cpu, disk, network, hang) and the metrics that show it.`,
+simulator output folder, or a Prometheus URL; --from/--to bound it) through a trained
+profile with Ganesha's peer comparison and lists the indicted nodes. With --logs (the run's
+Spark event logs and MapReduce histories), nodes are compared only with peers running as
+many tasks, and each indicted node is called culprit or victim with the resource affected
+(cpu, disk, network, hang) and the metrics that show it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if profPath == "" {
