@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -86,5 +88,38 @@ func TestCollectBadPeerProfile(t *testing.T) {
 	err := runCollect(t.Context(), collectOptions{tokenFile: tok, store: "sqlite:" + filepath.Join(dir, "s.db"), peerProfile: bad}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Fatalf("error %v, want one naming bad.json", err)
+	}
+}
+
+// TestPeerDiagnosePrometheus diagnoses this machine's last minute from a
+// real Prometheus scraping node_exporter (.ci/services/prometheus.sh): the
+// samples, which Prometheus answers metric by metric, must assemble into
+// one vector per second for the one node.
+func TestPeerDiagnosePrometheus(t *testing.T) {
+	url := sharedtest.Service(t, "PROMETHEUS_URL")
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean")
+	if code, _, errs := run(t, "simulate", "--scenario", "clean", "--seed", "11", "--out", clean); code != ExitOK {
+		t.Fatalf("simulate: %s", errs)
+	}
+	prof := filepath.Join(dir, "profile.json")
+	if code, _, errs := run(t, "peer", "train", "--out", prof, clean); code != ExitOK {
+		t.Fatalf("train: %s", errs)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	code, out, errs := run(t, "peer", "diagnose", "--profile", prof, "--format", "json",
+		"--from", now.Add(-time.Minute).Format(time.RFC3339), "--to", now.Format(time.RFC3339), url)
+	if code != ExitOK {
+		t.Fatalf("diagnose exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Vectors int64
+		Nodes   []struct{ Host string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Vectors < 3 || len(rep.Nodes) != 1 {
+		t.Errorf("%d vectors of %d nodes from the last minute, want at least 3 of one node\n%s", rep.Vectors, len(rep.Nodes), out)
 	}
 }
