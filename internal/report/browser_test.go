@@ -192,6 +192,28 @@ func TestHTMLInBrowser(t *testing.T) {
 	shot = checkInBrowser(t, bin, writePage(t, metricAs, pages, "simulated-metrics"), shots, "simulated-metrics", 11*len(metricAs)+spark, false)
 	t.Logf("screenshot of the simulated applications' report with node metrics: %s", shot)
 
+	// With the node diagnosis: the stage × node matrix marks the abnormal
+	// nodes, and an application with an indicted node gets the alarm
+	// history chart (one more chart), which must be painted.
+	nodeAs, _ := simNodeAnalyses(t, "demo", 1)
+	indicted := 0
+	for _, a := range nodeAs {
+		if p := a.Nodes.Peers; p != nil && len(p.Culprits)+len(p.Innocent) > 0 {
+			indicted++
+		}
+	}
+	if indicted == 0 {
+		t.Fatal("demo: no indicted node to draw")
+	}
+	page := writePage(t, nodeAs, pages, "simulated-nodes")
+	shot = checkInBrowser(t, bin, page, shots, "simulated-nodes", 11*len(nodeAs)+spark+indicted, false)
+	tag := bodyTag.Find(runChromium(t, bin, "--dump-dom", "file://"+page))
+	ids, empty := " "+bodyAttr(string(tag), "data-chart-ids")+" ", " "+bodyAttr(string(tag), "data-charts-empty")+" "
+	if !strings.Contains(ids, " a0-alarms ") || strings.Contains(empty, " a0-alarms ") {
+		t.Errorf("the alarm history chart a0-alarms is not drawn (charts %q, empty %q)", ids, empty)
+	}
+	t.Logf("screenshot of the report with the node diagnosis: %s", shot)
+
 	// Every shared log in one page: every application's sections build
 	// without a script error; the first charts are drawn, the rest wait
 	// for scrolling.

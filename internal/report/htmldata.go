@@ -39,6 +39,7 @@ type htmlApp struct {
 	Timeline   *htmlTimeline      `json:"timeline,omitempty"`
 	NodeTime   *htmlNodeTime      `json:"nodeTime,omitempty"`
 	Metrics    *htmlMetrics       `json:"metrics,omitempty"`
+	Nodes      *htmlNodeDiag      `json:"nodes,omitempty"`
 	WhatIf     *perfmodel.WhatIf  `json:"whatIf,omitempty"`
 	Findings   []diagnose.Finding `json:"findings"`
 	Notes      []string           `json:"notes"`
@@ -138,6 +139,9 @@ func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 	}
 	if a.corr != nil && start > 0 {
 		h.Metrics = buildHTMLMetrics(a, start, wall, h.Timeline != nil && h.Timeline.Mode == "exact")
+	}
+	if a.Nodes != nil {
+		h.Nodes = &htmlNodeDiag{Start: cmp.Or(start, a.Summary.App.Start), Result: a.Nodes}
 	}
 	return h
 }

@@ -126,7 +126,7 @@
       A.identity.complete ? "complete" : "incomplete log", A.identity.source].filter(Boolean).join("  ·  "));
     var p = "a" + i + "-";
     // A part that fails is reported and the rest of the page still drawn.
-    [overview, findings, timeline, nodeMetrics, stages, nodes, whatIf, notes].forEach(function (part) {
+    [overview, findings, timeline, nodeMetrics, nodeDiag, stages, nodes, whatIf, notes].forEach(function (part) {
       try { part(sec, A, p); } catch (e) {
         errors.push("application " + i + " " + part.name + ": " + (e && e.message ? e.message : String(e)));
         notAvailable(sec, "This part failed to draw: " + (e && e.message ? e.message : String(e)));
@@ -380,7 +380,7 @@
         };
       }, p + "time");
     });
-    stageMatrix(sec, M, p);
+    stageMatrix(sec, M, p, A.nodes);
     if (!M.stages.length) return;
     add(sec, "p", "explain", "What bounded each stage: the share of its tasks' run time on CPU, disk and network, from the tasks' own metrics (CPU time, shuffle wait, bytes) with I/O split by what the nodes' samples show; docs/CORRELATE.md gives the rules.");
     chartBox(sec, p + "profiles", 90 + 24 * M.stages.length, function () {
@@ -403,10 +403,12 @@
     });
   }
   // The stage-resource matrix's CPU column as a heat map: nodes × stages.
-  function stageMatrix(sec, M, p) {
+  function stageMatrix(sec, M, p, N) {
     var X = M.matrix;
     if (!X) return;
-    add(sec, "p", "explain", "Stage × node: each node's mean CPU use (cpu_usage) during each stage's active period on it (HybridTune's stage-resource correlation, the matrices its abnormal-node detection compares); blank where the stage did not run on the node.");
+    var marks = abnormalMarks(X, M, N);
+    add(sec, "p", "explain", "Stage × node: each node's mean CPU use (cpu_usage) during each stage's active period on it (HybridTune's stage-resource correlation, the matrices its abnormal-node detection compares); blank where the stage did not run on the node." +
+      (N ? " ◆ marks the nodes HybridTune's Algorithm 4 found abnormal in a stage (" + marks.length + "; details under Node diagnosis)." : ""));
     chartBox(sec, p + "stagematrix", 120 + 20 * M.hosts.length, function () {
       var data = [];
       X.cpu.forEach(function (row, y) { row.forEach(function (v, x) { if (v != null) data.push([x, y, v, X.samples[y][x]]); }); });
@@ -417,11 +419,124 @@
         } }, baseTooltip),
         xAxis: { type: "category", data: X.stages, splitArea: { show: true } },
         yAxis: { type: "category", data: M.hosts, inverse: true, axisLabel: { width: 180, overflow: "truncate" } },
-        visualMap: { min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
+        visualMap: { seriesIndex: 0, min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
           text: ["100% CPU", "0%"], inRange: { color: ["#f8fafc", "#fde2c4", "#f87171", "#b91c1c"] } },
-        series: [{ type: "heatmap", data: data, progressive: 0, itemStyle: { borderColor: "#fff", borderWidth: 1 } }]
+        series: [{ type: "heatmap", data: data, progressive: 0, itemStyle: { borderColor: "#fff", borderWidth: 1 } }].concat(marks.length ? [{
+          name: "abnormal node", type: "scatter", symbol: "diamond", symbolSize: 11, z: 5, data: marks,
+          itemStyle: { color: "#111827", borderColor: "#fff", borderWidth: 1 },
+          tooltip: { formatter: function (q) {
+            return "<b>" + esc(M.hosts[q.value[1]]) + "</b> · " + esc(X.stages[q.value[0]]) + "<br>abnormal: average cosine similarity " + q.value[2].toFixed(2) + (q.value[3] ? "<br>outlier metrics: " + esc(q.value[3]) : "");
+          } } }] : [])
       };
     });
+  }
+  // The (stage column, host row) cells of the abnormal nodes, with the score and the outlier metrics.
+  function abnormalMarks(X, M, N) {
+    var out = [];
+    if (!N) return out;
+    N.stages.forEach(function (s) {
+      var x = X.stages.indexOf("stage " + s.stageId + (s.attempt ? "." + s.attempt : ""));
+      if (x < 0) return;
+      s.abnormal.forEach(function (a) {
+        var y = M.hosts.indexOf(a.host);
+        if (y >= 0) out.push([x, y, a.score, a.outliers.map(function (o) { return o.metric; }).join(", ")]);
+      });
+    });
+    return out;
+  }
+
+  // ---- node diagnosis: Ganesha's culprits and HybridTune's abnormal nodes ----------
+  function nodeDiag(sec, A, p) {
+    var N = A.nodes;
+    if (!N) return;
+    heading(sec, "Node diagnosis: culprit nodes", "Ganesha's black-box peer comparison (Pan et al., 2009, §4.3) over the application's span: every node's OS metrics are labelled with the profile's states, each node's recent labels form a histogram, and a node farther (square-root Jensen–Shannon distance) than the threshold from more than half of its peers raises an alarm; a weighted alarm count above the indictment threshold indicts it. clusterlens then names the resource and tells culprits from the innocent peers they disturbed (docs/PEER.md).");
+    var P = N.peers;
+    if (!P) {
+      notAvailable(sec, "The peer comparison did not run: " + (N.notes || []).join("; "));
+    } else {
+      add(sec, "p", "explain", P.hosts + " nodes, " + num(P.vectors) + " metric vectors (" + num(P.unknownVectors) + " unknown), " + P.steps.length + " steps of " + P.params.stepS + " s; " +
+        (P.workloadAware ? "each node compared with the nodes running as many task attempts; " : "every node compared with every other; ") + "profile " +
+        (P.profile === "self-trained" ? "self-trained (learned from this run's own samples, no fault-free reference: states are learned from every node at once, so a node unlike the majority still stands out, but a fault on most nodes would look normal)" : P.profile) +
+        ", K = " + P.k + " states; distance threshold " + P.params.distThreshold + ", indictment above " + P.params.indictThreshold + ".");
+      var ind = P.culprits.concat(P.innocent);
+      if (!ind.length) {
+        notAvailable(sec, "No node was indicted: every node behaved like its peers.");
+      } else {
+        alarmChart(sec, p, N, P, ind);
+        culpritTable(sec, N, P, ind);
+      }
+    }
+    abnormalTable(sec, N);
+  }
+  function alarmChart(sec, p, N, P, ind) {
+    chartBox(sec, p + "alarms", 280, function () {
+      var series = [];
+      ind.forEach(function (c) {
+        var name = c.host + (c.role === "culprit" ? " · culprit, " + c.resource : " · innocent peer of " + c.victimOf);
+        series.push({ name: name, type: "line", showSymbol: false, lineStyle: { width: c.role === "culprit" ? 2.4 : 1.2, type: c.role === "culprit" ? "solid" : "dashed" },
+          data: P.steps.map(function (t, i) { return [t - N.start, c.alarmCount[i]]; }) });
+        series.push({ name: name, type: "scatter", symbolSize: 7,
+          data: c.alarmedSteps.map(function (i) { return [P.steps[i] - N.start, c.alarmCount[i]]; }) });
+      });
+      series[0].markLine = { silent: true, symbol: "none", lineStyle: { type: "dashed", color: "#b91c1c" },
+        label: { formatter: "indictment > " + P.params.indictThreshold, position: "insideEndTop" }, data: [{ yAxis: P.params.indictThreshold }] };
+      return {
+        title: { text: "weighted alarm count (dots: steps that raised an alarm)", left: 8, top: 2, textStyle: { fontSize: 13, fontWeight: "normal" } },
+        legend: { top: 24, type: "scroll" },
+        grid: { left: 60, right: 30, top: 60, bottom: 36 },
+        tooltip: Object.assign({ trigger: "item", formatter: function (q) {
+          return esc(q.seriesName) + "<br>" + tplus(q.value[0]) + ": weighted alarm count " + Number(q.value[1]).toFixed(2);
+        } }, baseTooltip),
+        xAxis: { type: "value", min: 0, axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
+        yAxis: { type: "value", min: 0, name: "alarm count" },
+        series: series
+      };
+    });
+  }
+  function culpritTable(sec, N, P, ind) {
+    add(sec, "p", "explain", "Evidence per indicted node: when it was first indicted, its alarms and largest weighted count, its label histogram's distances to its peers at the indictment, the metrics farthest from its peers' (means over its alarmed steps; z in the profile's normalised units) and how its task attempts ran against their stages' medians.");
+    var tb = add(sec, "table", "nd");
+    var hr = add(tb, "tr");
+    ["node", "verdict", "resource", "first indicted", "alarms", "largest count", "JS distance to peers", "metrics: node vs peers (z)", "attempts"].forEach(function (h) { add(hr, "th", null, h); });
+    ind.forEach(function (c) {
+      var r = add(tb, "tr", c.role === "culprit" ? "culprit" : "innocent");
+      add(r, "td", null, c.host);
+      add(r, "td", null, c.role === "culprit" ? "culprit" : "innocent peer of " + c.victimOf);
+      add(r, "td", null, c.resource);
+      add(r, "td", "num", tplus(c.firstIndictedMs - N.start));
+      add(r, "td", "num", c.alarms + " of " + P.steps.length);
+      add(r, "td", "num", Number(c.maxAlarmCount).toFixed(2) + " > " + P.params.indictThreshold);
+      var d = c.distances;
+      add(r, "td", "num", d.peers ? "median " + d.median.toFixed(2) + " (" + d.min.toFixed(2) + "–" + d.max.toFixed(2) + "), " + d.beyond + " of " + d.peers + " > " + d.threshold : "-");
+      add(r, "td", null, (c.evidence || []).map(function (e) { return e.metric + " " + metricNum(e.node) + " vs " + metricNum(e.peers) + " (" + (e.z >= 0 ? "+" : "") + e.z.toFixed(1) + ")"; }).join("; "));
+      add(r, "td", "num", c.attempts ? c.attempts + " at " + Number(c.slowdown).toFixed(2) + "× median" : "-");
+    });
+  }
+  function abnormalTable(sec, N) {
+    heading(sec, "Abnormal nodes per stage", "HybridTune's Algorithm 4: within each stage the nodes that ran it are compared by the cosine similarity of their mean metrics; a node whose average similarity is under the threshold (and the gap under the stage's median) is abnormal. Algorithm 5 names its outlier metrics (PCA to the principal metrics, then magnitude and two-class distance tests). Per stage this is a hint: node metrics mix every application on the node (docs/ANOMALY.md).");
+    if (!N.stages.length) { notAvailable(sec, "No abnormal node in the " + N.stagesCompared + " stages compared (stages that ran on at least three sampled nodes)."); return; }
+    var tb = add(sec, "table", "nd");
+    var hr = add(tb, "tr");
+    ["stage", "node", "similarity", "stage median", "threshold", "outlier metrics (node vs peers' median)", "most different metrics"].forEach(function (h) { add(hr, "th", null, h); });
+    N.stages.forEach(function (s) {
+      s.abnormal.forEach(function (a) {
+        var r = add(tb, "tr");
+        add(r, "td", null, "stage " + s.stageId + (s.attempt ? "." + s.attempt : "") + (s.name ? " · " + s.name : ""));
+        add(r, "td", null, a.host);
+        add(r, "td", "num", a.score.toFixed(2));
+        add(r, "td", "num", s.medianScore.toFixed(2));
+        add(r, "td", "num", s.threshold.toFixed(2));
+        add(r, "td", null, a.outliers.map(function (o) { return o.metric + " " + metricNum(o.value) + " vs " + metricNum(o.peerMedian) + (o.magnitude ? " (magnitude)" : "") + (o.distant ? " (distance)" : ""); }).join("; ") || "-");
+        add(r, "td", null, a.differing.map(function (d) { return d.metric; }).join(", "));
+      });
+    });
+  }
+  function metricNum(v) {
+    var a = Math.abs(v);
+    if (a >= 1e9) return (v / 1e9).toFixed(1) + "G";
+    if (a >= 1e6) return (v / 1e6).toFixed(1) + "M";
+    if (a >= 1e4) return (v / 1e3).toFixed(1) + "k";
+    return Number(v).toFixed(1);
   }
   function bytesRate(v) { return bytes(v) + "/s"; }
   // A task attempt's resource profile for the timeline's tooltip.
@@ -517,7 +632,7 @@
         } }, baseTooltip),
         xAxis: { type: "category", data: xs, name: "wall time", nameLocation: "middle", nameGap: 28 },
         yAxis: { type: "category", data: NT.hosts, inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
-        visualMap: { min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
+        visualMap: { seriesIndex: 0, min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
           text: ["100% of slots busy", "0%"], inRange: { color: ["#fdba74", "#fde7c7", "#9ecae1", "#2171b5", "#08306b"] } },
         series: [{ type: "heatmap", data: data, progressive: 0 }]
       };
@@ -594,6 +709,7 @@
     b.charts = String(charts.length);
     b.chartsOk = String(charts.length - empty.length);
     b.chartsEmpty = empty.join(" ");
+    b.chartIds = charts.map(function (c) { return c.id; }).join(" ");
     b.chartsLazy = String(lazy);
     b.jsErrors = JSON.stringify(errors);
     b.selfcheck = "done";
