@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"slices"
@@ -53,6 +54,33 @@ func TestGMMMatchesSklearn(t *testing.T) {
 			t.Errorf("%d iterations: %d of %d labels differ from sklearn predict", iters, mismatch, g.X.N)
 		}
 	}
+}
+
+// TestFitGMMMatchesSklearnDefault fits from each side's own k-means start
+// (different random seeds) on well-separated data, both to convergence,
+// and compares the optimum reached: score, means and weights.
+func TestFitGMMMatchesSklearnDefault(t *testing.T) {
+	in, out := reference(t)
+	f := in.Fit
+	g, err := FitGMM(f.X, GMMOptions{K: f.K, Tol: f.Tol, MaxIter: f.MaxIter, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := g.Score(f.X); !relClose(s, out.Fit.Score, 1e-9, 0) {
+		t.Errorf("score %.12g, sklearn %.12g", s, out.Fit.Score)
+	}
+	order := make([]int, f.K)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(g.Means.X[a*f.X.D+1], g.Means.X[b*f.X.D+1]) })
+	var means, weights []float64
+	for _, q := range order {
+		means = append(means, g.Means.Row(q)...)
+		weights = append(weights, g.Weights[q])
+	}
+	checkSlice(t, "means", means, out.Fit.Means, 1e-6, 1)
+	checkSlice(t, "weights", weights, out.Fit.Weights, 1e-6, 1e-3)
 }
 
 // TestGMMEqualPriorsMatchesReference checks EqualPriors against a separate

@@ -51,6 +51,12 @@ type refInput struct {
 		Covs    []float64 `json:"covs"`
 		Iters   []int     `json:"iters"`
 	} `json:"gmm"`
+	Fit struct {
+		X       *Dense  `json:"x"`
+		K       int     `json:"k"`
+		Tol     float64 `json:"tol"`
+		MaxIter int     `json:"max_iter"`
+	} `json:"fit"`
 	Equal struct {
 		X     *Dense    `json:"x"`
 		K     int       `json:"k"`
@@ -89,6 +95,7 @@ type refGMM struct {
 
 type refOutput struct {
 	GMM   []refGMM `json:"gmm"`
+	Fit   refGMM   `json:"fit"`
 	Equal refGMM   `json:"equal"`
 	KM    struct {
 		Inertia   float64   `json:"inertia"`
@@ -181,6 +188,16 @@ func buildRefInput(t *testing.T) *refInput {
 	init := initFrom(t, g.X, pickRows(g.X, 0, 1, 2, 3), g.Reg, false)
 	g.Weights, g.Means, g.Covs = init.Weights, init.Means, flatCovs(init)
 	g.Iters = []int{1, 5, 30}
+
+	f := &in.Fit
+	f.K, f.Tol, f.MaxIter = 4, 1e-10, 500
+	f.X = NewDense(2000, 5)
+	for i := range f.X.N {
+		c := float64(i % f.K)
+		for j := range 5 {
+			f.X.X[i*5+j] = 8*c*float64(j%2) - 3*c*float64(j%3) + rng.NormFloat64()*(1+0.3*c)
+		}
+	}
 
 	e := &in.Equal
 	e.X = mixtureData(rng, 1500, 3, 3, 2)
