@@ -1,6 +1,9 @@
 package stats
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Dense is a row-major N×D matrix: row i is X[i*D : (i+1)*D].
 type Dense struct {
@@ -19,7 +22,7 @@ func (m *Dense) Row(i int) []float64 {
 }
 
 // check reports whether m is a well-formed matrix with at least one row
-// and one column, naming what in an error.
+// and one column and only finite values, naming what in an error.
 func (m *Dense) check(what string) error {
 	if m == nil {
 		return fmt.Errorf("%s: nil matrix", what)
@@ -29,6 +32,11 @@ func (m *Dense) check(what string) error {
 	}
 	if len(m.X) != m.N*m.D {
 		return fmt.Errorf("%s: matrix %d×%d holds %d values, want %d", what, m.N, m.D, len(m.X), m.N*m.D)
+	}
+	for i, v := range m.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: row %d, column %d is %v, want a finite number", what, i/m.D, i%m.D, v)
+		}
 	}
 	return nil
 }

@@ -162,6 +162,7 @@ func TestGMMBadInput(t *testing.T) {
 		"K too big":  {NewDense(2, 2), GMMOptions{K: 3}},
 		"K zero":     {NewDense(2, 2), GMMOptions{K: 0}},
 		"bad init":   {NewDense(4, 2), GMMOptions{K: 2, InitMeans: NewDense(2, 3)}},
+		"NaN":        {&Dense{N: 2, D: 1, X: []float64{1, math.NaN()}}, GMMOptions{K: 1}},
 	} {
 		if _, err := FitGMM(tc.x, tc.opt); err == nil {
 			t.Errorf("%s: no error", name)
