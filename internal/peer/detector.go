@@ -82,22 +82,24 @@ type Detector struct {
 	onIndict func(Indictment)
 	indicts  []Indictment
 	// scratch
-	ps      [][]float64
-	ents    []float64
-	elig    []int
-	exceed  []int
-	peersN  []int
-	refs    map[int]peerRef
-	medCol  []float64
-	flatP   []float64
-	zMeans  [][]float64
-	xMeans  [][]float64
-	metrics []string
-	group   func(host string, from, to int64) int
-	onStep  func(end int64, alarmed []string)
-	alarmed []string
-	groups  []int
-	dist    []float64
+	ps       [][]float64
+	ents     []float64
+	elig     []int
+	exceed   []int
+	peersN   []int
+	refs     map[int]peerRef
+	medCol   []float64
+	flatP    []float64
+	zMeans   [][]float64
+	xMeans   [][]float64
+	metrics  []string
+	group    func(host string, from, to int64) int
+	refOf    func(host string, from, to int64) int
+	evGroups []int // each compared node's evidence group
+	onStep   func(end int64, alarmed []string)
+	alarmed  []string
+	groups   []int
+	dist     []float64
 }
 
 // SetStepHook makes the detector call fn after each step with the step's
@@ -110,17 +112,19 @@ func (d *Detector) SetStepHook(fn func(end int64, alarmed []string)) { d.onStep 
 // and [from, to) in Unix ms; Any: every node); a node whose group has
 // fewer than Params.MinNodes members has no peers and raises no alarm. nil
 // restores plain Ganesha.
-func (d *Detector) SetGroups(group func(host string, from, to int64) int) { d.group = group }
+func (d *Detector) SetGroups(group func(host string, from, to int64) int) {
+	d.group, d.refOf = group, nil
+}
 
 // SetWorkload groups nodes by how many task attempts the logs say they ran
 // over the histogram window (Workload.Group): clusterlens's workload-aware
 // peers.
 func (d *Detector) SetWorkload(w *Workload) {
 	if w == nil {
-		d.group = nil
+		d.group, d.refOf = nil, nil
 		return
 	}
-	d.group = w.Group
+	d.group, d.refOf = w.Group, w.LoadGroup
 }
 
 // NewDetector returns a Detector for labels 0..bins-1 and vectors of the
@@ -317,10 +321,14 @@ func (d *Detector) prepare(m int) {
 func (d *Detector) compareGroups(m int, end int64) {
 	from := end - int64(d.p.WindowS)*1000
 	d.groups = growInt(d.groups, m)
+	d.evGroups = growInt(d.evGroups, m)
 	members := map[int][]int{}
 	for k, i := range d.elig {
 		g := d.group(d.nodes[i].host, from, end)
-		d.groups[k] = g
+		d.groups[k], d.evGroups[k] = g, g
+		if d.refOf != nil && g == Any {
+			d.evGroups[k] = d.refOf(d.nodes[i].host, from, end)
+		}
 		members[g] = append(members[g], k)
 	}
 	all := make([]int, m)
@@ -385,7 +393,7 @@ type peerRef struct{ x, z []float64 }
 func (d *Detector) reference(k, m int) peerRef {
 	g := Any
 	if d.group != nil {
-		g = d.groups[k]
+		g = d.evGroups[k]
 	}
 	if r, ok := d.refs[g]; ok {
 		return r
@@ -399,7 +407,7 @@ func (d *Detector) reference(k, m int) peerRef {
 		for _, means := range [2][][]float64{d.xMeans, d.zMeans} {
 			col := d.medCol[:0]
 			for b := range m {
-				if g == Any || d.groups[b] == g {
+				if g == Any || d.evGroups[b] == g {
 					col = append(col, means[b][j])
 				}
 			}

@@ -75,11 +75,13 @@ func (w *Workload) Load(host string, from, to int64) float64 {
 	return float64(sum) / float64(to-from)
 }
 
-// Failed returns how many of host's attempts failed during [from, to).
+// Failed returns how many of host's attempts that failed (at any time)
+// were running during [from, to): offline, the logs already tell which
+// running attempts will be lost.
 func (w *Workload) Failed(host string, from, to int64) int {
 	n := 0
 	for _, s := range w.around(host, from, to) {
-		if s.failed && s.to >= from && s.to < to {
+		if s.failed && s.to > from {
 			n++
 		}
 	}
@@ -91,14 +93,22 @@ const Any = -1
 
 // Group is clusterlens's workload-aware peer group of host over [from, to):
 // idle (under a quarter of an attempt running on average), light (under
-// one) or busy, from the attempts the logs place there; Any when attempts
-// failed there (a lost executor or a timed-out attempt: its idleness is not
-// explained by the work it was given, so it is compared with every node, as
-// Ganesha does).
+// one) or busy, from the attempts the logs place there; Any while an
+// attempt that failed was running there (a hung attempt until its timeout,
+// one on an executor about to be lost: what the node did is not explained
+// by the work it was given, so it is compared with every node, as Ganesha
+// does).
 func (w *Workload) Group(host string, from, to int64) int {
 	if w.Failed(host, from, to) > 0 {
 		return Any
 	}
+	return w.LoadGroup(host, from, to)
+}
+
+// LoadGroup is Group without the failed-attempt rule: the peers a node's
+// metrics are judged against (its evidence) even while it is compared with
+// every node.
+func (w *Workload) LoadGroup(host string, from, to int64) int {
 	switch l := w.Load(host, from, to); {
 	case l < 0.25:
 		return 0

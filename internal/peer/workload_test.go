@@ -28,9 +28,10 @@ func TestWorkloadLoadAndGroups(t *testing.T) {
 		failed   int
 		group    int
 	}{
-		{"h1", 0, 10_000, 1.4, 0, 2},   // (10 + 4) s of attempts over 10 s
-		{"h1", 6_000, 10_000, 1, 0, 2}, // only the long attempt
-		{"h2", 0, 5_000, 0, 0, 0},      // idle
+		{"h1", 0, 10_000, 1.4, 0, 2},      // (10 + 4) s of attempts over 10 s
+		{"h1", 6_000, 10_000, 1, 0, 2},    // only the long attempt
+		{"h2", 0, 5_000, 0, 0, 0},         // idle
+		{"h2", 0, 6_000, 1.0 / 6, 1, Any}, // the attempt that will fail is running
 		{"h2", 0, 20_000, 0.25, 1, Any},
 		{"h3", 0, 10_000, 0, 0, 0}, // never seen
 	} {
