@@ -72,3 +72,18 @@ func BenchmarkFFT4097(b *testing.B) {
 		FFT(x)
 	}
 }
+
+// BenchmarkKMeansLloyd is 20 Lloyd iterations on 100 000 14-dimensional
+// vectors with K = 7 from fixed centers (the k-means inner loop).
+func BenchmarkKMeansLloyd(b *testing.B) {
+	x := mixtureData(newRand(6), 100000, 14, 7, 2)
+	c := pickRows(x, 0, 7, 14, 21, 28, 35, 42)
+	b.ReportAllocs()
+	defer cpuTimer(b)()
+	b.SetBytes(int64(len(x.X) * 8 * 20))
+	for b.Loop() {
+		if _, err := KMeansFrom(x, c, KMeansOptions{MaxIter: 20, Tol: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

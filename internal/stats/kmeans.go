@@ -46,7 +46,10 @@ func KMeans(x *Dense, opt KMeansOptions) (*KMeansResult, error) {
 	}
 	opt = opt.withDefaults()
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6b6d65616e73))
-	tol := opt.Tol * meanVariance(x)
+	tol := opt.Tol
+	if tol > 0 {
+		tol *= meanVariance(x)
+	}
 	var best *KMeansResult
 	for range opt.Restarts {
 		res := lloyd(x, kmeansPlusPlus(x, opt.K, rng), opt.MaxIter, tol)
@@ -74,7 +77,11 @@ func KMeansFrom(x *Dense, centers *Dense, opt KMeansOptions) (*KMeansResult, err
 	}
 	opt = opt.withDefaults()
 	c := &Dense{N: centers.N, D: centers.D, X: append([]float64(nil), centers.X...)}
-	return lloyd(x, c, opt.MaxIter, opt.Tol*meanVariance(x)), nil
+	tol := opt.Tol
+	if tol > 0 {
+		tol *= meanVariance(x)
+	}
+	return lloyd(x, c, opt.MaxIter, tol), nil
 }
 
 func (o KMeansOptions) withDefaults() KMeansOptions {

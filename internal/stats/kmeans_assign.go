@@ -37,14 +37,29 @@ func (cb *centerBlocks) nearest(x []float64) (int, float64) {
 	for b := 0; b*lanes < cb.k; b++ {
 		t := cb.t[b*d*lanes : (b+1)*d*lanes]
 		sqDist8(&t[0], &x[0], d, &dist)
-		// Padding lanes are +Inf and never beat bd strictly.
-		for l, v := range dist {
-			if v < bd {
-				best, bd = b*lanes+l, v
-			}
-		}
+		// Padding lanes are +Inf and never win. A tree of comparisons
+		// (ties to the lower index) compiles to conditional moves with a
+		// short dependency chain; the winner is unpredictable, so branches
+		// would mispredict.
+		v, l := argmin2(dist[0], 0, dist[1], 1)
+		v1, l1 := argmin2(dist[2], 2, dist[3], 3)
+		v2, l2 := argmin2(dist[4], 4, dist[5], 5)
+		v3, l3 := argmin2(dist[6], 6, dist[7], 7)
+		v, l = argmin2(v, l, v1, l1)
+		v2, l2 = argmin2(v2, l2, v3, l3)
+		v, l = argmin2(v, l, v2, l2)
+		bd, best = argmin2(bd, best, v, b*lanes+l)
 	}
 	return best, bd
+}
+
+// argmin2 returns the smaller value and its index, the first on a tie
+// (inputs are never NaN: data and centers are finite).
+func argmin2(va float64, ia int, vb float64, ib int) (float64, int) {
+	if vb < va {
+		ia = ib
+	}
+	return min(va, vb), ia
 }
 
 // sqDist8Go writes the squared distances from x to the eight centers of

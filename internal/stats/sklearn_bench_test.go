@@ -47,7 +47,7 @@ func TestSklearnSideBySide(t *testing.T) {
 	}
 	raw = nil
 	cfg, _ := json.Marshal(map[string]any{"n": n, "d": d, "k": k, "iters": iters, "reg": 1e-6,
-		"weights": init.Weights, "means": init.Means.X, "covs": flatCovs(init), "predict_reps": 3})
+		"weights": init.Weights, "means": init.Means.X, "covs": flatCovs(init), "predict_reps": 3, "kmeans_iters": 20})
 	cfgPath := filepath.Join(dir, "cfg.json")
 	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
 		t.Fatal(err)
@@ -63,6 +63,9 @@ func TestSklearnSideBySide(t *testing.T) {
 	var sk struct {
 		Fit        float64 `json:"fit_seconds"`
 		FitCPU     float64 `json:"fit_cpu"`
+		KMeansCPU  float64 `json:"kmeans_cpu"`
+		KMeansIter int     `json:"kmeans_iters"`
+		Inertia    float64 `json:"kmeans_inertia"`
 		PredictCPU float64 `json:"predict_cpu"`
 		Iters      int     `json:"iters"`
 		LowerBound float64 `json:"lower_bound"`
@@ -103,6 +106,18 @@ func TestSklearnSideBySide(t *testing.T) {
 			break
 		}
 	}
+	cpu0 = threadCPU()
+	km, err := KMeansFrom(x, init.Means, KMeansOptions{MaxIter: 20, Tol: -1})
+	kmCPU := (threadCPU() - cpu0).Seconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if km.Iter != sk.KMeansIter || !relClose(km.Inertia, sk.Inertia, 1e-9, 0) {
+		t.Errorf("k-means differs: %d iterations, inertia %.10g; sklearn %d, %.10g", km.Iter, km.Inertia, sk.KMeansIter, sk.Inertia)
+	}
+	t.Logf("k-means (Lloyd from the same centers, %d iterations): CPU ours %.2f s, sklearn %.2f s, ratio %.2f×",
+		km.Iter, kmCPU, sk.KMeansCPU, sk.KMeansCPU/kmCPU)
+
 	ours, theirs := float64(n)/bestCPU, float64(n)/sk.PredictCPU
 	t.Logf("EM fit, %d×%d, K=%d, %d iterations: CPU ours %.2f s, sklearn %.2f s, ratio %.2f× (wall %.2f s vs %.2f s)",
 		n, d, k, iters, fitCPU, sk.FitCPU, sk.FitCPU/fitCPU, fit, sk.Fit)
