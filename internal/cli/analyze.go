@@ -146,10 +146,12 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 }
 
 // nodeOptions are the node diagnosis's options: the underlying methods'
-// defaults, the --peer-profile (its stored parameters) if given, and the
-// workload of every loaded application.
+// defaults, the --peer-profile (its stored parameters) if given (else
+// each application's diagnosis trains one on its own span's samples), and
+// the workload of every loaded application.
 func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error) {
 	nopt := nodediag.DefaultOptions()
+	nopt.Workload = peer.NewWorkload(apps)
 	if o.peerProfile != "" {
 		prof, err := peer.LoadProfileFile(o.peerProfile)
 		if err != nil {
@@ -157,6 +159,5 @@ func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error)
 		}
 		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
 	}
-	nopt.Workload = peer.NewWorkload(apps)
 	return &nopt, nil
 }

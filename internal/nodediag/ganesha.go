@@ -126,6 +126,8 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	res := &Peers{Profile: profName, Params: p, WorkloadAware: opt.Workload != nil,
 		Culprits: []Indicted{}, Innocent: []Indicted{}, Steps: []int64{}}
 	if prof == nil {
+		// Self-trained: every host's complete vectors over the span, in
+		// time order (docs/REPORT.md says why this still compares peers).
 		var vs [][]float64
 		for _, e := range es {
 			x := make([]float64, dim)
@@ -279,3 +281,4 @@ func distances(k int, at int64, hosts []string, labels []hostLabels, bins int, p
 	slices.SortFunc(d.ToPeers, func(a, b PeerDistance) int { return cmp.Compare(b.Distance, a.Distance) })
 	return d
 }
+

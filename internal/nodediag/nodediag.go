@@ -28,7 +28,7 @@ type Options struct {
 // DefaultOptions returns the underlying packages' defaults.
 func DefaultOptions() Options {
 	return Options{Nodes: anomaly.DefaultNodeParams(), Outliers: anomaly.DefaultOutlierParams(),
-		Train: peer.DefaultTrainOptions(), Peer: peer.DefaultParams()}
+		Train: selfTrainOptions(), Peer: peer.DefaultParams()}
 }
 
 // Result is the node diagnosis of one application.
@@ -62,7 +62,11 @@ func Diagnose(c *correlate.Correlation, fs *correlate.Frames, opt Options) *Resu
 		names[m.SampleHost] = m.Host
 		offsets[m.SampleHost] = m.OffsetMs
 	}
-	p, err := ganesha(fs, names, offsets, app.Start, app.End, opt.Profile, opt.ProfileName, opt)
+	// One histogram window on either side: histograms are full from the
+	// application's start, and a fault that began during it has time to
+	// be confirmed by consecutive alarms.
+	margin := int64(opt.Peer.WindowS) * 1000
+	p, err := ganesha(fs, names, offsets, app.Start-margin, app.End+margin, opt.Profile, opt.ProfileName, opt)
 	if err != nil {
 		r.Notes = append(r.Notes, "peer comparison: "+err.Error())
 		return r
@@ -80,4 +84,17 @@ func (r *Result) Findings(min diagnose.Severity) []diagnose.Finding {
 		}
 	}
 	return out
+}
+
+// SelfTrainVectors caps the vectors a self-trained profile learns from
+// (peer.TrainOptions.MaxVectors, a uniform sample): 5,000 instead of peer
+// train's 20,000 keeps the training, which dominates the node diagnosis's
+// cost, near half a second on 50 nodes (docs/REPORT.md).
+const SelfTrainVectors = 5000
+
+// selfTrainOptions are peer's training defaults with SelfTrainVectors.
+func selfTrainOptions() peer.TrainOptions {
+	o := peer.DefaultTrainOptions()
+	o.MaxVectors = SelfTrainVectors
+	return o
 }
