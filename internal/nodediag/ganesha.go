@@ -281,4 +281,3 @@ func distances(k int, at int64, hosts []string, labels []hostLabels, bins int, p
 	slices.SortFunc(d.ToPeers, func(a, b PeerDistance) int { return cmp.Compare(b.Distance, a.Distance) })
 	return d
 }
-
