@@ -13,7 +13,8 @@ var ErrParams = errors.New("invalid peer parameters")
 // its exact values; the defaults keep its structure (a decayed label
 // histogram per node and window, the square-root Jensen–Shannon distance,
 // the "more than half of the peers" rule, an exponentially weighted alarm
-// count) and were set on clean training seeds only (docs/PEER.md, §Parameters).
+// count) and were tuned on simulated runs disjoint from the evaluation's
+// (docs/PEER.md, §Parameters).
 type Params struct {
 	// WindowS is the histogram window in samples (seconds at 1 Hz).
 	WindowS int `json:"windowS"`
