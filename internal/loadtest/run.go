@@ -75,6 +75,7 @@ type timing struct {
 	lat  []time.Duration
 }
 
+// RoundTrip implements http.RoundTripper.
 func (t *timing) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)

@@ -22,6 +22,7 @@ func (c Check) OK() bool {
 	return c.Stored == c.Produced && c.Missing == 0 && c.Extra == 0 && c.Wrong == 0
 }
 
+// String summarises the check in one line.
 func (c Check) String() string {
 	return fmt.Sprintf("produced %d, stored %d: %d missing, %d extra or duplicated, %d with a wrong value",
 		c.Produced, c.Stored, c.Missing, c.Extra, c.Wrong)
