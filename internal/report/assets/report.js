@@ -485,9 +485,9 @@
         legend: { top: 24, type: "scroll" },
         grid: { left: 60, right: 30, top: 60, bottom: 36 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
-          return esc(q.seriesName) + "<br>" + tplus(q.value[0]) + ": weighted alarm count " + Number(q.value[1]).toFixed(2);
+          return esc(q.seriesName) + "<br>" + (q.value[0] < 0 ? "t−" + dur(-q.value[0]) : tplus(q.value[0])) + ": weighted alarm count " + Number(q.value[1]).toFixed(2);
         } }, baseTooltip),
-        xAxis: { type: "value", min: 0, axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
+        xAxis: { type: "value", min: function (v) { return Math.min(0, v.min); }, axisLabel: { formatter: function (v) { return v < 0 ? "t−" + dur(-v) : tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
         yAxis: { type: "value", min: 0, name: "alarm count" },
         series: series
       };
