@@ -152,6 +152,15 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			rep.Dropped = int64(incomplete)
 			if logs != "" {
 				rep.Verdicts = peer.Attribute(rep.Nodes, work, params)
+				known := 0
+				for _, n := range rep.Nodes {
+					if work.Has(n.Host) {
+						known++
+					}
+				}
+				if known == 0 && len(rep.Nodes) > 0 {
+					fmt.Fprintf(e.stderr, "clusterlens: warning: no metric host (e.g. %q) ran a task in --logs: host names differ? every node counts as idle\n", rep.Nodes[0].Host)
+				}
 			}
 			if format == "json" {
 				enc := json.NewEncoder(e.stdout)

@@ -52,6 +52,9 @@ func NewWorkload(apps []*model.App) *Workload {
 	return w
 }
 
+// Has reports whether the logs ran any attempt on host.
+func (w *Workload) Has(host string) bool { return len(w.hosts[host]) > 0 }
+
 // around returns host's attempts that may overlap [from, to): those
 // launched after from minus its longest attempt and before to.
 func (w *Workload) around(host string, from, to int64) []span {

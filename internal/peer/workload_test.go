@@ -45,6 +45,9 @@ func TestWorkloadLoadAndGroups(t *testing.T) {
 			t.Errorf("Group(%s, %d, %d) = %d, want %d", c.host, c.from, c.to, got, c.group)
 		}
 	}
+	if !w.Has("h1") || w.Has("h3") {
+		t.Errorf("Has(h1) = %v, Has(h3) = %v, want true, false", w.Has("h1"), w.Has("h3"))
+	}
 	// Stage median of (10, 4, 5) s is 5 s: h1's attempts ran 2x and 0.8x.
 	if sd, n := w.Slowdown("h1", 0, 10_000); n != 2 || math.Abs(sd-1.4) > 1e-6 {
 		t.Errorf("Slowdown(h1) = %g over %d, want 1.4 over 2", sd, n)
