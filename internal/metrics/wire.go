@@ -269,6 +269,21 @@ func (r *wireReader) fail(want string) {
 	r.err = fmt.Errorf("%w: at offset %d: want %s", ErrWire, r.off, want)
 }
 
+// rawUvarint reads a uvarint without naming it (no string is built on
+// the hot path); ok is false after an earlier error or on bad input, and
+// the caller reports it.
+func (r *wireReader) rawUvarint() (v uint64, ok bool) {
+	if r.err != nil {
+		return 0, false
+	}
+	v, n := binary.Uvarint(r.buf[r.off:])
+	if n <= 0 {
+		return 0, false
+	}
+	r.off += n
+	return v, true
+}
+
 func (r *wireReader) uvarint(what string) uint64 {
 	if r.err != nil {
 		return 0
@@ -332,8 +347,9 @@ func (r *wireReader) count(what string, minSize, max int) int {
 
 func (r *wireReader) str(what string) string {
 	start := r.off
-	n := r.uvarint(what + " length")
-	if r.err != nil {
+	n, ok := r.rawUvarint()
+	if !ok {
+		r.fail(what + " length (uvarint)")
 		return ""
 	}
 	if r.lim.MaxString > 0 && n > uint64(r.lim.MaxString) {
@@ -358,8 +374,9 @@ func (r *wireReader) str(what string) string {
 
 func (r *wireReader) ref(table []string, what string) string {
 	start := r.off
-	i := r.uvarint(what + " index")
-	if r.err != nil {
+	i, ok := r.rawUvarint()
+	if !ok {
+		r.fail(what + " index (uvarint)")
 		return ""
 	}
 	if i >= uint64(len(table)) {
