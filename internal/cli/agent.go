@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,6 +23,7 @@ import (
 // agentOptions are the flags of `clusterlens agent`.
 type agentOptions struct {
 	collector, tokenFile, spool, host, samplers string
+	caFile                                      string
 	procRoot, sysRoot                           string
 	logDirs                                     []string
 	interval                                    time.Duration
@@ -55,6 +59,7 @@ It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes it.`,
 		f := cmd.Flags()
 		f.StringVar(&o.collector, "collector", "", "collector URL, e.g. http://collector:9470 (required)")
 		f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+		f.StringVar(&o.caFile, "ca-file", "", "PEM certificates to trust for an https:// collector (default: the system's)")
 		f.StringVar(&o.spool, "spool", "/var/lib/clusterlens/spool", "folder for the agent id, sequence and undelivered batches")
 		f.Int64Var(&o.spoolMaxMB, "spool-max-mb", agent.DefaultSpoolMaxBytes>>20, "largest spool size in MiB")
 		f.StringVar(&o.samplers, "samplers", strings.Join(on, ","), "comma-separated samplers to run")
@@ -91,8 +96,12 @@ func runAgent(ctx context.Context, o agentOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	client, err := httpClient(o.caFile)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
 	a, err := agent.New(agent.Config{Collector: o.collector, Token: token, SpoolDir: o.spool,
-		SpoolMaxBytes: o.spoolMaxMB << 20, Host: o.host, Sources: sources, Logger: log})
+		SpoolMaxBytes: o.spoolMaxMB << 20, Host: o.host, Sources: sources, Client: client, Logger: log})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -131,4 +140,25 @@ func buildSamplers(o agentOptions, log *slog.Logger) ([]agent.Source, error) {
 		return nil, fmt.Errorf("--samplers %q: no sampler can run", o.samplers)
 	}
 	return sources, nil
+}
+
+// httpClient returns the agent's HTTP client: trusting the certificates in
+// caFile when set, the system's otherwise.
+func httpClient(caFile string) (*http.Client, error) {
+	c := &http.Client{Timeout: agent.DefaultRequestTimeout}
+	if caFile == "" {
+		return c, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca-file %s: no PEM certificate in it", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	c.Transport = tr
+	return c, nil
 }

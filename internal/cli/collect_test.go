@@ -3,9 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"log/slog"
-	"net/http"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +26,25 @@ import (
 )
 
 // TestCollectAndAgent runs `collect` over a SQLite file and `agent` with
-// the real proc sampler against it, then reads the file back.
+// the real proc sampler against it, then reads the file back; over plain
+// HTTP and over HTTPS with a self-signed certificate the agent trusts
+// through --ca-file.
 func TestCollectAndAgent(t *testing.T) {
+	t.Run("http", func(t *testing.T) { collectAndAgent(t, false) })
+	t.Run("https", func(t *testing.T) { collectAndAgent(t, true) })
+}
+
+func collectAndAgent(t *testing.T, useTLS bool) {
 	dir := t.TempDir()
+	co := collectOptions{listen: "127.0.0.1:0", maxBody: 1 << 20}
+	ao := agentOptions{spool: filepath.Join(dir, "spool"), host: "cli-node", samplers: "proc",
+		interval: 200 * time.Millisecond, spoolMaxMB: 1, procRoot: "/proc", sysRoot: "/sys"}
+	scheme := "http://"
+	if useTLS {
+		co.tlsCert, co.tlsKey = selfSigned(t, dir)
+		ao.caFile = co.tlsCert
+		scheme = "https://"
+	}
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte("tok-123\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -33,12 +56,17 @@ func TestCollectAndAgent(t *testing.T) {
 	ready := make(chan string, 1)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := runCollect(ctx, collectOptions{listen: "127.0.0.1:0", store: dsn, tokenFile: tokenFile, maxBody: 1 << 20}, log, ready); err != nil {
+		co.store, co.tokenFile = dsn, tokenFile
+		if err := runCollect(ctx, co, log, ready); err != nil {
 			t.Errorf("collect: %v", err)
 		}
 	})
 	addr := <-ready
-	resp, err := http.Get("http://" + addr + "/healthz")
+	client, err := httpClient(ao.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Get(scheme + addr + "/healthz")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", resp, err)
 	}
@@ -47,8 +75,8 @@ func TestCollectAndAgent(t *testing.T) {
 	actx, acancel := context.WithTimeout(ctx, 1600*time.Millisecond)
 	defer acancel()
 	t.Setenv(tokenEnv, "tok-123") // the agent takes it from the environment
-	err = runAgent(actx, agentOptions{collector: "http://" + addr, spool: filepath.Join(dir, "spool"), host: "cli-node",
-		samplers: "proc", interval: 200 * time.Millisecond, spoolMaxMB: 1, procRoot: "/proc", sysRoot: "/sys"}, log)
+	ao.collector = scheme + addr
+	err = runAgent(actx, ao, log)
 	if err != nil {
 		t.Fatalf("agent: %v", err)
 	}
@@ -91,6 +119,7 @@ func TestAgentCollectUsage(t *testing.T) {
 		{[]string{"collect", "--store", "sqlite:" + filepath.Join(dir, "x.db")}, ExitUsage, "a token is required"},
 		{[]string{"collect", "--token-file", tokenFile, "--store", "mysql://x"}, ExitError, "--store: open store"},
 		{[]string{"collect", "--token-file", tokenFile, "--tls-cert", "c.pem"}, ExitUsage, "--tls-cert and --tls-key go together"},
+		{[]string{"agent", "--collector", "https://127.0.0.1:1", "--token-file", tokenFile, "--spool", dir, "--ca-file", tokenFile}, ExitUsage, "no PEM certificate in it"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
@@ -99,4 +128,30 @@ func TestAgentCollectUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and one line containing %q", c.args, code, errb.String(), c.code, c.msg)
 		}
 	}
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key
+// into dir and returns their paths.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "clusterlens test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	return certFile, keyFile
 }
