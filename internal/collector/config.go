@@ -38,6 +38,10 @@ type Config struct {
 	// OnBatch, when set, is called with every batch after it was stored
 	// for the first time (never for duplicates), in the request's
 	// goroutine: online analyses hook in here and must return quickly.
+	// Calls for different agents run concurrently; one agent's batches
+	// arrive one at a time in increasing Seq order (an agent has one
+	// request in flight and replays its spool oldest first), with gaps
+	// where batches were dropped or numbers skipped by a restart.
 	OnBatch func(*metrics.Batch)
 
 	// Registry receives the collector's metrics and is served on
