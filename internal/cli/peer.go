@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -258,6 +261,21 @@ func printPeerReport(w io.Writer, r *peerReport) {
 	for _, in := range r.Indictments {
 		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers)\n", in.Host,
 			time.UnixMilli(in.Time).UTC().Format(time.RFC3339), in.AlarmCount, 100*in.Differs)
+	}
+	if r.Verdicts == nil {
+		// Without logs there are no verdicts: show each indicted node's
+		// metrics farthest from its peers'.
+		for _, n := range r.Nodes {
+			if n.FirstIndicted == 0 {
+				continue
+			}
+			ev := slices.Clone(n.Evidence)
+			slices.SortFunc(ev, func(a, b peer.MetricEvidence) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
+			fmt.Fprintf(w, "%s: alarms in %d of %d steps\n", n.Host, n.Alarms, n.Steps)
+			for _, e := range ev[:min(3, len(ev))] {
+				fmt.Fprintf(w, "    %-24s %12.1f vs peers %12.1f (z %+.1f)\n", e.Metric, e.Node, e.Peers, e.Z)
+			}
+		}
 	}
 	for _, v := range r.Verdicts {
 		role := v.Role

@@ -58,6 +58,12 @@ func TestPeerCommands(t *testing.T) {
 	if len(culprits) != 1 || culprits[0] != want {
 		t.Errorf("culprits %v, want [%s]", culprits, want)
 	}
+	// Plain Ganesha (no logs), as text: the culprit is indicted, with its CPU evidence.
+	code, out, errs = run(t, "peer", "diagnose", "--profile", prof, hog)
+	if code != ExitOK || !strings.Contains(out, "indicted "+truth.Faults[0].Host) ||
+		!strings.Contains(out, truth.Faults[0].Host+": alarms in") || !strings.Contains(out, "cpu_user_pct") {
+		t.Errorf("diagnose without logs, exit %d:\n%s%s", code, out, errs)
+	}
 }
 
 func TestPeerUsage(t *testing.T) {
