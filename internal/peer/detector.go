@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -165,11 +166,27 @@ func (d *Detector) Advance(t int64) {
 		d.next = (t/step + 1) * step
 	}
 	d.clock = max(d.clock, t)
+	if pending := (d.clock-int64(d.p.GraceS)*1000-d.next)/step + 1; pending > maxCatchUp {
+		// A long silence (or a clock jump): no node is eligible in the
+		// steps in between, so they only decay the alarm counts.
+		skip := pending - 1
+		f := math.Pow(d.p.AlarmDecay, float64(skip))
+		for _, n := range d.nodes {
+			n.count *= f
+			n.indicted = n.count > d.p.IndictThreshold
+			n.resetStep()
+		}
+		d.next += skip * step
+	}
 	for d.next+int64(d.p.GraceS)*1000 <= d.clock {
 		d.evaluate(d.next)
 		d.next += step
 	}
 }
+
+// maxCatchUp is how many pending steps Advance evaluates one by one; more
+// are skipped at once.
+const maxCatchUp = 1000
 
 // Flush evaluates the step in progress, as at the end of a recording.
 func (d *Detector) Flush() {

@@ -70,3 +70,25 @@ func TestDetectorSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectorClockJump: a sample a century late neither hangs the
+// detector nor keeps old alarm counts.
+func TestDetectorClockJump(t *testing.T) {
+	d := NewDetector(2, []string{"m"}, DefaultParams(), nil)
+	z := []float64{0}
+	for s := range 120 {
+		for i := range 4 {
+			l := 0
+			if i == 0 {
+				l = 1
+			}
+			d.Add(fmt.Sprintf("n%d", i), int64(s)*1000, l, z, z)
+		}
+	}
+	before := d.Statuses()[0].AlarmCount
+	d.Add("n1", 100*365*86_400_000, 0, z, z)
+	after := d.Statuses()[0].AlarmCount
+	if before < 1 || after > 1e-6 {
+		t.Errorf("alarm count %g before the jump, %g after: want ≥ 1, then ~0", before, after)
+	}
+}
