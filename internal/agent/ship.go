@@ -115,6 +115,9 @@ func (a *Agent) ship(ctx context.Context, in <-chan sealed) {
 				wait = time.After(bo.next())
 			} else {
 				bo.reset()
+				if a.spool.len() == 0 {
+					a.log.Info("spool replayed; delivering directly again", "delivered_total", a.delivered.Load())
+				}
 			}
 		}
 		// Absorb new batches into the spool, behind the older ones: without
@@ -179,6 +182,9 @@ func (a *Agent) sendOldest(ctx context.Context) outcome {
 
 // toSpool keeps b for a later attempt; a failing disk loses it (logged).
 func (a *Agent) toSpool(b sealed) {
+	if a.spool.len() == 0 {
+		a.log.Warn("collector unavailable: spooling batches", "seq", b.seq, "spool", a.spool.dir)
+	}
 	if err := a.spool.add(b.seq, b.data); err != nil {
 		a.spool.dropped.Add(1)
 		a.log.Error("batch lost: cannot spool it", "seq", b.seq, "err", err)
