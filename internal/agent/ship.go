@@ -99,6 +99,9 @@ func (a *Agent) ship(ctx context.Context, in <-chan sealed) {
 					return
 				}
 				if a.deliver(ctx, b.seq, b.data) == retry {
+					if ctx.Err() == nil {
+						a.log.Warn("spooling batches until the collector takes them", "seq", b.seq, "spool", a.spool.dir)
+					}
 					a.toSpool(b)
 					wait = time.After(bo.next())
 				} else {
@@ -182,9 +185,6 @@ func (a *Agent) sendOldest(ctx context.Context) outcome {
 
 // toSpool keeps b for a later attempt; a failing disk loses it (logged).
 func (a *Agent) toSpool(b sealed) {
-	if a.spool.len() == 0 {
-		a.log.Warn("collector unavailable: spooling batches", "seq", b.seq, "spool", a.spool.dir)
-	}
 	if err := a.spool.add(b.seq, b.data); err != nil {
 		a.spool.dropped.Add(1)
 		a.log.Error("batch lost: cannot spool it", "seq", b.seq, "err", err)
