@@ -69,11 +69,11 @@ func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 const EpisodeWindows = 3
 
 // victims keeps one culprit per episode of indictments (first indictments
-// less than gap apart, chained): a node whose evidence names the network
-// first (a network fault slows every transfer to and from the node, so it
-// disturbs the nodes it exchanges data with, where a CPU or disk hog slows
-// its own tasks), then the node that raised the most alarms, then the
-// highest alarm count; the others become its victims. Ganesha assumes a
+// less than gap apart, chained): in an episode of three or more nodes a
+// node whose evidence names the network first (a network fault slows every
+// transfer to and from the node, so it disturbs the nodes it exchanges
+// data with, where a CPU or disk hog slows its own tasks), then the node
+// that raised the most alarms, then the highest alarm count; the others become its victims. Ganesha assumes a
 // fault shows at few nodes; when one node's fault disturbs many, the
 // culprit is the one whose fault spreads and that stayed different longest.
 func victims(v []Verdict, gap int64) {
@@ -90,7 +90,8 @@ func victims(v []Verdict, gap int64) {
 		best := order[s]
 		for _, i := range order[s+1 : e] {
 			a, b := &v[i], &v[best]
-			an, bn := a.Resource == "network", b.Resource == "network"
+			crowd := e-s >= 3
+			an, bn := crowd && a.Resource == "network", crowd && b.Resource == "network"
 			if an && !bn || an == bn && (a.Alarms > b.Alarms || a.Alarms == b.Alarms && a.MaxAlarmCount > b.MaxAlarmCount) {
 				best = i
 			}
