@@ -35,13 +35,13 @@ type Verdict struct {
 // Attribute names, for every indicted node in st, the resource its metrics
 // deviate in from its peers' while it raised alarms (resourceOf: hang when
 // its load is up with its CPU down or it is below its peers everywhere,
-// network when its kernel CPU is up alone
-// or its traffic down, else CPU or disk, whichever is farther above the
-// peers), and tells culprits from victims. Of the nodes indicted in one episode, only the one that
-// raised the most alarms is a culprit, the others its victims (victims):
-// a 50% packet loss slows every peer fetching from the lossy node, and
-// Ganesha indicted those peers too (§5). With the run's workload w (nil:
-// none), each verdict carries how slow the node's tasks were.
+// network when its kernel CPU is up alone or its traffic down, else CPU or
+// disk, whichever is farther above the peers), and tells culprits from
+// victims: of the nodes indicted in one episode only one is a culprit, the
+// others its victims (victims), since a 50% packet loss slows every peer
+// fetching from the lossy node and Ganesha indicted those peers too (§5).
+// With the run's workload w (nil: none), each verdict carries how slow the
+// node's tasks were; p gives the window that episodes are measured in.
 func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 	var out []Verdict
 	for _, s := range st {
