@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -127,6 +128,21 @@ func TestHealthzAndExtraCollectors(t *testing.T) {
 	m := scrape(t, s.Handler())
 	if _, ok := m["go_goroutines"]; !ok {
 		t.Error("default registry lacks the Go collector")
+	}
+
+	// A caller's registry receives the collector's metrics and serves the
+	// caller's own (an online analysis counting alarms, say).
+	reg := prometheus.NewRegistry()
+	alarms := prometheus.NewCounter(prometheus.CounterOpts{Name: "peer_alarms_total", Help: "test"})
+	reg.MustRegister(alarms)
+	s2, _ := newTestServer(t, func(c *Config) { c.Registry = reg })
+	alarms.Add(3)
+	m = scrape(t, s2.Handler())
+	if m["peer_alarms_total"] != 3 || s2.Registry() != reg {
+		t.Errorf("caller's counter = %v, want 3", m["peer_alarms_total"])
+	}
+	if _, ok := m["clusterlens_collector_batches_ingested_total"]; !ok {
+		t.Error("collector metrics missing from the caller's registry")
 	}
 }
 
