@@ -57,13 +57,17 @@ type Distances struct {
 	// Peers is how many peers it was compared with (its workload group's
 	// members when the comparison is workload-aware), Beyond how many of
 	// them were farther than Threshold.
-	Peers     int            `json:"peers"`
-	Beyond    int            `json:"beyond"`
-	Threshold float64        `json:"threshold"`
-	Median    float64        `json:"median"`
-	Min       float64        `json:"min"`
-	Max       float64        `json:"max"`
-	ToPeers   []PeerDistance `json:"toPeers"`
+	Peers     int     `json:"peers"`
+	Beyond    int     `json:"beyond"`
+	Threshold float64 `json:"threshold"`
+	// DetectorShare is the share of compared peers beyond the threshold
+	// the detector itself recorded at the indictment (peer.Indictment's
+	// Differs); Beyond/Peers recomputes it from the labels.
+	DetectorShare float64        `json:"detectorShare"`
+	Median        float64        `json:"median"`
+	Min           float64        `json:"min"`
+	Max           float64        `json:"max"`
+	ToPeers       []PeerDistance `json:"toPeers"`
 }
 
 // PeerDistance is the distance to one peer.
@@ -182,12 +186,19 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	for h, n := range hosts {
 		byHost[n] = h
 	}
+	first := map[string]float64{}
+	for _, in := range det.Indictments() {
+		if _, ok := first[in.Host]; !ok {
+			first[in.Host] = in.Differs
+		}
+	}
 	verdicts := peer.Attribute(det.Statuses(), opt.Workload, p)
 	separateFaults(verdicts)
 	for _, v := range verdicts {
 		in := Indicted{Verdict: v, Alarmed: []int{}}
 		in.History, in.Alarmed = history(v.Host, res.Steps, alarmed, p.AlarmDecay)
 		in.Distances = distances(byHost[v.Host], v.FirstIndicted, hosts, labels, prof.Bins(), p, opt.Workload)
+		in.Distances.DetectorShare = first[v.Host]
 		if v.Role == "culprit" {
 			res.Culprits = append(res.Culprits, in)
 		} else {
@@ -222,12 +233,15 @@ func history(host string, steps []int64, alarmed [][]string, decay float64) ([]f
 // compares them).
 func distances(k int, at int64, hosts []string, labels []hostLabels, bins int, p peer.Params, w *peer.Workload) Distances {
 	d := Distances{AtMs: at, Threshold: p.DistThreshold, ToPeers: []PeerDistance{}}
-	cut := at + int64(p.GraceS)*1000
-	stale := at - 2*int64(p.StepS)*1000
+	grace, step := int64(p.GraceS)*1000, int64(p.StepS)*1000
+	cut := at + grace
+	stale := at - 2*step
 	hist := func(hl *hostLabels) ([]float64, bool) {
 		end, _ := slices.BinarySearch(hl.times, cut)
 		start := max(0, end-p.WindowS)
-		if end-start < (p.WindowS+1)/2 || hl.times[end-1] <= stale {
+		// As the detector: half a window of labels, the last one recent,
+		// and one since the previous step was evaluated.
+		if end-start < (p.WindowS+1)/2 || hl.times[end-1] <= stale || hl.times[end-1] < at-step+grace {
 			return nil, false
 		}
 		h := make([]float64, bins)
