@@ -132,6 +132,9 @@ func peerFindings(p *Peers) []diagnose.Finding {
 			f.Evidence = append(f.Evidence, diagnose.Evidence{Name: "attempt duration / stage median", Value: round(c.Slowdown), Unit: "ratio"})
 		}
 		f.Recommendation = recommendation(c.Host, c.Resource)
+		if p.Profile == SelfTrained {
+			f.Recommendation += " The profile was self-trained on this run: confirm with one trained on fault-free runs (clusterlens peer train, then --peer-profile)."
+		}
 		out = append(out, f)
 	}
 	for _, v := range p.Innocent {
