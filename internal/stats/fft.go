@@ -21,7 +21,7 @@ func FFT(x []complex128) []complex128 {
 	switch {
 	case n <= 1:
 	case n&(n-1) == 0:
-		radix2(out, twiddles(n), false)
+		radix2(out, twiddles(n))
 	default:
 		bluestein(out, chirpPlan(n))
 	}
@@ -99,14 +99,14 @@ func chirpPlan(n int) *fftPlan {
 			c := cmplx.Conj(p.chirp[k])
 			p.kern[k], p.kern[m-k] = c, c
 		}
-		radix2(p.kern, twiddles(m), false)
+		radix2(p.kern, twiddles(m))
 		return p
 	})
 }
 
-// radix2 transforms a in place; len(a) must be a power of two and tw its
-// twiddles. inverse selects exp(+2πi·kn/N) and does not scale.
-func radix2(a []complex128, tw []complex128, inverse bool) {
+// radix2 transforms a in place (forward); len(a) must be a power of two
+// and tw its twiddles.
+func radix2(a []complex128, tw []complex128) {
 	n := len(a)
 	shift := 64 - bits.TrailingZeros(uint(n))
 	for i := range a {
@@ -118,13 +118,10 @@ func radix2(a []complex128, tw []complex128, inverse bool) {
 	for size := 2; size <= n; size <<= 1 {
 		half, stride := size>>1, n/size
 		for start := 0; start < n; start += size {
-			for k := range half {
-				w := tw[k*stride]
-				if inverse {
-					w = cmplx.Conj(w)
-				}
-				u, v := a[start+k], a[start+k+half]*w
-				a[start+k], a[start+k+half] = u+v, u-v
+			lo, hi := a[start:start+half], a[start+half:start+size]
+			for k := range lo {
+				u, v := lo[k], hi[k]*tw[k*stride]
+				lo[k], hi[k] = u+v, u-v
 			}
 		}
 	}
@@ -139,13 +136,14 @@ func bluestein(a []complex128, p *fftPlan) {
 		u[k] = a[k] * p.chirp[k]
 	}
 	tw := twiddles(m)
-	radix2(u, tw, false)
+	radix2(u, tw)
+	// The inverse transform as conj(FFT(conj(·))), unscaled.
 	for i := range u {
-		u[i] *= p.kern[i]
+		u[i] = cmplx.Conj(u[i] * p.kern[i])
 	}
-	radix2(u, tw, true)
+	radix2(u, tw)
 	scale := complex(1/float64(m), 0)
 	for k := range n {
-		a[k] = u[k] * p.chirp[k] * scale
+		a[k] = cmplx.Conj(u[k]) * p.chirp[k] * scale
 	}
 }
