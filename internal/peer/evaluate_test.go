@@ -113,5 +113,26 @@ func TestEvaluateFull(t *testing.T) {
 	for _, n := range []int{10, 50} {
 		rows = append(rows, evaluate(t, prof, prof.Params, n, evalScenarios, seeds)...)
 	}
+	for _, n := range []int{10, 50} {
+		rows = append(rows, evaluateObservable(t, prof, prof.Params, n, "hang", 20))
+	}
 	t.Logf("profile K=%d trained on %d vectors\n%s", prof.K, prof.Vectors, table(rows))
+}
+
+// evaluateObservable scores a fault over the first want seeds whose
+// culprit ran attempts during the fault (Ganesha's hangs are tasks that
+// hang: a node hung while it runs nothing shows nothing to compare), from
+// seed 1 up, at most 4×want seeds. Its row is named "NAME (culprit busy)".
+func evaluateObservable(t *testing.T, prof *Profile, p Params, nodes int, name string, want int) evalRow {
+	var seeds []uint64
+	for s := uint64(1); len(seeds) < want && s <= uint64(4*want); s++ {
+		r := simulate(t, name, nodes, s)
+		if f := r.res.Truth.Faults; len(f) > 0 && NewWorkload(r.res.Apps).Load(f[0].Host, f[0].StartMs, f[0].EndMs) > 0 {
+			seeds = append(seeds, s)
+		}
+	}
+	t.Logf("%s at %d nodes, culprit busy: seeds %v", name, nodes, seeds)
+	row := evaluate(t, prof, p, nodes, []string{name}, seeds)[0]
+	row.name += " (culprit busy)"
+	return row
 }
