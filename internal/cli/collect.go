@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/collector"
+	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
 
@@ -47,7 +51,8 @@ interface unless --listen says otherwise; --tls-cert and --tls-key switch to HTT
 The token comes from --token-file or the CLUSTERLENS_TOKEN environment variable.
 It stops cleanly on SIGINT or SIGTERM. docs/AGENT.md describes the protocol.
 With --peer-profile it also runs Ganesha's peer diagnosis on every stored batch
-(docs/PEER.md): indictments are logged and exported as clusterlens_peer_* metrics.`,
+(docs/PEER.md): indictments are logged, stored (type peer_indictment) and exported as
+clusterlens_peer_* metrics.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -95,6 +100,7 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBodyBytes: o.maxBody, Logger: log}
 	if online != nil {
 		cfg.OnBatch = online.ObserveBatch
+		online.OnIndict(storeIndictment(ctx, st, log))
 	}
 	srv, err := collector.New(cfg)
 	if err == nil && online != nil {
@@ -117,6 +123,27 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		err = fmt.Errorf("close store: %w", cerr)
 	}
 	return err
+}
+
+// IndictmentType is the sample type under which the collector stores
+// online peer indictments: Host the indicted node, Time the step's end,
+// Value the weighted alarm count, Text the indictment as JSON.
+const IndictmentType = "peer_indictment"
+
+// storeIndictment returns a hook that stores each indictment in st, as a
+// batch of its own (agent "peer:HOST", sequence its time), off the ingest
+// path; a failure is logged.
+func storeIndictment(ctx context.Context, st store.Store, log *slog.Logger) func(peer.Indictment) {
+	return func(in peer.Indictment) {
+		text, _ := json.Marshal(in)
+		b := &metrics.Batch{Agent: "peer:" + in.Host, Seq: uint64(max(in.Time, 1)),
+			Samples: []model.Sample{{Time: in.Time, Host: in.Host, Type: IndictmentType, Value: in.AlarmCount, Text: string(text)}}}
+		go func() {
+			if _, err := st.Append(ctx, b); err != nil {
+				log.Error("peer: store indictment", "host", in.Host, "err", err)
+			}
+		}()
+	}
 }
 
 // loadToken reads the bearer token from file, or from $CLUSTERLENS_TOKEN

@@ -34,6 +34,8 @@ type Online struct {
 	log *slog.Logger
 	// vectors counts the labelled vectors, unknowns those labelled unknown.
 	vectors, unknowns int64
+	// onIndict, when set, receives each indictment after it is logged.
+	onIndict func(Indictment)
 }
 
 // NewOnline returns an Online detector labelling with lab and comparing
@@ -49,9 +51,17 @@ func NewOnline(lab Labeler, p Params, log *slog.Logger) (*Online, error) {
 	o.det = NewDetector(lab.Bins(), lab.Metrics(), p, func(in Indictment) {
 		log.Warn("peer: node indicted", "host", in.Host, "timeMs", in.Time,
 			"alarmCount", in.AlarmCount, "differsFromPeers", in.Differs)
+		if o.onIndict != nil {
+			o.onIndict(in)
+		}
 	})
 	return o, nil
 }
+
+// OnIndict sets fn to receive every indictment (for example to store it),
+// called with Online's lock held: fn must not call back into o and should
+// hand slow work to another goroutine. Set it before observing samples.
+func (o *Online) OnIndict(fn func(Indictment)) { o.onIndict = fn }
 
 // Observe adds samples (of any host, in time order per host).
 func (o *Online) Observe(samples []model.Sample) {

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,8 @@ func TestOnlineBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var hooked []Indictment
+	o.OnIndict(func(in Indictment) { hooked = append(hooked, in) })
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(o.Collector()); err != nil {
 		t.Fatal(err)
@@ -57,6 +60,9 @@ func TestOnlineBatches(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("culprit %s not indicted; indictments %v", culprit, o.Indictments())
+	}
+	if !slices.Equal(hooked, o.Indictments()) {
+		t.Errorf("OnIndict saw %v, Indictments says %v", hooked, o.Indictments())
 	}
 	mfs, err := reg.Gather()
 	if err != nil {
