@@ -70,6 +70,9 @@ type NodeScore struct {
 	// Differing are the metrics on which the node's normalised value is
 	// farthest from the other nodes' median, largest first.
 	Differing []MetricDelta
+	// Excluded is set by StageNodes on a host it left out of the
+	// comparison (its Score is NaN and it is never Abnormal).
+	Excluded bool
 }
 
 // MetricDelta is how far one node is from its peers on one metric, in
@@ -95,6 +98,12 @@ type MetricDelta struct {
 // node's score in host order; at least three nodes are needed for a
 // majority to exist.
 func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]NodeScore, error) {
+	return abnormalNodes(hosts, metrics, x, nil, p)
+}
+
+// abnormalNodes is AbnormalNodes with an optional floor per metric under
+// ScaleMax's divisor (nil: none; see StageInput.Scale).
+func abnormalNodes(hosts, metrics []string, x [][]float64, floor []float64, p NodeParams) ([]NodeScore, error) {
 	n := len(hosts)
 	if n < 3 {
 		return nil, fmt.Errorf("abnormal nodes: %d host(s), want at least 3", n)
@@ -118,13 +127,21 @@ func AbnormalNodes(hosts, metrics []string, x [][]float64, p NodeParams) ([]Node
 			missing[j] = missing[j] || math.IsNaN(v)
 		}
 	}
+	if floor != nil && len(floor) != d {
+		return nil, fmt.Errorf("abnormal nodes: %d scale floors, want %d (one per metric)", len(floor), d)
+	}
 	if slices.Contains(missing, true) {
+		if floor != nil {
+			f := [][]float64{floor}
+			f, _ = dropColumns(f, metrics, missing)
+			floor = f[0]
+		}
 		x, metrics = dropColumns(x, metrics, missing)
 		if d = len(metrics); d == 0 {
 			return nil, fmt.Errorf("abnormal nodes: no metric has a value on every host")
 		}
 	}
-	u := normalizeColumns(x, d, p.Scale)
+	u := normalizeColumns(x, d, p.Scale, floor)
 	sorted := sortedColumns(u, d)
 	out := make([]NodeScore, n)
 	for i := range n {
@@ -173,8 +190,10 @@ func dropColumns(x [][]float64, metrics []string, drop []bool) ([][]float64, []s
 	return out, names
 }
 
-// normalizeColumns normalises each of the d columns of x across its rows.
-func normalizeColumns(x [][]float64, d int, sc Scale) [][]float64 {
+// normalizeColumns normalises each of the d columns of x across its rows;
+// floor (nil: none) raises ScaleMax's divisor of each column to at least
+// its entry.
+func normalizeColumns(x [][]float64, d int, sc Scale, floor []float64) [][]float64 {
 	n := len(x)
 	u := make([][]float64, n)
 	flat := make([]float64, n*d)
@@ -186,20 +205,25 @@ func normalizeColumns(x [][]float64, d int, sc Scale) [][]float64 {
 		for i := range n {
 			col[i] = x[i][j]
 		}
-		for i, v := range sc.apply(col) {
+		f := 0.0
+		if floor != nil {
+			f = floor[j]
+		}
+		for i, v := range sc.apply(col, f) {
 			u[i][j] = v
 		}
 	}
 	return u
 }
 
-// apply returns v normalised by sc, as a new slice.
-func (sc Scale) apply(v []float64) []float64 {
+// apply returns v normalised by sc, as a new slice; floor is the least
+// divisor of ScaleMax.
+func (sc Scale) apply(v []float64, floor float64) []float64 {
 	if sc != ScaleMax {
 		return stats.MinMax(v)
 	}
 	out := make([]float64, len(v))
-	big := 0.0
+	big := max(floor, 0)
 	for _, x := range v {
 		big = max(big, math.Abs(x))
 	}

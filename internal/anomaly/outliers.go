@@ -199,7 +199,7 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 			vals[i] = p.Transform.value(series[i][j])
 			big = max(big, math.Abs(vals[i]))
 		}
-		u := p.Scale.apply(vals)
+		u := p.Scale.apply(vals, 0)
 		sortedVals, sortedU := slices.Sorted(slices.Values(vals)), slices.Sorted(slices.Values(u))
 		minority, dist := twoClasses(u, p.Rep)
 		inMinority := make([]bool, n)

@@ -29,6 +29,11 @@ type Options struct {
 	Offsets map[string]int64
 	// Profile tunes the resource classification.
 	Profile ProfileOptions
+	// Others are other applications whose attempts ran on the same
+	// cluster (for example every application loaded; the correlated one is
+	// skipped if present): StageViews counts their attempts as foreign
+	// work on each host. Nothing else uses them.
+	Others []*model.App
 }
 
 func (o Options) skew() int64 {
@@ -65,6 +70,8 @@ type hostIndex struct {
 	tasks  []window // id: index into Correlation.taskRef
 	stages []window // id: index into App.Stages
 	jobs   []window // id: index into App.Jobs
+	// foreign are Options.Others' attempts on the host (id unused).
+	foreign []window
 }
 
 // New matches the application's hosts to the frames' hosts and indexes
@@ -157,11 +164,13 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 	for key, w := range jobSpans {
 		c.hosts[key[0]].jobs = append(c.hosts[key[0]].jobs, *w)
 	}
+	c.indexOthers(byLog)
 	for k := range c.hosts {
 		h := &c.hosts[k]
 		sortWindows(h.tasks)
 		sortWindows(h.stages)
 		sortWindows(h.jobs)
+		sortWindows(h.foreign)
 		if d := opts.Offsets[h.match.SampleHost]; d != 0 {
 			h.match.OffsetMs = d
 			h.times = make([]int64, len(h.frame.Times))
@@ -172,6 +181,46 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 		}
 	}
 	return c
+}
+
+// indexOthers adds Options.Others' attempts to the windows of the hosts
+// they ran on, found by their log name or the matched sample host's name.
+func (c *Correlation) indexOthers(byLog map[string]int) {
+	if len(c.opts.Others) == 0 {
+		return
+	}
+	bySample := map[string]int{}
+	for k, h := range c.hosts {
+		bySample[h.match.SampleHost] = k
+	}
+	for _, o := range c.opts.Others {
+		if o == nil || o == c.app {
+			continue
+		}
+		hostOf := make([]int, len(o.Hosts))
+		for i, name := range o.Hosts {
+			k, ok := byLog[name]
+			if !ok {
+				k, ok = bySample[name]
+			}
+			hostOf[i] = -1
+			if ok && i > 0 {
+				hostOf[i] = k
+			}
+		}
+		for _, st := range o.Stages {
+			for ti := range st.Tasks {
+				t := &st.Tasks[ti]
+				if int(t.Host) >= len(hostOf) || hostOf[t.Host] < 0 {
+					continue
+				}
+				if s, e := taskSpan(o, t); s > 0 && e >= s {
+					h := &c.hosts[hostOf[t.Host]]
+					h.foreign = append(h.foreign, window{s, e, -1})
+				}
+			}
+		}
+	}
 }
 
 // taskSpan is a task attempt's window: launch to finish, or to the
