@@ -13,6 +13,11 @@ type Times struct {
 	Cause CauseTimes `json:"byCause"`
 	// Activity is task time by activity, indexed like Breakdown.Activities.
 	Activity []int64 `json:"byActivity"`
+	// Wasted is the task time of attempts whose work Spark threw away
+	// (Attempt.Wasted): failed and killed attempts, attempts whose output was
+	// lost, partitions a stage retry ran again. It is part of the task time
+	// above, not a further cause: the slots were busy, then the work wasted.
+	Wasted int64 `json:"wastedMs"`
 }
 
 // CauseTimes holds slot time by cause; its JSON form is an object keyed by
@@ -50,6 +55,7 @@ func (t *Times) TaskTime() int64 {
 
 func (t *Times) add(o *Times) {
 	t.Total += o.Total
+	t.Wasted += o.Wasted
 	for i := range t.Cause {
 		t.Cause[i] += o.Cause[i]
 	}
@@ -189,6 +195,9 @@ func (r *Reconstruction) taskTimes(a *Attempt, t *Times) {
 		d := int64(a.Dur[k])
 		t.Activity[ai] += d
 		t.Cause[r.Activities[ai].Cause] += d
+	}
+	if a.Wasted {
+		t.Wasted += a.End - a.Start
 	}
 	t.Cause[CauseBusy] -= int64(a.GC) + int64(a.Wait)
 	t.Cause[CauseGC] += int64(a.GC)

@@ -49,6 +49,11 @@ type Attempt struct {
 	Wait       int32 // milliseconds of busy phases spent waiting for another pool (HiTune §7.2)
 	Pool       Pool
 	Status     model.TaskStatus
+	// Wasted is set when Spark threw the attempt's work away: it failed or
+	// was killed, its output was lost, or a later stage attempt ran its
+	// partition again. Its time still counts as busy (the slot was held);
+	// the breakdowns report it again as wasted.
+	Wasted bool
 }
 
 // Reconstruction is an application's execution rebuilt from its log: every
@@ -69,6 +74,10 @@ type Reconstruction struct {
 	// Skipped counts attempts that could not be placed: no launch time, or
 	// an executor the log never described.
 	Skipped int
+	// Resubmitted counts the repeated TaskEnd records (reason Resubmitted)
+	// left out: each restates an attempt already counted, whose output was
+	// lost, and that attempt is marked Wasted instead.
+	Resubmitted int
 
 	table        activityTable
 	tailFraction float64
@@ -136,6 +145,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	r.FirstLaunch = first
 	running := r.End // where attempts still running at the log's end stop
 	r.Attempts = make([]Attempt, 0, n)
+	waste := newWasteIndex(app)
 	var m model.TaskMetrics
 	for si, st := range app.Stages {
 		if st == nil {
@@ -144,13 +154,17 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		pool := PoolOf(st.Kind)
 		for ti := range st.Tasks {
 			t := &st.Tasks[ti]
+			if isResubmitted(app, t) {
+				r.Resubmitted++
+				continue
+			}
 			if t.Launch <= 0 || t.Launch > math.MaxInt64-maxSpan || int(t.Executor) >= len(app.Executors) ||
 				app.Executors[t.Executor] == nil {
 				r.Skipped++
 				continue
 			}
 			a := Attempt{Start: t.Launch, End: t.Finish, Stage: int32(si), Task: int32(ti), Executor: t.Executor,
-				Host: t.Host, Pool: pool, Status: t.Status}
+				Host: t.Host, Pool: pool, Status: t.Status, Wasted: waste.wasted(st, t)}
 			switch {
 			case t.Finish <= 0: // still running when the log ends
 				a.End = max(running, a.Start)

@@ -1,0 +1,191 @@
+package dataflow
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// rawKey is a stage attempt as the raw events name it.
+type rawKey struct{ stage, attempt int32 }
+
+// rawStage is what a minimal scan of TaskEnd events says about a stage
+// attempt: attempts (Resubmitted records left out), their launch-to-finish
+// time, and the part of it whose work was wasted.
+type rawStage struct {
+	attempts       int
+	taskMs, wasted int64
+}
+
+// rawExec is an executor's add and remove times and the span of its tasks.
+type rawExec struct {
+	added, removed, firstLaunch, lastFinish int64
+	cores                                   int
+	spans                                   [][2]int64 // its attempts' [launch, finish]
+}
+
+// concurrency is the most of the executor's attempts running at once,
+// one ending when another starts not overlapping it.
+func (e *rawExec) concurrency() int {
+	type edge struct {
+		t int64
+		d int
+	}
+	var ev []edge
+	for _, s := range e.spans {
+		ev = append(ev, edge{s[0], 1}, edge{s[1], -1})
+	}
+	slices.SortFunc(ev, func(a, b edge) int {
+		if a.t != b.t {
+			return cmp.Compare(a.t, b.t)
+		}
+		return a.d - b.d // ends first
+	})
+	n, most := 0, 0
+	for _, x := range ev {
+		n += x.d
+		most = max(most, n)
+	}
+	return most
+}
+
+// rawLog is the scan of one event log.
+type rawLog struct {
+	start, end  int64
+	taskCPUs    int
+	stages      map[rawKey]*rawStage
+	execs       map[string]*rawExec
+	resubmitted int
+	unfinished  int // TaskStart without a TaskEnd
+	early       int // TaskEnd launched over a minute before the application started
+}
+
+// rawEvent is the few fields of an event the scan reads.
+type rawEvent struct {
+	Event     string
+	Timestamp int64
+	Stage     int32                   `json:"Stage ID"`
+	Attempt   int32                   `json:"Stage Attempt ID"`
+	Reason    struct{ Reason string } `json:"Task End Reason"`
+	Info      struct {
+		ID       int64  `json:"Task ID"`
+		Launch   int64  `json:"Launch Time"`
+		Finish   int64  `json:"Finish Time"`
+		Executor string `json:"Executor ID"`
+		Failed   bool
+		Killed   bool
+	} `json:"Task Info"`
+	Executor string `json:"Executor ID"`
+	ExecInfo struct {
+		Cores int `json:"Total Cores"`
+	} `json:"Executor Info"`
+	Props map[string]string `json:"Spark Properties"`
+}
+
+// scanRaw reads a plain or zstd-compressed event log with encoding/json,
+// line by line, independently of internal/eventlog.
+func scanRaw(t *testing.T, path string) *rawLog {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rd io.Reader = f
+	if strings.HasSuffix(path, ".zstd") {
+		z, err := zstd.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer z.Close()
+		rd = z
+	}
+	l := &rawLog{stages: map[rawKey]*rawStage{}, execs: map[string]*rawExec{}, taskCPUs: 1}
+	type ended struct {
+		key rawKey
+		dur int64
+	}
+	success := map[int64]ended{}
+	lost := map[int64]bool{}
+	started := map[int64]bool{}
+	exec := func(id string) *rawExec {
+		if l.execs[id] == nil {
+			l.execs[id] = &rawExec{}
+		}
+		return l.execs[id]
+	}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var ev rawEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch ev.Event {
+		case "SparkListenerApplicationStart":
+			l.start = ev.Timestamp
+		case "SparkListenerApplicationEnd":
+			l.end = ev.Timestamp
+		case "SparkListenerEnvironmentUpdate":
+			if n, err := strconv.Atoi(ev.Props["spark.task.cpus"]); err == nil && n > 0 {
+				l.taskCPUs = n
+			}
+		case "SparkListenerExecutorAdded":
+			e := exec(ev.Executor)
+			e.added, e.cores = ev.Timestamp, ev.ExecInfo.Cores
+		case "SparkListenerExecutorRemoved":
+			exec(ev.Executor).removed = ev.Timestamp
+		case "SparkListenerTaskStart":
+			started[ev.Info.ID] = true
+		case "SparkListenerTaskEnd":
+			if ev.Reason.Reason == "Resubmitted" {
+				l.resubmitted++
+				lost[ev.Info.ID] = true
+				continue
+			}
+			delete(started, ev.Info.ID)
+			if l.start > 0 && ev.Info.Launch < l.start-60_000 {
+				l.early++ // the driver stamps launches and the start with one clock
+				continue
+			}
+			k := rawKey{ev.Stage, ev.Attempt}
+			s := l.stages[k]
+			if s == nil {
+				s = &rawStage{}
+				l.stages[k] = s
+			}
+			d := max(ev.Info.Finish-ev.Info.Launch, 0)
+			s.attempts++
+			s.taskMs += d
+			if ev.Info.Failed || ev.Info.Killed {
+				s.wasted += d
+			} else {
+				success[ev.Info.ID] = ended{k, d}
+			}
+			e := exec(ev.Info.Executor)
+			if e.firstLaunch == 0 || ev.Info.Launch < e.firstLaunch {
+				e.firstLaunch = ev.Info.Launch
+			}
+			e.lastFinish = max(e.lastFinish, ev.Info.Finish)
+			e.spans = append(e.spans, [2]int64{ev.Info.Launch, max(ev.Info.Finish, ev.Info.Launch)})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for id := range lost {
+		if x, ok := success[id]; ok {
+			l.stages[x.key].wasted += x.dur
+		}
+	}
+	l.unfinished = len(started)
+	return l
+}
