@@ -15,6 +15,11 @@ const (
 	// task finished while fewer than this fraction of the allocated slots run
 	// tasks.
 	DefaultTailFraction = 0.5
+	// clockSlack is how far before the application's start a Spark task
+	// may claim to have launched. The driver stamps both with one clock, so
+	// a launch earlier than that is a corrupt or spliced record (one test
+	// log in the shared data launches a task five years early), not skew.
+	clockSlack = 60_000
 	// maxSpan bounds an attempt's length (about 24.8 days) so that phase
 	// durations fit 32 bits; longer attempts are cut at it.
 	maxSpan = math.MaxInt32
@@ -71,8 +76,9 @@ type Reconstruction struct {
 	Start, End int64
 	// FirstLaunch is when the first task started (the bootstrap ends).
 	FirstLaunch int64
-	// Skipped counts attempts that could not be placed: no launch time, or
-	// an executor the log never described.
+	// Skipped counts attempts that could not be placed: no launch time, an
+	// executor the log never described, or (Spark) a launch more than a
+	// minute before the application's recorded start.
 	Skipped int
 	// Resubmitted counts the repeated TaskEnd records (reason Resubmitted)
 	// left out: each restates an attempt already counted, whose output was
@@ -116,7 +122,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
-			if t.Launch > 0 {
+			if t.Launch > 0 && !beforeApp(app, st, t) {
 				n++
 				last = max(last, t.Launch, t.Finish)
 				if first == 0 || t.Launch < first {
@@ -159,7 +165,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 				continue
 			}
 			if t.Launch <= 0 || t.Launch > math.MaxInt64-maxSpan || int(t.Executor) >= len(app.Executors) ||
-				app.Executors[t.Executor] == nil {
+				app.Executors[t.Executor] == nil || beforeApp(app, st, t) {
 				r.Skipped++
 				continue
 			}
@@ -186,6 +192,13 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	r.shuffleWaits()
 	r.assignSlots(taskCPUs(app, opts.TaskCPUs))
 	return r, nil
+}
+
+// beforeApp reports whether a Spark task claims a launch more than
+// clockSlack before the application's recorded start. MapReduce attempts are
+// stamped by node clocks and are left alone.
+func beforeApp(app *model.App, st *model.Stage, t *model.Task) bool {
+	return st.Kind == model.StageSpark && app.Start > 0 && t.Launch < app.Start-clockSlack
 }
 
 // split lays an attempt's phases end to end inside [Start, End].
