@@ -23,19 +23,22 @@ const (
 	sourceGanesha = "Ganesha (Pan et al., 2009), §4.3 peer comparison of label histograms; clusterlens's workload-aware peers and attribution (docs/PEER.md)"
 )
 
-// abnormalLimits grade how far under the median score a node's lowest
-// stage score is. Severe and critical are out of reach on purpose: per
-// stage the method's precision is 0.40 on the simulator (docs/ANOMALY.md),
-// so on its own it only points where to look.
-var abnormalLimits = diagnose.Limits{0.08, 0.15, 1.5, 2}
-
 // strengthLimits grade a culprit's largest |z| against its peers; a culprit
 // is at least moderate (it was indicted).
 var strengthLimits = diagnose.Limits{0.5, 1, 2, 4}
 
 // abnormalFindings gives one finding per node abnormal in some stage: the
 // stages, its lowest score, and the outlier metrics of its worst stage.
+// It is low, or moderate when the peer comparison names the node culprit
+// too: per stage the method's precision is 0.40 on the simulator
+// (docs/ANOMALY.md), so on its own it only points where to look.
 func abnormalFindings(r *Result) []diagnose.Finding {
+	culprit := map[string]bool{}
+	if r.Peers != nil {
+		for _, c := range r.Peers.Culprits {
+			culprit[c.Host] = true
+		}
+	}
 	type worst struct {
 		stages []string
 		st     *StageNodes
@@ -64,9 +67,12 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 	for _, h := range hosts {
 		w := by[h]
 		gap := w.st.MedianScore - w.node.Score
-		f := diagnose.Finding{ID: IDAbnormal, Title: "Node unlike its peers during stages", Severity: abnormalLimits.Ascending(gap),
+		f := diagnose.Finding{ID: IDAbnormal, Title: "Node unlike its peers during stages", Severity: diagnose.Low,
 			Scope: diagnose.Scope{Kind: diagnose.ScopeNode, IDs: []string{h}}, Source: sourceHybrid}
-		f.Severity = max(f.Severity, diagnose.Low)
+		named := 0.0
+		if culprit[h] {
+			f.Severity, named = diagnose.Moderate, 1
+		}
 		var what []string
 		for _, o := range w.node.Outliers {
 			what = append(what, fmt.Sprintf("%s %s vs peers' %s", o.Metric, num(o.Value), num(o.PeerMedian)))
@@ -83,7 +89,8 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 			{Name: "stages where abnormal", Value: float64(len(w.stages)), Unit: "count"},
 			{Name: "stages compared", Value: float64(r.StagesCompared), Unit: "count"},
 			{Name: "lowest average cosine similarity", Value: round(w.node.Score), Unit: "ratio", Compare: "<=", Limits: []float64{w.st.Threshold}},
-			{Name: "under the stage's median similarity", Value: round(gap), Unit: "ratio", Compare: ">=", Limits: abnormalLimits[:]},
+			{Name: "under the stage's median similarity", Value: round(gap), Unit: "ratio", Compare: ">=", Limits: []float64{w.st.Gap}},
+			{Name: "also a culprit of the peer comparison", Value: named, Unit: "count"},
 		}
 		for _, o := range w.node.Outliers {
 			f.Evidence = append(f.Evidence,
@@ -91,6 +98,9 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 				diagnose.Evidence{Name: o.Metric + " (peers' median)", Value: round(o.PeerMedian), Unit: unitOf(o.Metric)})
 		}
 		f.Recommendation = fmt.Sprintf("Look at %s during %s: per stage this comparison is a hint (node metrics mix every application on the node); when a culprit-node finding names it too, act on that.", h, stageName(w.st))
+		if culprit[h] {
+			f.Recommendation = fmt.Sprintf("%s is also a culprit of the peer comparison: follow that finding's recommendation; these stages are where it slowed the application.", h)
+		}
 		out = append(out, f)
 	}
 	return out
