@@ -50,7 +50,9 @@ type Stage struct {
 	Submitted, FirstLaunch, LastFinish, Completed int64
 	// Durations are finish-launch of every finished task attempt (including
 	// failed, killed and speculative attempts: they all held a core), in
-	// launch order.
+	// launch order. A Resubmitted TaskEnd is not an attempt: Spark logs it,
+	// without metrics, for a finished map task whose output was lost, and
+	// Sparklens skips it for the missing metrics; the rerun is a new attempt.
 	Durations []int64
 	// Attempts is the number of stage attempts merged.
 	Attempts int
@@ -159,7 +161,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		tasks[i] = slices.Grow(tasks[i], len(st.Tasks))
 		for k := range st.Tasks {
 			t := &st.Tasks[k]
-			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch {
+			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch || resubmitted(app, t) {
 				continue
 			}
 			d := t.Finish - t.Launch
@@ -246,6 +248,12 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	}
 	w.ObservedConcurrency = maxOpen(starts, ends)
 	return w, nil
+}
+
+// resubmitted reports whether t is Spark's repeated TaskEnd (reason
+// Resubmitted) for an attempt already recorded.
+func resubmitted(app *model.App, t *model.Task) bool {
+	return t.Reason != 0 && int(t.Reason) < len(app.Reasons) && app.Reasons[t.Reason].Kind == "Resubmitted"
 }
 
 func minSubmitted(w *Workload) int64 {
