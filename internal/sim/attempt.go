@@ -22,6 +22,7 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	var w work
 	p := &e.scratch
 	p.cur, p.ivs, p.byRes, p.recs = e.now, p.ivs[:0], [numRes]int64{}, nil
+	p.sd, p.acc = noSlowdown, causeAcc{}
 	p.begin("")
 	e.cur = t.st.app
 	defer func() { e.cur = nil }()
@@ -38,18 +39,25 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	} else {
 		e.sparkAttempt(&w, p, t, loc, r, noise, ionoise)
 	}
+	gcf := 1.0
 	if f, ok := t.st.plan.stragglers[t.index]; ok && t.attempt == 0 {
 		// An injected straggler: long garbage-collection pauses stretch the
 		// attempt to f times its length.
 		extra := float64(p.cur-e.now) * (f - 1)
 		p.begin("gc-pause")
+		acc := p.acc
 		p.add(extra, use{nd, chUser, 1})
+		p.acc = acc
+		if acc.act > 0 {
+			gcf = (acc.act + math.Round(extra)) / acc.act
+		}
 		w.m[model.JVMGCTime] += int64(extra)
 		w.m[model.ExecutorRunTime] += int64(extra)
 		w.m[model.ExecutorCPUNanos] += int64(extra * 1e6)
 		w.m[model.CPUMillis] += boolInt64(t.st.app.plan.engine == model.MapReduce) * int64(extra)
 	}
 	w.finish = max(p.cur, e.now+1)
+	t.cz = attemptCauses{index: t.index, attempt: t.attempt, node: nd.idx, refMs: p.acc.refLocalMs(), f: causesOf(&p.acc, gcf)}
 	for r, ms := range p.byRes {
 		t.st.byRes[r] += ms
 	}
@@ -136,6 +144,7 @@ func (e *engine) sparkAttempt(w *work, p *phases, t *taskRun, loc model.Locality
 		out := int64(float64(processed) * sp.outRatio * (0.9 + 0.2*e.rng.Float64()))
 		ms := e.diskMs(p, nd, float64(out), 0.5*ionoise)
 		p.begin("shuffle-write")
+		p.note(e.diskSlow(nd, float64(out), 0.5*ionoise, ionoise, ms))
 		p.add(ms, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.3})
 		w.shuffleOut = max(out, 1)
 		m[model.ShuffleWriteBytes] = out
@@ -207,11 +216,14 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 			p.begin("spill") // sort, then write
 			cpuMs += e.compute(p, nd, r, out, 3, 1)
 			spill := e.diskMs(p, nd, float64(out), ionoise)
+			p.note(e.diskSlow(nd, float64(out), ionoise, ionoise, spill))
 			p.add(spill, use{nd, chDiskW, float64(out)}, use{nd, chBusy, float64(out) / r.disk}, use{nd, chUser, 0.2})
 			fileW, fileR, spilled := out, int64(0), orecs
 			if out > mapSortBuffer { // merge: read the spills, write one sorted file
 				p.begin("merge")
-				p.add(e.diskMs(p, nd, 2*float64(out), ionoise), use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
+				ms := e.diskMs(p, nd, 2*float64(out), ionoise)
+				p.note(e.diskSlow(nd, 2*float64(out), ionoise, ionoise, ms))
+				p.add(ms, use{nd, chDiskR, float64(out)}, use{nd, chDiskW, float64(out)},
 					use{nd, chBusy, 2 * float64(out) / r.disk}, use{nd, chUser, 0.4})
 				fileW, fileR, spilled = 2*out, out, 2*orecs
 			}
@@ -229,7 +241,9 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		fileW, fileR := int64(0), int64(0)
 		if total > reduceMergeHold { // merge (sort) on disk
 			p.begin("merge")
-			p.add(e.diskMs(p, nd, 2*float64(total), ionoise), use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
+			ms := e.diskMs(p, nd, 2*float64(total), ionoise)
+			p.note(e.diskSlow(nd, 2*float64(total), ionoise, ionoise, ms))
+			p.add(ms, use{nd, chDiskR, float64(total)}, use{nd, chDiskW, float64(total)},
 				use{nd, chBusy, 2 * float64(total) / r.disk}, use{nd, chUser, 0.4})
 			fileW, fileR = total, total
 		}

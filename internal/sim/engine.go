@@ -27,7 +27,8 @@ type engine struct {
 	onApp    AppFunc
 	phaseW   *bufio.Writer // attempt phases, nil when not written
 	phaseBuf []byte
-	err      error // from onApp; stops the run
+	err      error     // from onApp; stops the run
+	ref      refSpeeds // the median node class (causes.go)
 }
 
 // appRun is an application while it runs.
@@ -67,6 +68,9 @@ type appRun struct {
 	coresOn     []int32      // cores held per node, while the application runs
 	stageWin    map[int][2]int64
 	gcCum       map[uint32]int64 // GC time so far per executor (model index)
+	// nodeSlow holds, per node, its successful attempts' node and fault
+	// slowdowns over their stages' typical attempts (slowNodes).
+	nodeSlow map[int][][2]float64
 }
 
 // execRun is a Spark executor or a MapReduce container on a node.

@@ -33,6 +33,10 @@ type phases struct {
 	keep bool
 	// byRes is the time spent in phases bound by CPU, disk and network.
 	byRes [numRes]int64
+	// sd is the slowdown of the phase added next (note), acc the attempt's
+	// phase times peeled of their causes (causes.go).
+	sd  slowdown
+	acc causeAcc
 }
 
 // Resources a phase is bound by.
@@ -73,8 +77,10 @@ type use struct {
 func (p *phases) add(ms float64, us ...use) {
 	d := int64(math.Round(ms))
 	if d <= 0 {
+		p.sd = noSlowdown
 		return
 	}
+	p.account(d)
 	r := boundBy(us)
 	if p.overhead {
 		r = -1
@@ -245,8 +251,13 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 	switch sp.input {
 	case inHDFS:
 		if loc == model.NodeLocal || containsNode(sp.prefs[t.index], nd.idx) {
-			p.add(e.diskMs(p, nd, float64(b), noise), use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk},
+			ms := e.diskMs(p, nd, float64(b), noise)
+			p.note(e.diskSlow(nd, float64(b), noise, noise, ms))
+			ref := p.acc.ref
+			p.add(ms, use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk},
 				use{nd, chUser, 0.15}, use{nd, chSys, 0.1})
+			p.acc.readRef += p.acc.ref - ref
+			p.acc.readLocal += p.acc.ref - ref
 			return b
 		}
 		src := e.cl.nodes[sp.prefs[t.index][0]]
@@ -259,12 +270,25 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 		rs := e.resourcesOf(src)
 		ms := e.netMs(p, src, nd, float64(b), true, noise)
 		notePeers(src, nd, p.cur, p.cur+int64(ms))
+		p.note(e.netSlow(src, nd, float64(b), true, noise, ms))
+		ref := p.acc.ref
+		defer func() {
+			p.acc.readRef += p.acc.ref - ref
+			p.acc.readLocal += float64(b) / e.ref.disk * 1000
+		}()
 		p.add(ms, use{src, chDiskR, float64(b)}, use{src, chBusy, float64(b) / rs.disk},
 			use{src, chTx, float64(b)}, use{nd, chRx, float64(b)}, use{nd, chUser, 0.15}, use{nd, chSys, 0.15})
 		return b
 	case inCached:
+		ref := p.acc.ref
+		local := float64(b) / (2000 * mb) * 1000
+		defer func() {
+			p.acc.readRef += p.acc.ref - ref
+			p.acc.readLocal += local
+		}()
 		if loc == model.ProcessLocal {
-			p.add(float64(b)/(2000*mb)*1000, use{nd, chUser, 1})
+			p.add(local, use{nd, chUser, 1})
+			local = p.acc.ref - ref // the same phase, rounded
 			return b
 		}
 		var src *node
@@ -272,11 +296,14 @@ func (e *engine) readInput(p *phases, t *taskRun, loc model.Locality, r resource
 			src = st.app.cachedAt[t.index].node
 		}
 		if src == nil || src == nd {
-			p.add(e.diskMs(p, nd, float64(b), noise), use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk})
+			ms := e.diskMs(p, nd, float64(b), noise)
+			p.note(e.diskSlow(nd, float64(b), noise, noise, ms))
+			p.add(ms, use{nd, chDiskR, float64(b)}, use{nd, chBusy, float64(b) / r.disk})
 			return b
 		}
 		ms := e.netMs(p, src, nd, float64(b), false, noise)
 		notePeers(src, nd, p.cur, p.cur+int64(ms))
+		p.note(e.netSlow(src, nd, float64(b), false, noise, ms))
 		p.add(ms, use{src, chTx, float64(b)}, use{nd, chRx, float64(b)},
 			use{nd, chUser, 0.2})
 		return b
@@ -347,6 +374,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 		involved = append(involved, s.node)
 	}
 	ms = span(p.cur, func(at int64) float64 { return secsAt(at) * 1000 * noise }, involved...)
+	sd := e.shuffleSlow(nd, srcs, stride, extra, seen+sumShares(extra), total, noise, ms)
 	us := []use{{nd, chRx, float64(remote)}, {nd, chUser, 0.3}, {nd, chSys, 0.15}}
 	// Attribute the sent bytes to up to 8 sources (scaled), and always to lossy ones.
 	step := max(1, len(srcs)/8)
@@ -371,6 +399,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 			notePeers(nd, srcs[k].node, p.cur, end)
 		}
 	}
+	p.note(sd)
 	p.add(ms, us...)
 	return total, remote, ms
 }
@@ -405,7 +434,16 @@ func (e *engine) writeHDFS(p *phases, t *taskRun, r resources, bytes int64, nois
 	peers := e.cl.nodes
 	a, b := peers[e.rng.IntN(len(peers))], peers[e.rng.IntN(len(peers))]
 	f := float64(bytes)
-	ms := math.Max(e.diskMs(p, nd, f, noise), math.Max(e.netMs(p, nd, a, f, false, noise), e.netMs(p, nd, b, f, false, noise)))
+	dms, ams, bms := e.diskMs(p, nd, f, noise), e.netMs(p, nd, a, f, false, noise), e.netMs(p, nd, b, f, false, noise)
+	ms := math.Max(dms, math.Max(ams, bms))
+	switch ms {
+	case dms:
+		p.note(e.diskSlow(nd, f, noise, noise, ms))
+	case ams:
+		p.note(e.netSlow(nd, a, f, false, noise, ms))
+	default:
+		p.note(e.netSlow(nd, b, f, false, noise, ms))
+	}
 	us := []use{{nd, chDiskW, f}, {nd, chBusy, f / r.disk}, {nd, chUser, 0.2}, {nd, chSys, 0.15}}
 	notePeers(nd, a, p.cur, p.cur+int64(ms))
 	notePeers(nd, b, p.cur, p.cur+int64(ms))
@@ -421,6 +459,7 @@ func (e *engine) writeHDFS(p *phases, t *taskRun, r resources, bytes int64, nois
 // compute adds a CPU phase of bytes at nsPerByte on the node's CPU.
 func (e *engine) compute(p *phases, nd *node, r resources, bytes int64, nsPerByte, noise float64) float64 {
 	ms := span(p.cur, func(t int64) float64 { return float64(bytes) * nsPerByte / 1e6 / e.cpuAt(nd, t) * noise }, nd)
+	p.note(e.cpuSlow(nd, float64(bytes)*nsPerByte/1e6, noise, ms))
 	p.add(ms, use{nd, chUser, 0.95}, use{nd, chSys, 0.05})
 	return ms
 }

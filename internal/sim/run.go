@@ -69,6 +69,7 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	}
 	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp}
 	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
+	e.ref = medianSpeeds(cl)
 	if sinks.Phases != nil {
 		e.phaseW = bufio.NewWriterSize(sinks.Phases, 1<<20)
 		e.phaseW.WriteString(phaseHeader)
@@ -283,6 +284,7 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 		if a.truth.Stragglers == nil {
 			a.truth.Stragglers = []StragglerTruth{}
 		}
+		a.truth.SlowAttempts, a.truth.SlowNodes = nonNil(a.truth.SlowAttempts), slowNodes(a, e.cl)
 		tr.Apps = append(tr.Apps, a.truth)
 	}
 	s := e.sink

@@ -45,6 +45,7 @@ type stageRun struct {
 	lossySrc  []shuffleSource // sources on nodes with a packet-loss fault
 	faultySrc []shuffleSource // sources on nodes with any fault
 	durations []int64         // successful attempt durations (speculation)
+	causes    []attemptCauses // successful attempts' causes (stragglerTruth)
 	byRes     [numRes]int64   // attempts' time bound by CPU, disk and network
 }
 
@@ -385,6 +386,7 @@ func (e *engine) stageDone(st *stageRun) {
 	}
 	a.stageWin[st.pi] = [2]int64{st.m.Submitted, st.m.Completed}
 	a.truth.StageProfiles = append(a.truth.StageProfiles, stageProfile(st))
+	e.stragglerTruth(st)
 	st.plan.prefs = nil // placement is no longer needed
 	st.byExec, st.byNode, st.byRack, st.all, st.noPref = nil, nil, nil, nil, nil
 	for k, s := range a.active {

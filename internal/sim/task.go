@@ -22,6 +22,7 @@ type taskRun struct {
 	ended       bool
 	hung        bool // failed because its node hung
 	recs        []phaseRec
+	cz          attemptCauses // what its time is the product of (causes.go)
 }
 
 // interval is a resource use recorded for node metrics.
@@ -121,6 +122,7 @@ func (e *engine) taskEnd(t *taskRun) {
 		st.done[t.index] = true
 		st.nDone++
 		st.durations = append(st.durations, t.finish-t.launch)
+		st.causes = append(st.causes, t.cz)
 		if t.out > 0 {
 			st.outByNode[int32(x.node.idx)] += t.out
 			st.outTotal += t.out

@@ -91,6 +91,66 @@ type AppTruth struct {
 	Stragglers []StragglerTruth `json:"stragglers"`
 	// StageProfiles say, per completed stage, which resource its attempts waited on.
 	StageProfiles []StageProfile `json:"stageProfiles"`
+	// SlowAttempts are the stragglers by cause: successful attempts whose
+	// slowdown over their stage's typical attempt, as the product of the
+	// simulator's causes, reaches StragglerThD (straggler_truth.go).
+	SlowAttempts []SlowAttemptTruth `json:"slowAttempts"`
+	// SlowNodes are the application's straggler nodes by cause.
+	SlowNodes []SlowNodeTruth `json:"slowNodes"`
+}
+
+// SlowAttemptTruth is one straggler by cause: its time is its reference
+// time (its data on the median node class, read locally, alone, without
+// faults, noise or injected GC) times Locality × Node × Fault × Noise × GC;
+// over the stage's typical attempt (median reference time, median product
+// of those factors, Typical) it is Slowdown = DataSize × Locality × Node ×
+// Fault × Noise × GC / Typical ≥ StragglerThD.
+type SlowAttemptTruth struct {
+	Stage   int32  `json:"stage"`
+	Task    int32  `json:"task"` // task index
+	Attempt int32  `json:"attempt"`
+	Host    string `json:"host"`
+	// Slowdown is the attempt's time over its stage's typical attempt's.
+	Slowdown float64 `json:"slowdown"`
+	// Cause is the factor furthest above its median over the stage:
+	// data-size, locality, node, fault, noise or gc (CauseNames).
+	Cause string `json:"cause"`
+	// StageAttempts is the number of successful attempts of the stage.
+	StageAttempts int `json:"stageAttempts"`
+	// Typical is the median over the stage's successful attempts of the
+	// product Locality × Node × Fault × Noise × GC.
+	Typical float64 `json:"typical"`
+	// DataSize is the attempt's reference time over the stage's median
+	// reference time.
+	DataSize float64 `json:"dataSize"`
+	// Locality is its input read as done over a local read (process-local
+	// for cached partitions), both on the reference hardware.
+	Locality float64 `json:"locality"`
+	// Node is its node's hardware class and the application's own
+	// concurrency there (attempts sharing the disk and network) against the
+	// median node class running it alone, weighted by the time of each
+	// phase on the resource it uses (a shuffle fetch or remote read counts
+	// the other nodes' hardware too).
+	Node float64 `json:"node"`
+	// Fault is the slowdown the node faults (CPU or disk hog, slow disk,
+	// packet loss, memory pressure) active during its phases caused.
+	Fault float64 `json:"fault"`
+	// Noise is the task-time noise (log-normal × Pareto; its square root
+	// on I/O phases).
+	Noise float64 `json:"noise"`
+	// GC is the stretch of an injected straggler's GC pauses.
+	GC float64 `json:"gc"`
+}
+
+// SlowNodeTruth is a straggler node of one application: the median over
+// its attempts of their node × fault factor over their stage's median one.
+type SlowNodeTruth struct {
+	Host     string  `json:"host"`
+	Slowdown float64 `json:"slowdown"`
+	Attempts int     `json:"attempts"`
+	// Cause is "fault" when the node's faults slowed its attempts more
+	// than its hardware and load, else "node".
+	Cause string `json:"cause"`
 }
 
 // StageProfile is the share of a stage's attempt time spent in phases bound
