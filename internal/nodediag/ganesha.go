@@ -101,47 +101,21 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	}
 	frames := fs.Hosts()
 	hosts := make([]string, len(frames))
-	var es []entry
 	for h, f := range frames {
 		hosts[h] = f.Host
 		if n, ok := names[f.Host]; ok {
 			hosts[h] = n
 		}
-		off := offsets[f.Host]
-		for i, t := range f.Times {
-			if t -= off; t >= from && t <= to {
-				es = append(es, entry{t, int32(h), int32(i)})
-			}
-		}
 	}
-	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.t, b.t) })
+	es := entries(frames, offsets, [][2]int64{{from, to}})
 	dim := len(peer.GaneshaMetrics)
-	vec := func(e entry, x []float64) bool {
-		r := frames[e.host].Row(int(e.row))
-		for j := range dim {
-			v := float64(r[j]) // GaneshaMetrics are NodeMetricNames[:14]
-			if math.IsNaN(v) {
-				return false
-			}
-			x[j] = v
-		}
-		return true
-	}
+	vec := func(e entry, x []float64) bool { return vector(frames, e, x) }
 	res := &Peers{Profile: profName, Params: p, WorkloadAware: opt.Workload != nil,
 		Culprits: []Indicted{}, Innocent: []Indicted{}, Steps: []int64{}}
 	if prof == nil {
-		// Self-trained: every host's complete vectors over the span, in
-		// time order (docs/REPORT.md says why this still compares peers).
-		var vs [][]float64
-		for _, e := range es {
-			x := make([]float64, dim)
-			if vec(e, x) {
-				vs = append(vs, x)
-			}
-		}
 		var err error
-		if prof, err = peer.Train(vs, peer.GaneshaMetrics, opt.Train, p); err != nil {
-			return nil, fmt.Errorf("self-train peer profile: %w", err)
+		if prof, err = selfTrain(frames, es, opt.Train, p); err != nil {
+			return nil, err
 		}
 		res.Profile = SelfTrained
 	}
