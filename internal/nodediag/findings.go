@@ -86,6 +86,7 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 			h, len(w.stages), r.StagesCompared, list(w.stages, 6), stageName(w.st), w.st.Hosts-1, w.node.Score,
 			w.st.Threshold, w.st.MedianScore, strings.Join(what, ", "))
 		f.Evidence = []diagnose.Evidence{
+			{Name: "stage", Value: float64(w.st.StageID), Unit: "id"},
 			{Name: "stages where abnormal", Value: float64(len(w.stages)), Unit: "count"},
 			{Name: "stages compared", Value: float64(r.StagesCompared), Unit: "count"},
 			{Name: "lowest average cosine similarity", Value: round(w.node.Score), Unit: "ratio", Compare: "<=", Limits: []float64{w.st.Threshold}},
