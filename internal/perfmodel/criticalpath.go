@@ -17,7 +17,8 @@ type CriticalPath struct {
 // a job following every job that completed before it was submitted, and jobs
 // that overlapped in time run in parallel, so only the longest counts
 // (JobOverlapHelper.criticalPathForAllJobs groups overlapping jobs the same
-// way).
+// way). A retried stage counts the longest task of each of its attempts
+// (Stage.CriticalTask): its attempts ran one after another.
 func FindCriticalPath(w *Workload) CriticalPath {
 	n := len(w.Stages)
 	crit := make([]int64, n)
@@ -32,7 +33,7 @@ func FindCriticalPath(w *Workload) CriticalPath {
 				best, via[i] = crit[p], p
 			}
 		}
-		crit[i] = s.MaxTask() + best
+		crit[i] = s.CriticalTask() + best
 	}
 	// Per job: its longest stage chain.
 	jobCrit := make([]int64, len(w.Jobs))

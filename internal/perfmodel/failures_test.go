@@ -43,6 +43,59 @@ func TestRetryWorkloadByHand(t *testing.T) {
 	if f := Sparklens(w); f.CoreMsUsed != 12550 {
 		t.Errorf("core-ms used %d, want 12550", f.CoreMsUsed)
 	}
+	// Stage 0's retry starts at its 5th task, launched 3500, submitted 3400;
+	// stage 1's at its 3rd, 4800 and 4700. Their first attempts completed
+	// at 2500 and 3300.
+	wantRetry := [][]Retry{{{From: 4, Delay: 100}}, {{From: 2, Delay: 100}}}
+	wantFirst := []int64{2500, 3300}
+	for i, s := range w.Stages {
+		if !slices.Equal(s.Retries, wantRetry[i]) || s.FirstCompleted-w.Start != wantFirst[i] {
+			t.Errorf("stage %d: retries %v, first attempt completed at %d; want %v, %d",
+				s.ID, s.Retries, s.FirstCompleted-w.Start, wantRetry[i], wantFirst[i])
+		}
+	}
+}
+
+// TestRetryReplayByHand checks the critical path and the replay of the
+// retry log, worked out by hand. Attempts run one after another, so the
+// critical path is 1400 + 1100 (stage 0.0, 0.1) + 500 + 3000 (1.0, 1.1) =
+// 6000 ms; Sparklens's definition, the longest task over all attempts of
+// each stage, gives 1400 + 3000 = 4400.
+//
+// Replay at 4 slots (the recorded 2 executors x 2 cores): job 0 is released
+// at 1000, stage 0 launches 100 ms later (1100), attempt 0 ends with its
+// longest task at 2500, the retry 100 ms later (its recorded submission to
+// launch) at 2600 and ends at 3700; stage 1 becomes ready 200 ms later
+// (recorded: 2700 launch - 2500 first completion of stage 0) at 3900, its
+// attempt 0 ends at 4400, its retry starts at 4500 and ends at 7500 (the
+// 3000 ms task), the stage completes 50 ms later, the job 50 and the
+// application 50: 7650 ms for 8000 recorded; merging the attempts into one
+// wave, as before, gave 6350. At 1 slot: 1100 + 4500 + 100 + 1900 = 7600,
+// + 200 + 800 + 100 + 5350 = 14050, + 150 = 14200. At 2 slots: attempt 0
+// of stage 0 ends at 3700 (1000 then 900 on one slot, 1200 then 1400 on the
+// other), its retry at 4900 (3800 + 1100), stage 1's attempt 0 at 5600
+// (5100 + 500), its retry's 3000 ms task at 8700 (5700 + 3000): 8850.
+func TestRetryReplayByHand(t *testing.T) {
+	w, err := FromApp(loadOne(t, retryLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := FindCriticalPath(w); cp.Ms != 6000 || !slices.Equal(cp.Stages, []int32{0, 1}) {
+		t.Errorf("critical path %+v, want 6000 ms through stages 0, 1", cp)
+	}
+	if f := Sparklens(w); f.CriticalPathMs != 4400 {
+		t.Errorf("Sparklens critical path %d, want 4400", f.CriticalPathMs)
+	}
+	p := NewPlan(w)
+	for slots, want := range map[int]int64{1: 14200, 2: 8850, 4: 7650, 8: 7650} {
+		if got, err := p.Replay(slots); err != nil || got != want {
+			t.Errorf("replay at %d slots: %d ms (%v), want %d", slots, got, err, want)
+		}
+	}
+	wi, err := EstimateWhatIf(w, []int{100})
+	if err != nil || wi.ModelMs != 7650 || wi.RecordedMs != 8000 {
+		t.Errorf("what-if: model %d of recorded %d (%v), want 7650 of 8000", wi.ModelMs, wi.RecordedMs, err)
+	}
 }
 
 // TestResubmittedRealLog checks, on the real log with 50 Resubmitted

@@ -39,6 +39,13 @@ type Plan struct {
 //     point (stage submission, scheduler delay), unless other stages' tasks
 //     filled every slot when it was submitted: then the wait was for slots,
 //     which the replay models, and only the submission delay is kept;
+//   - a retried stage (Stage.Retries) runs its attempts one after another:
+//     a retry's tasks launch when every earlier task of the stage finished,
+//     plus the retry's recorded delay from its submission to its first
+//     launch; its children's start delays count from its first attempt's
+//     completion. Failed, killed and speculative attempts take a slot for
+//     their recorded time like any task, so the replay keeps the time the
+//     run lost to failures (Sparklens merges the attempts into one wave);
 //   - a stage completes its recorded lag after its last task, and a job its
 //     recorded lag after its last stage;
 //   - the application ends its recorded lag after its last job.
@@ -52,7 +59,7 @@ func NewPlan(w *Workload) *Plan {
 		s := &w.Stages[i]
 		base := w.Jobs[s.Job].Submitted
 		for _, par := range s.Parents {
-			base = max(base, w.Stages[par].Completed)
+			base = max(base, w.Stages[par].FirstCompleted)
 			p.children[par] = append(p.children[par], i)
 		}
 		launch := s.FirstLaunch
@@ -145,11 +152,7 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 		for r.tasks.Len() > 0 && r.tasks.min() == now || r.events.Len() > 0 && r.events.items[0].t == now {
 			if r.tasks.Len() > 0 && r.tasks.min() == now {
 				it := r.tasks.pop()
-				r.free++
-				r.finished[it.i]++
-				if r.finished[it.i] == len(w.Stages[it.i].Durations) {
-					r.at(now+p.endDelay[it.i], evStageDone, it.i)
-				}
+				r.finish(now, it.i)
 				continue
 			}
 			it := r.events.pop()

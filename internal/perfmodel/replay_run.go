@@ -115,6 +115,7 @@ type run struct {
 	runnable          stageHeap
 	seq               int
 	nextTask          []int // per stage: next task to launch
+	retry             []int // per stage: next of its Retries to wait for
 	finished, waiting []int // per stage: tasks finished, parents not done
 	jobLeft           []int // per job: stages not done
 	jobReleased       []bool
@@ -130,7 +131,7 @@ func newRun(p *Plan, slots int) *run {
 	n := len(w.Stages)
 	r := &run{
 		p: p, free: slots, runnable: stageHeap{w: w},
-		nextTask: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
+		nextTask: make([]int, n), retry: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
 		jobLeft: make([]int, len(w.Jobs)), jobReleased: make([]bool, len(w.Jobs)), jobDone: make([]bool, len(w.Jobs)),
 	}
 	for i := range w.Stages {
@@ -154,17 +155,44 @@ func (r *run) launch(now int64) {
 	for r.free > 0 && r.runnable.Len() > 0 {
 		si := r.runnable.st[0]
 		d := w.Stages[si].Durations
-		for r.free > 0 && r.nextTask[si] < len(d) {
+		end := r.attemptEnd(si)
+		for r.free > 0 && r.nextTask[si] < end {
 			r.tasks.push(taskItem{t: now + d[r.nextTask[si]], i: si})
 			r.nextTask[si]++
 			r.free--
 		}
-		if r.nextTask[si] == len(d) {
-			heap.Pop(&r.runnable)
+		if r.nextTask[si] == end {
+			heap.Pop(&r.runnable) // all launched, or its next attempt waits for this one
 		}
 	}
 	if r.free == 0 && r.runnable.Len() > 0 {
 		r.starved = true
+	}
+}
+
+// attemptEnd is the end, in the stage's Durations, of the tasks of the
+// stage attempt it runs now.
+func (r *run) attemptEnd(si int) int {
+	s := &r.p.w.Stages[si]
+	if k := r.retry[si]; k < len(s.Retries) {
+		return s.Retries[k].From
+	}
+	return len(s.Durations)
+}
+
+// finish records a task of stage si finishing at now: the stage completes
+// after its last task, and its next attempt becomes ready after the last
+// task of the one before it.
+func (r *run) finish(now int64, si int) {
+	r.free++
+	r.finished[si]++
+	s := &r.p.w.Stages[si]
+	switch k := r.retry[si]; {
+	case r.finished[si] == len(s.Durations):
+		r.at(now+r.p.endDelay[si], evStageDone, si)
+	case k < len(s.Retries) && r.finished[si] == s.Retries[k].From:
+		r.retry[si]++
+		r.at(now+s.Retries[k].Delay, evStageReady, si)
 	}
 }
 

@@ -56,10 +56,45 @@ type Stage struct {
 	Durations []int64
 	// Attempts is the number of stage attempts merged.
 	Attempts int
+	// Retries are the later attempts of a stage Spark resubmitted (after a
+	// FetchFailed or a lost executor), in attempt order; Durations holds the
+	// tasks attempt by attempt, each attempt's in launch order, and
+	// Retries[k].From is where the k-th retry's tasks begin. Nil for a stage
+	// run once.
+	Retries []Retry
+	// FirstCompleted is when the stage's first attempt completed (Completed
+	// for a stage run once); its children's recorded start delays count
+	// from it, since they started before any retry.
+	FirstCompleted int64
 	// BusyAtSubmit counts other stages' task attempts running when the stage
 	// was submitted: when they filled every slot, the wait for its first
 	// launch was contention, not scheduler delay.
 	BusyAtSubmit int
+}
+
+// Retry is a later attempt of a stage: its first task's index in
+// Stage.Durations, and its recorded delay from its submission to its first
+// task launch.
+type Retry struct {
+	From  int
+	Delay int64
+}
+
+// CriticalTask is the stage's contribution to the critical path: the
+// longest task of each attempt, summed, since an attempt runs only after
+// the one before it failed (Sparklens takes the longest task over all
+// attempts, MaxTask).
+func (s *Stage) CriticalTask() int64 {
+	var sum, m int64
+	next := 0
+	for i, d := range s.Durations {
+		if next < len(s.Retries) && i == s.Retries[next].From {
+			sum, m = sum+m, 0
+			next++
+		}
+		m = max(m, d)
+	}
+	return sum + m
 }
 
 // Job is one job (a Spark action) of the workload.
@@ -135,7 +170,16 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		}
 	}
 	byID := map[int32]int{}
-	type taskRef struct{ launch, id, dur, finish int64 }
+	type taskRef struct {
+		attempt                 int32
+		launch, id, dur, finish int64
+	}
+	// attemptTimes are a stage attempt's recorded submission and completion.
+	type attemptTimes struct {
+		attempt             int32
+		submitted, complete int64
+	}
+	var attemptsOf [][]attemptTimes
 	var tasks [][]taskRef
 	var parents [][]int32
 	var jobIDs [][]int32
@@ -149,7 +193,9 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 			tasks = append(tasks, nil)
 			parents = append(parents, nil)
 			jobIDs = append(jobIDs, nil)
+			attemptsOf = append(attemptsOf, nil)
 		}
+		attemptsOf[i] = append(attemptsOf[i], attemptTimes{st.Attempt, st.Submitted, st.Completed})
 		s := &w.Stages[i]
 		s.Attempts++
 		if st.Submitted > 0 && (s.Submitted == 0 || st.Submitted < s.Submitted) {
@@ -169,7 +215,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 				st.TaskMetrics(k, &m)
 				d = max(0, m[model.ExecutorRunTime])
 			}
-			tasks[i] = append(tasks[i], taskRef{t.Launch, t.ID, d, t.Finish})
+			tasks[i] = append(tasks[i], taskRef{st.Attempt, t.Launch, t.ID, d, t.Finish})
 		}
 	}
 	// Keep stages with tasks, in id order.
@@ -190,6 +236,9 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		s := w.Stages[i]
 		ts := tasks[i]
 		byLaunch := func(a, b taskRef) int {
+			if a.attempt != b.attempt {
+				return cmp.Compare(a.attempt, b.attempt)
+			}
 			if a.launch != b.launch {
 				return cmp64(a.launch, b.launch)
 			}
@@ -200,14 +249,38 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		}
 		s.Durations = make([]int64, len(ts))
 		s.FirstLaunch = ts[0].launch
+		timesOf := func(attempt int32) attemptTimes {
+			for _, a := range attemptsOf[i] {
+				if a.attempt == attempt {
+					return a
+				}
+			}
+			return attemptTimes{}
+		}
+		first := timesOf(ts[0].attempt)
+		var firstLast int64 // last finish of the first attempt's tasks
 		for k, t := range ts {
 			s.Durations[k] = t.dur
 			s.LastFinish = max(s.LastFinish, t.finish)
+			if t.attempt == ts[0].attempt {
+				firstLast = max(firstLast, t.finish)
+			}
+			if k > 0 && t.attempt != ts[k-1].attempt {
+				r := Retry{From: k}
+				if sub := timesOf(t.attempt).submitted; sub > 0 {
+					r.Delay = max(0, t.launch-sub)
+				}
+				s.Retries = append(s.Retries, r)
+			}
 		}
+		s.FirstCompleted = max(first.complete, firstLast)
 		if s.Submitted == 0 || s.Submitted > s.FirstLaunch {
 			s.Submitted = s.FirstLaunch
 		}
 		s.Completed = max(s.Completed, s.LastFinish)
+		if len(s.Retries) == 0 {
+			s.FirstCompleted = s.Completed
+		}
 		lastSeen = max(lastSeen, s.Completed)
 		stages[j] = s
 		newIndex[s.ID] = j
