@@ -159,12 +159,15 @@ func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (ma
 }
 
 // buildStageRecords decodes the successful, finished attempts of
-// App.Stages[si]; nil when there are none.
+// App.Stages[si]; nil when there are none. Failed and killed attempts (a
+// speculative copy that lost the race included) are no stragglers and carry
+// no complete data size; a Resubmitted TaskEnd repeats, without metrics, a
+// success already listed, so it is left out too.
 func buildStageRecords(app *model.App, si int) []taskRec {
 	st := app.Stages[si]
 	n := 0
 	for i := range st.Tasks {
-		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch {
+		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch && !resubmitted(app, t) {
 			n++
 		}
 	}
@@ -175,7 +178,7 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 	var m model.TaskMetrics
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
-		if t.Status != model.TaskSuccess || t.Launch <= 0 || t.Finish < t.Launch {
+		if t.Status != model.TaskSuccess || t.Launch <= 0 || t.Finish < t.Launch || resubmitted(app, t) {
 			continue
 		}
 		st.TaskMetrics(i, &m)
@@ -195,6 +198,13 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 		})
 	}
 	return out
+}
+
+// resubmitted reports whether t is Spark's repeated TaskEnd (reason
+// Resubmitted) for a finished map task whose output was lost: a note on an
+// attempt already recorded, not an attempt.
+func resubmitted(app *model.App, t *model.Task) bool {
+	return t.Reason != 0 && int(t.Reason) < len(app.Reasons) && app.Reasons[t.Reason].Kind == "Resubmitted"
 }
 
 // median is the middle value of vs, the mean of the two middle ones for an
