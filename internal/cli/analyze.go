@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/anomaly"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
@@ -51,7 +52,10 @@ nodes judged innocent peers of a culprit. --peer-profile uses a profile from "pe
 train"; without it one is trained on the analyzed samples themselves ("self-trained").
 docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 			Args: cobra.MinimumNArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(e, args, o) },
+			RunE: func(cmd *cobra.Command, args []string) error {
+				o.changed = cmd.Flags().Changed
+				return runAnalyze(e, args, o)
+			},
 		}
 		f := cmd.Flags()
 		f.StringVar(&o.format, "format", "text", "output format: text or json")
@@ -65,6 +69,12 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
 		f.BoolVar(&o.nodes, "node-diagnosis", true, "with --metrics, diagnose the nodes (abnormal nodes per stage, culprit nodes)")
+		dp, dn := peer.DefaultParams(), anomaly.DefaultNodeParams()
+		f.Float64Var(&o.peerSet.DistThreshold, "peer-threshold", dp.DistThreshold, "node diagnosis: square-root JS distance beyond which two nodes differ (Ganesha)")
+		f.Float64Var(&o.peerSet.IndictThreshold, "peer-indict", dp.IndictThreshold, "node diagnosis: weighted alarm count above which a node is indicted (Ganesha)")
+		f.Float64Var(&o.peerSet.AlarmDecay, "peer-alarm-decay", dp.AlarmDecay, "node diagnosis: exponential weight of the alarm count (Ganesha)")
+		f.IntVar(&o.peerSet.WindowS, "peer-window", dp.WindowS, "node diagnosis: label histogram window in samples (Ganesha)")
+		f.Float64Var(&o.similarity, "abnormal-threshold", dn.Threshold, "node diagnosis: average cosine similarity under which a node is abnormal in a stage (HybridTune Alg. 4)")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})
@@ -73,10 +83,15 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
 	peerProfile                              string
-	rows                                     int
-	timeline, alignClocks, nodes             bool
-	clockSkew                                time.Duration
-	hostAlias                                map[string]string
+	// peerSet and similarity hold the node diagnosis's parameter flags;
+	// changed records which were given (a profile's own values stay otherwise).
+	peerSet                      peer.Params
+	similarity                   float64
+	changed                      func(string) bool
+	rows                         int
+	timeline, alignClocks, nodes bool
+	clockSkew                    time.Duration
+	hostAlias                    map[string]string
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -158,6 +173,22 @@ func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error)
 			return nil, fmt.Errorf("--peer-profile: %w", err)
 		}
 		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
+	}
+	if o.changed != nil {
+		for name, set := range map[string]func(){
+			"peer-threshold":     func() { nopt.Peer.DistThreshold = o.peerSet.DistThreshold },
+			"peer-indict":        func() { nopt.Peer.IndictThreshold = o.peerSet.IndictThreshold },
+			"peer-alarm-decay":   func() { nopt.Peer.AlarmDecay = o.peerSet.AlarmDecay },
+			"peer-window":        func() { nopt.Peer.WindowS = o.peerSet.WindowS },
+			"abnormal-threshold": func() { nopt.Nodes.Threshold = o.similarity },
+		} {
+			if o.changed(name) {
+				set()
+			}
+		}
+	}
+	if err := nopt.Peer.Validate(); err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("node diagnosis: %w", err))
 	}
 	return &nopt, nil
 }

@@ -96,6 +96,17 @@ func TestAnalyzeNodeDiagnosis(t *testing.T) {
 	if code, out, _ = run(t, "analyze", "--metrics", dir, "--node-diagnosis=false", dir); code != ExitOK || strings.Contains(out, "Node diagnosis") {
 		t.Errorf("--node-diagnosis=false: exit %d, section present %v", code, strings.Contains(out, "Node diagnosis"))
 	}
+	// The parameter flags reach the methods: an indictment threshold no
+	// count reaches leaves no culprit, a similarity threshold of 0 no
+	// abnormal node; an out-of-range one is a usage error.
+	code, out, _ = run(t, "analyze", "--format", "json", "--metrics", dir, "--peer-indict", "1000", "--abnormal-threshold", "0", dir)
+	if code != ExitOK || strings.Contains(out, `"id": "`+nodediag.IDCulprit+`"`) || strings.Contains(out, `"id": "`+nodediag.IDAbnormal+`"`) ||
+		!strings.Contains(out, `"indictThreshold": 1000`) {
+		t.Errorf("--peer-indict 1000 --abnormal-threshold 0: exit %d, culprit or abnormal findings left, or threshold not in the output", code)
+	}
+	if code, _, errs := run(t, "analyze", "--metrics", dir, "--peer-threshold", "2", dir); code != ExitUsage || !strings.Contains(errs, "distThreshold") {
+		t.Errorf("--peer-threshold 2: exit %d, %q", code, errs)
+	}
 	if code, _, _ := run(t, "analyze", "--peer-profile", prof, dir); code != ExitUsage {
 		t.Errorf("--peer-profile without --metrics: exit %d", code)
 	}
