@@ -73,6 +73,10 @@ type NodeScore struct {
 	// Excluded is set by StageNodes on a host it left out of the
 	// comparison (its Score is NaN and it is never Abnormal).
 	Excluded bool
+	// Slow are the throughputs of the stage's own tasks that StageNodes
+	// found low on the node (StageParams.RateRatio); each makes it
+	// Abnormal whatever its Score.
+	Slow []SlowRate
 }
 
 // MetricDelta is how far one node is from its peers on one metric, in

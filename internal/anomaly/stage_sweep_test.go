@@ -18,20 +18,40 @@ func TestStageSweep(t *testing.T) {
 	}
 	var methods []stageMethod
 	methods = append(methods, stageMethod{name: "before", baseline: true, params: anomaly.DefaultNodeParams()})
-	for _, vo := range []correlate.StageOptions{{DropSynonyms: true, ScaleQuantile: 0.95}, {DropSynonyms: true, ScaleQuantile: 0.99}, {DropSynonyms: true, ScaleQuantile: 1}} {
-		for _, sp := range []anomaly.StageParams{{}} {
-			for _, gap := range []float64{0.03, 0.04, 0.05, 0.06} {
-				for _, th := range []float64{0.9, 0.93, 0.96, 0.99} {
-					np := anomaly.DefaultNodeParams()
-					np.Gap, np.Threshold = gap, th
-					methods = append(methods, stageMethod{name: fmt.Sprintf("rows%.1f/syn%v/q%.2f/share%.1f/minrows%d/gap%.2f/th%.2f",
-						vo.MinRowShare, vo.DropSynonyms, vo.ScaleQuantile, sp.MinShare, sp.MinRows, gap, th),
-						views: vo, params: np, stage: sp})
+	for _, vo := range []correlate.StageOptions{{DropSynonyms: true, ScaleQuantile: 0.99, PerServed: true}} {
+		for _, sp := range []anomaly.StageParams{{RateRatio: 0.5, MinRateMs: 1000}, {RateRatio: 0.5, MinRateMs: 1000, MinRows: 15}, {RateRatio: 0.5, MinRateMs: 1000, MinRows: 20}, {RateRatio: 0.5, MinRateMs: 1000, MinShare: 0.25}, {RateRatio: 0.5, MinRateMs: 1000, MinShare: 0.25, MinRows: 15}} {
+			for _, gap := range []float64{0.05, 0.06, 0.08} {
+				for _, mads := range []float64{0} {
+					for _, th := range []float64{0.95} {
+						np := anomaly.DefaultNodeParams()
+						np.Gap, np.Threshold = gap, th
+						methods = append(methods, stageMethod{name: fmt.Sprintf("served%v/mads%.0f/rate%.1f/%.0f/rows%.1f/syn%v/q%.2f/share%.1f/minrows%d/gap%.2f/th%.2f", vo.PerServed, mads, sp.RateRatio, sp.MinRateMs,
+							vo.MinRowShare, vo.DropSynonyms, vo.ScaleQuantile, sp.MinShare, sp.MinRows, gap, th),
+							views: vo, params: np, stage: sp})
+					}
 				}
 			}
 		}
 	}
-	res := runEval(t, []int{12}, seedRange(1, 10), methods)
+	res := runEval(t, []int{12, 50}, seedRange(1, 5), methods)
+	if os.Getenv("ANOMALY_SWEEP") == "table" {
+		for i, m := range methods {
+			line := m.name
+			for _, n := range []string{"/12", "/50"} {
+				var c evalCount
+				for _, sc := range evalScenarios {
+					c.add(res[sc+n][i])
+				}
+				line += fmt.Sprintf(" %s P %.2f R %.2f", n, c.precision(), c.recall())
+			}
+			for _, sc := range evalScenarios {
+				c := res[sc+"/12"][i]
+				c.add(res[sc+"/50"][i])
+				line += fmt.Sprintf("  %s %d/%d/%d", sc, c.tp, c.fp, c.fn)
+			}
+			t.Log(line)
+		}
+	}
 	total := make([]evalCount, len(methods))
 	for _, cs := range res {
 		for i, c := range cs {

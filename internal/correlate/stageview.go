@@ -33,6 +33,13 @@ type StageOptions struct {
 	// ScaleQuantile-quantile over every matched host's samples in the
 	// application's run.
 	ScaleQuantile float64
+	// PerServed divides each host's network sends (net_tx_bytes_per_s,
+	// net_send_bw) in a stage that reads shuffle data by the host's share
+	// of the parent stages' shuffle output (HostWork.ServedBytes over the
+	// view's hosts' mean): a host holding more map output serves more of
+	// the shuffle, which the logs explain. Hosts holding none are left as
+	// they are.
+	PerServed bool
 }
 
 // HostWork is what ran on one host during a stage's window there, counted
@@ -47,6 +54,23 @@ type HostWork struct {
 	// Rows is how many sample rows the vector averages; AllRows how many
 	// the window holds.
 	Rows, AllRows int
+	// Tasks counts the stage's attempts on the host. FetchBytes and
+	// FetchMs are their remote shuffle bytes and the time they waited on
+	// them (Spark shuffleRemoteBytesRead and shuffleFetchWaitTime; a
+	// MapReduce reduce's remote shuffle bytes and its shuffle phase,
+	// launch to shuffleFinishTime); WriteBytes and WriteMs their shuffle
+	// output and the time writing it (Spark shuffleBytesWritten and
+	// shuffleWriteTime; MapReduce has no such time). Their ratios are
+	// the throughputs the host gave the stage's own tasks, comparable
+	// across the hosts whatever else ran there.
+	Tasks               int
+	FetchBytes, FetchMs float64
+	WriteBytes, WriteMs float64
+	// ServedBytes is the shuffle output the stage's parent stages left on
+	// the host (Spark: ParentIDs' shuffleBytesWritten; a MapReduce reduce:
+	// the map stages' map output bytes): what the host serves to the
+	// stage's fetches.
+	ServedBytes float64
 }
 
 // StageView is a StageMatrix built under StageOptions, with what ran on
@@ -112,7 +136,91 @@ func (c *Correlation) StageViews(o StageOptions) []StageView {
 	for si := range out {
 		sortView(&out[si])
 	}
+	c.servedBytes(out)
+	if o.PerServed {
+		for si := range out {
+			perServed(&out[si])
+		}
+	}
 	return out
+}
+
+// servedBytes sets each view's hosts' ServedBytes from the stage's parents'
+// shuffle output per host.
+func (c *Correlation) servedBytes(out []StageView) {
+	held := map[int32]map[string]float64{} // stage id → host → bytes
+	byID := map[int32][]int{}
+	for si, st := range c.app.Stages {
+		byID[st.ID] = append(byID[st.ID], si)
+	}
+	var m model.TaskMetrics
+	heldBy := func(si int) map[string]float64 {
+		st := c.app.Stages[si]
+		if h, ok := held[int32(si)]; ok {
+			return h
+		}
+		h := map[string]float64{}
+		for ti := range st.Tasks {
+			st.TaskMetrics(ti, &m)
+			b := m[model.ShuffleWriteBytes]
+			if b == 0 {
+				b = m[model.MapOutputBytes]
+			}
+			if b > 0 && int(st.Tasks[ti].Host) < len(c.app.Hosts) {
+				h[c.app.Hosts[st.Tasks[ti].Host]] += float64(b)
+			}
+		}
+		held[int32(si)] = h
+		return h
+	}
+	for si, st := range c.app.Stages {
+		var parents []int
+		for _, id := range st.ParentIDs {
+			parents = append(parents, byID[id]...)
+		}
+		if st.Kind == model.StageReduce {
+			for pi, p := range c.app.Stages {
+				if p.Kind == model.StageMap {
+					parents = append(parents, pi)
+				}
+			}
+		}
+		v := &out[si]
+		for _, pi := range parents {
+			h := heldBy(pi)
+			for i, host := range v.Hosts {
+				v.Work[i].ServedBytes += h[host]
+			}
+		}
+	}
+}
+
+// perServed divides a view's network sends by each host's share of the
+// served bytes (StageOptions.PerServed).
+func perServed(v *StageView) {
+	var sum float64
+	var n int
+	for _, w := range v.Work {
+		if w.ServedBytes > 0 {
+			sum += w.ServedBytes
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	mean := sum / float64(n)
+	for _, name := range []string{"net_tx_bytes_per_s", "net_send_bw"} {
+		j := v.Column(name)
+		if j < 0 {
+			continue
+		}
+		for i, w := range v.Work {
+			if w.ServedBytes > 0 {
+				v.X[i][j] /= w.ServedBytes / mean
+			}
+		}
+	}
 }
 
 // hostViews adds host k's row to every view of a stage that ran there.
@@ -146,6 +254,7 @@ func (c *Correlation) hostViews(k int, cols []int, o StageOptions, out []StageVi
 		appRun[i] += appRun[i-1]
 		forRun[i] += forRun[i-1]
 	}
+	sums := c.taskSums(h)
 	iv := float64(h.iv)
 	var own []int32
 	for _, w := range h.stages {
@@ -161,7 +270,7 @@ func (c *Correlation) hostViews(k int, cols []int, o StageOptions, out []StageVi
 		}
 		sum := make([]float64, len(cols))
 		cnt := make([]int, len(cols))
-		var wk HostWork
+		wk := sums[w.id]
 		var running int32
 		for i := lo; i < hi; i++ {
 			running += own[i-lo]
@@ -206,6 +315,33 @@ func (c *Correlation) hostViews(k int, cols []int, o StageOptions, out []StageVi
 	}
 }
 
+// taskSums adds up, per stage, host h's attempts' shuffle fetch and
+// write bytes and times (HostWork's task fields).
+func (c *Correlation) taskSums(h *hostIndex) map[int32]HostWork {
+	out := map[int32]HostWork{}
+	var m model.TaskMetrics
+	for _, w := range h.tasks {
+		ref := c.taskRef[w.id]
+		st := c.app.Stages[ref[0]]
+		t := &st.Tasks[ref[1]]
+		st.TaskMetrics(int(ref[1]), &m)
+		wk := out[ref[0]]
+		wk.Tasks++
+		wk.FetchBytes += float64(m[model.ShuffleRemoteBytesRead])
+		if c.app.Engine == model.MapReduce {
+			if f := m[model.ShufflePhaseFinish]; f > t.Launch {
+				wk.FetchMs += float64(f - t.Launch)
+			}
+		} else {
+			wk.FetchMs += float64(m[model.ShuffleFetchWaitTime])
+			wk.WriteBytes += float64(m[model.ShuffleWriteBytes])
+			wk.WriteMs += float64(m[model.ShuffleWriteNanos]) / 1e6
+		}
+		out[ref[0]] = wk
+	}
+	return out
+}
+
 // sortView orders a view's rows by host, keeping Work aligned.
 func sortView(v *StageView) {
 	work := map[string]HostWork{}
@@ -219,8 +355,14 @@ func sortView(v *StageView) {
 }
 
 // DefaultStageOptions are the StageOptions measured best for comparing a
-// stage's hosts (docs/ANOMALY.md, per-stage evaluation).
-func DefaultStageOptions() StageOptions { return StageOptions{} }
+// stage's hosts by cosine similarity (docs/ANOMALY.md, per-stage
+// evaluation): synonyms dropped, each metric's 0.99-quantile over the run
+// as its scale, and network sends per share of the shuffle data served.
+// Selecting rows by the stage's share and dividing by the attempts
+// running were measured worse on the simulator.
+func DefaultStageOptions() StageOptions {
+	return StageOptions{DropSynonyms: true, ScaleQuantile: 0.99, PerServed: true}
+}
 
 // metricQuantiles returns the q-quantile of each column in cols over
 // every matched host's sample rows within the application's run (all
