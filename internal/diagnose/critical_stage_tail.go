@@ -2,7 +2,10 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // CriticalStageTailParams tune the critical-stage-tail detector.
@@ -32,7 +35,10 @@ func init() {
 
 // criticalStageTail reports stages on the critical path whose longest task
 // runs far beyond the median: the application waits for that one task, and
-// no executor count helps.
+// no executor count helps. The longest and median task are those of the
+// stage's successful attempts (over all its stage attempts): a failed or
+// killed attempt is no straggler, and a stage whose every attempt failed is
+// the stage-failure heuristic's to report. Sparklens takes every attempt.
 func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 	if !in.spark() {
 		return nil
@@ -43,8 +49,12 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 	}
 	var out []Finding
 	for _, s := range e.Stages {
+		if !s.OnCriticalPath {
+			continue
+		}
+		s.MaxTaskMs, s.MedianTaskMs, s.Tasks = successTimes(in.App, s.ID)
 		skew := s.TaskSkew()
-		if !s.OnCriticalPath || skew < p.MinSkew {
+		if s.Tasks == 0 || skew < p.MinSkew {
 			continue
 		}
 		tail := s.MaxTaskMs - s.MedianTaskMs
@@ -73,4 +83,24 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 		})
 	}
 	return out
+}
+
+// successTimes is the longest and the upper median (Sparklens's
+// sorted(n/2)) launch-to-finish time of the successful task attempts of
+// every attempt of stage id, and their number.
+func successTimes(app *model.App, id int32) (maxMs, medianMs int64, n int) {
+	var d []int64
+	for si, st := range app.Stages {
+		if st.ID != id {
+			continue
+		}
+		for _, r := range stageRecords(app, si) {
+			d = append(d, r.dur)
+		}
+	}
+	if len(d) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(d)
+	return d[len(d)-1], d[len(d)/2], len(d)
 }

@@ -42,8 +42,9 @@ type rawAttempt struct{ stage, attempt int32 }
 // independently of internal/eventlog, and returns per stage attempt the
 // ids of its successful task attempts (a TaskEnd that is neither failed nor
 // killed, by its flags or, before Spark 2.2, its reason; Resubmitted
-// records left out), and the ids of every other TaskEnd.
-func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other map[string]bool) {
+// records left out), the ids of every other TaskEnd, and per stage id the
+// longest launch-to-finish time of a successful attempt.
+func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other map[string]bool, longest map[int32]int64) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -59,7 +60,7 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 		defer z.Close()
 		rd = z
 	}
-	ok, other = map[rawAttempt][]string{}, map[string]bool{}
+	ok, other, longest = map[rawAttempt][]string{}, map[string]bool{}, map[int32]int64{}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -70,6 +71,8 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 			Reason  struct{ Reason string } `json:"Task End Reason"`
 			Info    struct {
 				ID             int64 `json:"Task ID"`
+				Launch         int64 `json:"Launch Time"`
+				Finish         int64 `json:"Finish Time"`
 				Failed, Killed bool
 			} `json:"Task Info"`
 		}
@@ -83,11 +86,12 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 		}
 		k := rawAttempt{ev.Stage, ev.Attempt}
 		ok[k] = append(ok[k], id)
+		longest[ev.Stage] = max(longest[ev.Stage], ev.Info.Finish-ev.Info.Launch)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return ok, other
+	return ok, other, longest
 }
 
 // loadApp reads the single application of a log.
@@ -107,8 +111,11 @@ func loadApp(t *testing.T, path string) *model.App {
 // hand-written retry log, that the task records every straggler, skew and
 // imbalance detector works from hold exactly each stage attempt's
 // successful attempts as an encoding/json scan of the events lists them
-// (no failed or killed attempt, no Resubmitted repeat), and that no
-// task-scoped finding names a failed or killed attempt or one task twice.
+// (no failed or killed attempt, no Resubmitted repeat), that no
+// task-scoped finding names a failed or killed attempt or one task twice,
+// and that critical-stage-tail's longest task is a successful attempt's
+// (on task_job_failure_eventlog the longest attempts of stage 4, 1m55s and
+// 1m52s, failed; the longest success ran 6.9s).
 func TestFailedAttemptsNotStragglers(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
 	paths := []string{retryLog}
@@ -117,7 +124,7 @@ func TestFailedAttemptsNotStragglers(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			ok, other := scanSuccesses(t, path)
+			ok, other, longest := scanSuccesses(t, path)
 			app := loadApp(t, path)
 			seen := 0
 			for si, st := range app.Stages {
@@ -139,6 +146,15 @@ func TestFailedAttemptsNotStragglers(t *testing.T) {
 				t.Errorf("%d stage attempts with records, the scan has %d", seen, len(ok))
 			}
 			for _, f := range Run(app, Options{}) {
+				if f.ID == "critical-stage-tail" {
+					id, _ := strconv.Atoi(f.Scope.IDs[0])
+					for _, e := range f.Evidence {
+						if e.Name == "maxTaskMs" && int64(e.Value) != longest[int32(id)] {
+							t.Errorf("critical-stage-tail: stage %d's longest task %v ms, its longest successful attempt %d ms",
+								id, e.Value, longest[int32(id)])
+						}
+					}
+				}
 				if f.Scope.Kind != ScopeTask {
 					continue
 				}
