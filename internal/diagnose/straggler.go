@@ -26,6 +26,10 @@ type StragglerParams struct {
 	// MinExcessMs is the least time a straggler must run beyond the median
 	// (clusterlens's gate: a 40 ms task beside 20 ms ones is no problem).
 	MinExcessMs int64
+	// LowExcessMs caps a straggler-tasks finding's severity at low when
+	// its slowest straggler ran less than this beyond the median: BDTune
+	// calls it a straggler, but it costs the stage little.
+	LowExcessMs int64
 	// MinNodeTasks is the fewest attempts a node needs to be judged.
 	MinNodeTasks int
 	// MaxListed caps the task ids a finding's scope lists (0: all).
@@ -33,7 +37,7 @@ type StragglerParams struct {
 }
 
 // DefaultStragglerParams are the defaults.
-var DefaultStragglerParams = StragglerParams{ThD: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinExcessMs: 5_000, MinNodeTasks: 3, MaxListed: 100}
+var DefaultStragglerParams = StragglerParams{ThD: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinExcessMs: 500, LowExcessMs: 5_000, MinNodeTasks: 3, MaxListed: 100}
 
 func init() {
 	mustRegister(Func[StragglerParams]{
@@ -74,7 +78,7 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 				continue
 			}
 			strag = append(strag, r)
-			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD))]++
+			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD), float64(r.dur)-prof.medDur)]++
 		}
 		if f, ok := stragglerFinding(app, st, prof, strag, counts, p); ok {
 			out = append(out, f)
@@ -92,6 +96,9 @@ func stragglerFinding(app *model.App, st *model.Stage, prof *stageProfile, strag
 	sev := p.Ratio.Ascending(ratio)
 	if sev == None {
 		return Finding{}, false
+	}
+	if float64(strag[0].dur)-prof.medDur < float64(p.LowExcessMs) {
+		sev = min(sev, Low)
 	}
 	dominant := dominantCause(counts)
 	var parts []string

@@ -22,6 +22,9 @@ var stragglerCauses = []string{causeData, causeLocality, causeGC, causeFetchWait
 // BDTune cause attribution compares a straggler against.
 type stageProfile struct {
 	medDur, medBytes, medGC, medFetch float64
+	// gcShare and fetchShare are the median shares of GC and shuffle fetch
+	// wait in an attempt's duration.
+	gcShare, fetchShare float64
 	// localSlow is the median duration of non-local attempts over that of
 	// local ones (0 when either group is empty); spillSlow likewise for
 	// spilling attempts over non-spilling ones.
@@ -35,9 +38,19 @@ func newStageProfile(recs []taskRec) *stageProfile {
 	p.medBytes = medianOf(recs, func(r *taskRec) float64 { return float64(r.bytes) })
 	p.medGC = medianOf(recs, func(r *taskRec) float64 { return float64(r.gcMs) })
 	p.medFetch = medianOf(recs, func(r *taskRec) float64 { return float64(r.fetchWaitMs) })
+	p.gcShare = medianOf(recs, func(r *taskRec) float64 { return share(r.gcMs, r.dur) })
+	p.fetchShare = medianOf(recs, func(r *taskRec) float64 { return share(r.fetchWaitMs, r.dur) })
 	p.localSlow = slowdown(recs, func(r *taskRec) bool { return remote(r.loc) }, func(r *taskRec) bool { return local(r.loc) })
 	p.spillSlow = slowdown(recs, func(r *taskRec) bool { return r.spill > 0 }, func(r *taskRec) bool { return r.spill == 0 })
 	return p
+}
+
+// share is ms over dur, 0 when dur is not positive.
+func share(ms, dur int64) float64 {
+	if dur <= 0 {
+		return 0
+	}
+	return float64(ms) / float64(dur)
 }
 
 func remote(l model.Locality) bool { return l == model.RackLocal || l == model.AnyLocality }
@@ -73,7 +86,11 @@ func slowdown(recs []taskRec, a, b func(*taskRec) bool) float64 {
 //   - locality: for a rack-local or off-rack attempt, the stage's typical
 //     slowdown of non-local over local attempts, medDur × (slow − 1);
 //   - GC and shuffle fetch wait: the attempt's time beyond the stage's
-//     median GC and fetch-wait time (both are timed by the logs);
+//     median GC and fetch-wait time (both are timed by the logs), when
+//     their share of the attempt's duration is over the stage's median
+//     share: GC and fetch time grow with any slowdown of the work (GC
+//     with CPU time, fetches with a slow node's network), and a cause that
+//     grew no faster than the attempt did is not why it is slow;
 //   - spill: for a spilling attempt, the stage's typical slowdown of
 //     spilling over non-spilling attempts;
 //   - node: medDur × (nodeSlow − 1), where nodeSlow is how much slower than
@@ -86,27 +103,32 @@ func (p *stageProfile) explained(r *taskRec, nodeSlow, thD float64) map[string]f
 	capAt := func(c string, v float64) {
 		out[c] = max(0, min(excess, v))
 	}
-	if p.medBytes > 0 && float64(r.bytes) >= thD*p.medBytes {
+	if p.medBytes > 0 && float64(r.bytes) > p.medBytes {
 		capAt(causeData, p.medDur*(float64(r.bytes)/p.medBytes-1))
 	}
 	if remote(r.loc) && p.localSlow > 1 {
 		capAt(causeLocality, p.medDur*(p.localSlow-1))
 	}
-	capAt(causeGC, float64(r.gcMs)-p.medGC)
-	capAt(causeFetchWait, float64(r.fetchWaitMs)-p.medFetch)
+	if share(r.gcMs, r.dur) > p.gcShare {
+		capAt(causeGC, float64(r.gcMs)-p.medGC)
+	}
+	if share(r.fetchWaitMs, r.dur) > p.fetchShare {
+		capAt(causeFetchWait, float64(r.fetchWaitMs)-p.medFetch)
+	}
 	if r.spill > 0 && p.spillSlow > 1 {
 		capAt(causeSpill, p.medDur*(p.spillSlow-1))
 	}
-	if nodeSlow >= thD {
+	if nodeSlow > 1 {
 		capAt(causeNode, p.medDur*(nodeSlow-1))
 	}
 	return out
 }
 
 // likeliest is the cause with the most explained time, causeUnknown when
-// none explains any.
-func likeliest(ex map[string]float64) string {
-	best, bestV := causeUnknown, 0.0
+// none explains at least half of excess (0: any time): a cause that
+// explains less than half of a straggler's excess is not why it straggled.
+func likeliest(ex map[string]float64, excess float64) string {
+	best, bestV := causeUnknown, max(0, excess/2-1e-9)
 	for _, c := range stragglerCauses {
 		if ex[c] > bestV {
 			best, bestV = c, ex[c]

@@ -71,7 +71,7 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		if sev == None {
 			continue
 		}
-		cause, named := likeliest(expl[h]), 0.0
+		cause, named := likeliest(expl[h], 0), 0.0
 		for _, v := range expl[h] {
 			named += v
 		}

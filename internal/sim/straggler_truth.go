@@ -16,6 +16,12 @@ const StragglerThD = 1.5
 // truth.json and do not count towards straggler nodes.
 const MinTypicalAttempts = 5
 
+// NearThD is how close to StragglerThD (as a share of it) a node's
+// slowdown must be for SlowNodes to list it as near (Straggler false):
+// within the error of a median over a few noisy attempts, so that an
+// evaluation can leave such nodes out.
+const NearThD = 0.9
+
 // MinNodeAttempts is the fewest such attempts a node needs to be judged a
 // straggler node.
 const MinNodeAttempts = 3
@@ -30,7 +36,7 @@ const MinNodeAttempts = 3
 // more is a straggler. Its cause is the factor furthest above that
 // factor's median over the stage (data size: reference time over the
 // median). It also keeps, per node, its attempts' node × fault product
-// over the stage's median one for slowNodes. The stage's causes are freed.
+// over the typical attempt's non-data product for slowNodes. The stage's causes are freed.
 func (e *engine) stragglerTruth(st *stageRun) {
 	cs := st.causes
 	st.causes = nil
@@ -54,17 +60,13 @@ func (e *engine) stragglerTruth(st *stageRun) {
 		v[i] = nonData(&cs[i].f)
 	}
 	typND := median(v)
-	for i := range cs {
-		v[i] = cs[i].f[causeNode] * cs[i].f[causeFault]
-	}
-	typEnv := median(v)
 	if a.nodeSlow == nil {
 		a.nodeSlow = map[int][][2]float64{}
 	}
 	for i := range cs {
 		x := &cs[i]
 		env := x.f[causeNode] * x.f[causeFault]
-		a.nodeSlow[x.node] = append(a.nodeSlow[x.node], [2]float64{env / typEnv, x.f[causeFault] / typ[causeFault]})
+		a.nodeSlow[x.node] = append(a.nodeSlow[x.node], [2]float64{env / typND, x.f[causeFault] / typ[causeFault]})
 		data := x.refMs / typ[causeData]
 		prod := data * nonData(&x.f) / typND
 		if typ[causeData] <= 0 || typND <= 0 || prod < StragglerThD {
@@ -94,11 +96,13 @@ func nonData(f *[numCauses]float64) float64 {
 	return p
 }
 
-// slowNodes lists the application's straggler nodes: those where the
+// slowNodes lists the application's straggler nodes (and those near, at
+// NearThD × StragglerThD or more): those where the
 // median over its attempts there (in stages with a typical attempt, at
 // least MinNodeAttempts of them) of node × fault factor over its stage's
-// median reaches StragglerThD: attempts on the node run that much slower
-// than on the stage's typical node, noise and data aside. The cause is
+// typical attempt's non-data product (Typical) reaches StragglerThD:
+// attempts on the node run that much slower than the stage's typical
+// attempt, their own noise and data aside. The cause is
 // "fault" when the node's faults account for more of it than its hardware
 // and load (median fault factor over the stage's median above the square
 // root of the slowdown), else "node".
@@ -113,14 +117,14 @@ func slowNodes(a *appRun, cl *cluster) []SlowNodeTruth {
 			env[i], fault[i] = x[0], x[1]
 		}
 		s := median(env)
-		if s < StragglerThD {
+		if s < NearThD*StragglerThD {
 			continue
 		}
 		cause := "node"
 		if f := median(fault); f*f > s {
 			cause = "fault"
 		}
-		out = append(out, SlowNodeTruth{Host: cl.nodes[n].name, Slowdown: round3(s), Attempts: len(v), Cause: cause})
+		out = append(out, SlowNodeTruth{Host: cl.nodes[n].name, Slowdown: round3(s), Attempts: len(v), Cause: cause, Straggler: s >= StragglerThD})
 	}
 	slices.SortFunc(out, func(x, y SlowNodeTruth) int { return cmpString(x.Host, y.Host) })
 	a.nodeSlow = nil

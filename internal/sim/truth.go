@@ -95,7 +95,8 @@ type AppTruth struct {
 	// slowdown over their stage's typical attempt, as the product of the
 	// simulator's causes, reaches StragglerThD (straggler_truth.go).
 	SlowAttempts []SlowAttemptTruth `json:"slowAttempts"`
-	// SlowNodes are the application's straggler nodes by cause.
+	// SlowNodes are the application's straggler nodes by cause, and the
+	// nodes near being one (Straggler false).
 	SlowNodes []SlowNodeTruth `json:"slowNodes"`
 }
 
@@ -143,7 +144,7 @@ type SlowAttemptTruth struct {
 }
 
 // SlowNodeTruth is a straggler node of one application: the median over
-// its attempts of their node × fault factor over their stage's median one.
+// its attempts of their node × fault factor over their stage's Typical.
 type SlowNodeTruth struct {
 	Host     string  `json:"host"`
 	Slowdown float64 `json:"slowdown"`
@@ -151,6 +152,9 @@ type SlowNodeTruth struct {
 	// Cause is "fault" when the node's faults slowed its attempts more
 	// than its hardware and load, else "node".
 	Cause string `json:"cause"`
+	// Straggler is Slowdown ≥ StragglerThD; false for a node listed as
+	// near (Slowdown ≥ NearThD × StragglerThD).
+	Straggler bool `json:"straggler"`
 }
 
 // StageProfile is the share of a stage's attempt time spent in phases bound
