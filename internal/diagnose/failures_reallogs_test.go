@@ -43,8 +43,9 @@ type rawAttempt struct{ stage, attempt int32 }
 // ids of its successful task attempts (a TaskEnd that is neither failed nor
 // killed, by its flags or, before Spark 2.2, its reason; Resubmitted
 // records left out), the ids of every other TaskEnd, and per stage id the
-// longest launch-to-finish time of a successful attempt.
-func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other map[string]bool, longest map[int32]int64) {
+// longest launch-to-finish time of a successful attempt and the most tasks
+// an attempt declared at submission.
+func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other map[string]bool, longest map[int32]int64, declared map[int32]int) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -60,7 +61,7 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 		defer z.Close()
 		rd = z
 	}
-	ok, other, longest = map[rawAttempt][]string{}, map[string]bool{}, map[int32]int64{}
+	ok, other, longest, declared = map[rawAttempt][]string{}, map[string]bool{}, map[int32]int64{}, map[int32]int{}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -75,8 +76,18 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 				Finish         int64 `json:"Finish Time"`
 				Failed, Killed bool
 			} `json:"Task Info"`
+			StageInfo struct {
+				ID    int32 `json:"Stage ID"`
+				Tasks int   `json:"Number of Tasks"`
+			} `json:"Stage Info"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Event != "SparkListenerTaskEnd" || ev.Reason.Reason == "Resubmitted" {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev.Event == "SparkListenerStageSubmitted" {
+			declared[ev.StageInfo.ID] = max(declared[ev.StageInfo.ID], ev.StageInfo.Tasks)
+		}
+		if ev.Event != "SparkListenerTaskEnd" || ev.Reason.Reason == "Resubmitted" {
 			continue
 		}
 		id := strconv.FormatInt(ev.Info.ID, 10)
@@ -91,7 +102,7 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return ok, other, longest
+	return ok, other, longest, declared
 }
 
 // loadApp reads the single application of a log.
@@ -115,7 +126,10 @@ func loadApp(t *testing.T, path string) *model.App {
 // task-scoped finding names a failed or killed attempt or one task twice,
 // and that critical-stage-tail's longest task is a successful attempt's
 // (on task_job_failure_eventlog the longest attempts of stage 4, 1m55s and
-// 1m52s, failed; the longest success ran 6.9s).
+// 1m52s, failed; the longest success ran 6.9s), and that low-parallelism
+// counts the partitions a stage declared, not its attempts (gpu_oom_eventlog's
+// stage 31 declared 141 tasks and ran 31 attempts before the application
+// shut down).
 func TestFailedAttemptsNotStragglers(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
 	paths := []string{retryLog}
@@ -124,7 +138,7 @@ func TestFailedAttemptsNotStragglers(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			ok, other, longest := scanSuccesses(t, path)
+			ok, other, longest, declared := scanSuccesses(t, path)
 			app := loadApp(t, path)
 			seen := 0
 			for si, st := range app.Stages {
@@ -146,6 +160,14 @@ func TestFailedAttemptsNotStragglers(t *testing.T) {
 				t.Errorf("%d stage attempts with records, the scan has %d", seen, len(ok))
 			}
 			for _, f := range Run(app, Options{}) {
+				if f.ID == "low-parallelism" {
+					id, _ := strconv.Atoi(f.Scope.IDs[0])
+					for _, e := range f.Evidence {
+						if e.Name == "tasks" && int(e.Value) != declared[int32(id)] {
+							t.Errorf("low-parallelism: stage %d has %v tasks, it declared %d", id, e.Value, declared[int32(id)])
+						}
+					}
+				}
 				if f.ID == "critical-stage-tail" {
 					id, _ := strconv.Atoi(f.Scope.IDs[0])
 					for _, e := range f.Evidence {
@@ -167,5 +189,17 @@ func TestFailedAttemptsNotStragglers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCancelledStageNotLowParallelism checks that gpu_oom_eventlog's stage
+// 31, which declared 141 tasks on 32 slots and was cancelled after 31
+// attempts, is not reported as having too few tasks.
+func TestCancelledStageNotLowParallelism(t *testing.T) {
+	app := loadApp(t, filepath.Join(sharedtest.Dir(t, "logs"), failureLogs[1]))
+	for _, f := range Run(app, Options{Only: []string{"low-parallelism"}}) {
+		if slices.Contains(f.Scope.IDs, "31") {
+			t.Errorf("low-parallelism flags stage 31: %s", f.Summary)
+		}
 	}
 }

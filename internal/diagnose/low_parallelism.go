@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // LowParallelismParams tune the low-parallelism detector.
@@ -36,7 +38,13 @@ func init() {
 }
 
 // lowParallelism reports stages that had fewer tasks than the executors had
-// slots, so cores sat idle for the whole stage.
+// slots, so cores sat idle for the whole stage. A stage's tasks are its
+// partitions, the "Number of Tasks" Spark declared when it was submitted
+// (the largest over its attempts, since a retry declares only the missing
+// partitions), not the task attempts the log recorded: failed attempts
+// and retries do not add parallelism, and a stage cancelled early ran fewer
+// attempts than it had partitions. Without a declared count (MapReduce
+// phases) the recorded attempts count, as in Sparklens's PRatio.
 func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 	if !in.spark() {
 		return nil
@@ -47,6 +55,10 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 	}
 	var out []Finding
 	for _, s := range e.Stages {
+		if n := partitions(in.App, s.ID); n > 0 {
+			s.Tasks = n
+			s.ParallelismRatio = float64(n) / float64(max(1, e.Cores.Slots))
+		}
 		if s.ParallelismRatio > p.MaxRatio {
 			continue
 		}
@@ -74,4 +86,16 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 		})
 	}
 	return out
+}
+
+// partitions is the most tasks any attempt of stage id declared at
+// submission, 0 when none did.
+func partitions(app *model.App, id int32) int {
+	n := 0
+	for _, st := range app.Stages {
+		if st.ID == id {
+			n = max(n, int(st.NumTasks))
+		}
+	}
+	return n
 }
