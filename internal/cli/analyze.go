@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/anomaly"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
@@ -69,7 +68,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
 		f.BoolVar(&o.nodes, "node-diagnosis", true, "with --metrics, diagnose the nodes (abnormal nodes per stage, culprit nodes)")
-		dp, dn := peer.DefaultParams(), anomaly.DefaultNodeParams()
+		dp, dn := peer.DefaultParams(), nodediag.DefaultOptions().Nodes
 		f.Float64Var(&o.peerSet.DistThreshold, "peer-threshold", dp.DistThreshold, "node diagnosis: square-root JS distance beyond which two nodes differ (Ganesha)")
 		f.Float64Var(&o.peerSet.IndictThreshold, "peer-indict", dp.IndictThreshold, "node diagnosis: weighted alarm count above which a node is indicted (Ganesha)")
 		f.Float64Var(&o.peerSet.AlarmDecay, "peer-alarm-decay", dp.AlarmDecay, "node diagnosis: exponential weight of the alarm count (Ganesha)")

@@ -74,16 +74,19 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 			f.Severity, named = diagnose.Moderate, 1
 		}
 		var what []string
+		for _, r := range w.node.Slow {
+			what = append(what, fmt.Sprintf("its tasks' %s throughput %.0f vs peers' %.0f bytes/ms", r.Rate, r.Value, r.PeerMedian))
+		}
 		for _, o := range w.node.Outliers {
 			what = append(what, fmt.Sprintf("%s %s vs peers' %s", o.Metric, num(o.Value), num(o.PeerMedian)))
 		}
-		if len(what) == 0 {
+		if len(w.node.Outliers) == 0 {
 			for _, d := range w.node.Differing {
 				what = append(what, fmt.Sprintf("%s %.2f vs peers' %.2f (normalised)", d.Metric, d.Value, d.PeerMedian))
 			}
 		}
 		f.Summary = fmt.Sprintf("%s was abnormal in %d of %d compared stages (%s); in %s its average cosine similarity to the other %d nodes was %.2f (threshold %.2f, median %.2f): %s.",
-			h, len(w.stages), r.StagesCompared, list(w.stages, 6), stageName(w.st), w.st.Hosts-1, w.node.Score,
+			h, len(w.stages), r.StagesCompared, list(w.stages, 6), stageName(w.st), w.st.Compared-1, w.node.Score,
 			w.st.Threshold, w.st.MedianScore, strings.Join(what, ", "))
 		f.Evidence = []diagnose.Evidence{
 			{Name: "stage", Value: float64(w.st.StageID), Unit: "id"},
@@ -92,6 +95,11 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 			{Name: "lowest average cosine similarity", Value: round(w.node.Score), Unit: "ratio", Compare: "<=", Limits: []float64{w.st.Threshold}},
 			{Name: "under the stage's median similarity", Value: round(gap), Unit: "ratio", Compare: ">=", Limits: []float64{w.st.Gap}},
 			{Name: "also a culprit of the peer comparison", Value: named, Unit: "count"},
+		}
+		for _, r := range w.node.Slow {
+			f.Evidence = append(f.Evidence,
+				diagnose.Evidence{Name: r.Rate + " throughput", Value: round(r.Value), Unit: "bytes/ms"},
+				diagnose.Evidence{Name: r.Rate + " throughput (peers' median)", Value: round(r.PeerMedian), Unit: "bytes/ms"})
 		}
 		for _, o := range w.node.Outliers {
 			f.Evidence = append(f.Evidence,

@@ -9,8 +9,12 @@ import (
 
 // Options are the underlying methods' parameters.
 type Options struct {
-	// Nodes and Outliers are HybridTune's Algorithm 4 and 5 parameters.
+	// View chooses how each stage's hosts are summarised for Algorithm 4
+	// (correlate.StageViews); Nodes and Stage are Algorithm 4's
+	// parameters on them (anomaly.StageNodes), Outliers Algorithm 5's.
+	View     correlate.StageOptions
 	Nodes    anomaly.NodeParams
+	Stage    anomaly.StageParams
 	Outliers anomaly.OutlierParams
 	// Profile is a trained Ganesha profile (peer train) and ProfileName
 	// its file; nil trains one on the application's own samples
@@ -27,7 +31,8 @@ type Options struct {
 
 // DefaultOptions returns the underlying packages' defaults.
 func DefaultOptions() Options {
-	return Options{Nodes: anomaly.DefaultNodeParams(), Outliers: anomaly.DefaultOutlierParams(),
+	return Options{View: correlate.DefaultStageOptions(), Nodes: anomaly.DefaultStageNodeParams(),
+		Stage: anomaly.DefaultStageParams(), Outliers: anomaly.DefaultOutlierParams(),
 		Train: selfTrainOptions(), Peer: peer.DefaultParams()}
 }
 
@@ -47,7 +52,7 @@ type Result struct {
 // comparison, over the application's span).
 func Diagnose(c *correlate.Correlation, fs *correlate.Frames, opt Options) *Result {
 	r := &Result{Stages: []StageNodes{}}
-	n, st, err := Stages(c, opt.Nodes, opt.Outliers)
+	n, st, err := Stages(c, opt.View, opt.Nodes, opt.Stage, opt.Outliers)
 	r.StagesCompared, r.Stages = n, append(r.Stages, st...)
 	if err != nil {
 		r.Notes = append(r.Notes, "abnormal nodes: "+err.Error())

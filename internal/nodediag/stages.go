@@ -16,8 +16,10 @@ type StageNodes struct {
 	StageID int32  `json:"stageId"`
 	Attempt int32  `json:"attempt"`
 	Name    string `json:"name"`
-	// Hosts is how many sampled hosts ran the stage (and were compared).
-	Hosts int `json:"hosts"`
+	// Hosts is how many sampled hosts ran the stage, Compared how many of
+	// them StageNodes compared (those with samples in the stage's window).
+	Hosts    int `json:"hosts"`
+	Compared int `json:"compared"`
 	// Threshold is Algorithm 4's similarity threshold, MedianScore the
 	// median of the hosts' scores (an abnormal node is also Gap under it).
 	Threshold   float64 `json:"threshold"`
@@ -38,6 +40,18 @@ type AbnormalNode struct {
 	Differing []MetricDelta `json:"differing"`
 	// Outliers are the principal metrics Algorithm 5 flagged on it.
 	Outliers []OutlierMetric `json:"outliers"`
+	// Slow are the stage's own tasks' shuffle throughputs on the node
+	// under StageParams.RateRatio times the other hosts' median (each
+	// makes the node abnormal whatever its score).
+	Slow []SlowRate `json:"slow,omitempty"`
+}
+
+// SlowRate is anomaly.SlowRate with JSON names: Rate is shuffle-fetch or
+// shuffle-write, Value and PeerMedian bytes per ms.
+type SlowRate struct {
+	Rate       string  `json:"rate"`
+	Value      float64 `json:"value"`
+	PeerMedian float64 `json:"peerMedian"`
 }
 
 // MetricDelta is anomaly.MetricDelta with JSON names.
@@ -62,11 +76,12 @@ type OutlierMetric struct {
 	Distant    bool    `json:"distant"`
 }
 
-// StageSeries returns, for each of c's stage matrices (indexed like
-// App.Stages), each host's series of each metric within the stage's
-// window there: series[si][row of mats[si].Hosts][metric column]. It is
-// Algorithm 5's input, built in one pass over every matched host's frame
-// (the wiring docs/ANOMALY.md describes).
+// StageSeries returns, for each stage matrix (indexed like App.Stages, as
+// c.StageMatrices() or c.StageViews(...) give them), each host's series of
+// each of its metrics within the stage's window there:
+// series[si][row of mats[si].Hosts][metric column]. It is Algorithm 5's
+// input, built in one pass over every matched host's frame (the wiring
+// docs/ANOMALY.md describes).
 func StageSeries(c *correlate.Correlation, mats []correlate.StageMatrix) [][][][]float64 {
 	series := make([][][][]float64, len(mats))
 	for si, sm := range mats {
@@ -91,26 +106,41 @@ func StageSeries(c *correlate.Correlation, mats []correlate.StageMatrix) [][][][
 	return series
 }
 
-// Stages runs Algorithms 4 and 5 on every stage attempt that ran on at
-// least three sampled hosts and returns how many were compared and those
-// with an abnormal node.
-func Stages(c *correlate.Correlation, np anomaly.NodeParams, op anomaly.OutlierParams) (compared int, out []StageNodes, err error) {
-	mats := c.StageMatrices()
+// Stages runs Algorithm 4 (anomaly.StageNodes on correlate's stage views
+// under vo: the hosts compared on the stage's own work, with the slow
+// shuffle-rate test of sp) and Algorithm 5 on every stage attempt that ran
+// on at least three sampled hosts, and returns how many were compared and
+// those with an abnormal node.
+func Stages(c *correlate.Correlation, vo correlate.StageOptions, np anomaly.NodeParams, sp anomaly.StageParams,
+	op anomaly.OutlierParams) (compared int, out []StageNodes, err error) {
+	views := c.StageViews(vo)
+	mats := make([]correlate.StageMatrix, len(views))
+	for i := range views {
+		mats[i] = views[i].StageMatrix
+	}
 	series := StageSeries(c, mats)
 	app := c.App()
-	for si, sm := range mats {
-		if len(sm.Hosts) < 3 {
-			continue // no majority to compare with
+	for si := range views {
+		v := &views[si]
+		in := anomaly.StageInput{Hosts: v.Hosts, Metrics: v.Metrics, X: v.Rows(), Scale: v.Scale}
+		for _, w := range v.Work {
+			in.Work = append(in.Work, anomaly.HostWork{Share: w.Share, Rows: w.Rows, FetchBytes: w.FetchBytes,
+				FetchMs: w.FetchMs, WriteBytes: w.WriteBytes, WriteMs: w.WriteMs})
+		}
+		scores, err := anomaly.StageNodes(in, np, sp)
+		if err != nil {
+			return compared, out, fmt.Errorf("stage %d.%d abnormal nodes: %w", v.Stage.ID, v.Stage.Attempt, err)
+		}
+		if scores == nil {
+			continue // fewer than three hosts to compare
 		}
 		compared++
-		scores, err := anomaly.AbnormalNodes(sm.Hosts, sm.Metrics, sm.Rows(), np)
-		if err != nil {
-			return compared, out, fmt.Errorf("stage %d.%d abnormal nodes: %w", sm.Stage.ID, sm.Stage.Attempt, err)
-		}
 		var abn []int
-		med := make([]float64, len(scores))
+		var med []float64
 		for i, s := range scores {
-			med[i] = s.Score
+			if !s.Excluded {
+				med = append(med, s.Score)
+			}
 			if s.Abnormal {
 				abn = append(abn, i)
 			}
@@ -118,12 +148,12 @@ func Stages(c *correlate.Correlation, np anomaly.NodeParams, op anomaly.OutlierP
 		if len(abn) == 0 {
 			continue
 		}
-		rep, err := anomaly.OutlierMetrics(sm.Hosts, sm.Metrics, series[si], op)
-		if err != nil {
-			return compared, out, fmt.Errorf("stage %d.%d outlier metrics: %w", sm.Stage.ID, sm.Stage.Attempt, err)
+		sn := StageNodes{StageID: v.Stage.ID, Attempt: v.Stage.Attempt, Hosts: len(v.Hosts), Compared: len(med),
+			Threshold: np.Threshold, Gap: np.Gap, MedianScore: median(med)}
+		var outliers []anomaly.NodeOutliers
+		if rep, err := anomaly.OutlierMetrics(v.Hosts, v.Metrics, series[si], op); err == nil {
+			sn.Principal, outliers = rep.Principal, rep.Nodes
 		}
-		sn := StageNodes{StageID: sm.Stage.ID, Attempt: sm.Stage.Attempt, Hosts: len(sm.Hosts), Threshold: np.Threshold, Gap: np.Gap,
-			MedianScore: median(med), Principal: rep.Principal}
 		if si < len(app.Stages) {
 			sn.Name = app.Stages[si].Name
 		}
@@ -133,9 +163,14 @@ func Stages(c *correlate.Correlation, np anomaly.NodeParams, op anomaly.OutlierP
 			for _, d := range s.Differing {
 				an.Differing = append(an.Differing, MetricDelta(d))
 			}
-			for _, o := range rep.Nodes[i].Outliers() {
-				an.Outliers = append(an.Outliers, OutlierMetric{Metric: o.Metric, Value: o.Value, PeerMedian: o.PeerMedian,
-					Score: o.Score, Decades: o.Decades, Magnitude: o.Magnitude, Distance: o.Distance, Distant: o.Distant})
+			if i < len(outliers) {
+				for _, o := range outliers[i].Outliers() {
+					an.Outliers = append(an.Outliers, OutlierMetric{Metric: o.Metric, Value: o.Value, PeerMedian: o.PeerMedian,
+						Score: o.Score, Decades: o.Decades, Magnitude: o.Magnitude, Distance: o.Distance, Distant: o.Distant})
+				}
+			}
+			for _, r := range s.Slow {
+				an.Slow = append(an.Slow, SlowRate(r))
 			}
 			sn.Abnormal = append(sn.Abnormal, an)
 		}

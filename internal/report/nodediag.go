@@ -33,6 +33,9 @@ func nodeDiagText(w io.Writer, r *nodediag.Result, start int64, maxRows int) {
 				}
 				rows++
 				var om []string
+				for _, r := range a.Slow {
+					om = append(om, fmt.Sprintf("slow %s %.0f vs %.0f B/ms", r.Rate, r.Value, r.PeerMedian))
+				}
 				for _, o := range a.Outliers {
 					om = append(om, fmt.Sprintf("%s %s vs %s", o.Metric, metricNum(o.Value), metricNum(o.PeerMedian)))
 				}

@@ -517,7 +517,7 @@
     if (!N.stages.length) { notAvailable(sec, "No abnormal node in the " + N.stagesCompared + " stages compared (stages that ran on at least three sampled nodes)."); return; }
     var tb = add(sec, "table", "nd");
     var hr = add(tb, "tr");
-    ["stage", "node", "similarity", "stage median", "threshold", "outlier metrics (node vs peers' median)", "most different metrics"].forEach(function (h) { add(hr, "th", null, h); });
+    ["stage", "node", "similarity", "stage median", "threshold", "slow shuffle rates, outlier metrics (node vs peers' median)", "most different metrics"].forEach(function (h) { add(hr, "th", null, h); });
     N.stages.forEach(function (s) {
       s.abnormal.forEach(function (a) {
         var r = add(tb, "tr");
@@ -526,7 +526,7 @@
         add(r, "td", "num", a.score.toFixed(2));
         add(r, "td", "num", s.medianScore.toFixed(2));
         add(r, "td", "num", s.threshold.toFixed(2));
-        add(r, "td", null, a.outliers.map(function (o) { return o.metric + " " + metricNum(o.value) + " vs " + metricNum(o.peerMedian) + (o.magnitude ? " (magnitude)" : "") + (o.distant ? " (distance)" : ""); }).join("; ") || "-");
+        add(r, "td", null, (a.slow || []).map(function (x) { return "slow " + x.rate + " " + Math.round(x.value) + " vs " + Math.round(x.peerMedian) + " bytes/ms"; }).concat(a.outliers.map(function (o) { return o.metric + " " + metricNum(o.value) + " vs " + metricNum(o.peerMedian) + (o.magnitude ? " (magnitude)" : "") + (o.distant ? " (distance)" : ""); })).join("; ") || "-");
         add(r, "td", null, a.differing.map(function (d) { return d.metric; }).join(", "));
       });
     });
