@@ -30,8 +30,9 @@ var strengthLimits = diagnose.Limits{0.5, 1, 2, 4}
 // abnormalFindings gives one finding per node abnormal in some stage: the
 // stages, its lowest score, and the outlier metrics of its worst stage.
 // It is low, or moderate when the peer comparison names the node culprit
-// too: per stage the method's precision is 0.40 on the simulator
-// (docs/ANOMALY.md), so on its own it only points where to look.
+// too: per stage node metrics mix every application on the node and the
+// windows are short (docs/ANOMALY.md measures it), so on its own it only
+// points where to look.
 func abnormalFindings(r *Result) []diagnose.Finding {
 	culprit := map[string]bool{}
 	if r.Peers != nil {
