@@ -369,7 +369,14 @@ func DefaultStageOptions() StageOptions {
 // rows when the run's bounds are unknown), NaN skipped; 0 for a column
 // with no value.
 func (c *Correlation) metricQuantiles(cols []int, q float64) []float64 {
+	total := 0
+	for k := range c.hosts {
+		total += len(c.hosts[k].times)
+	}
 	vals := make([][]float64, len(cols))
+	for j := range vals {
+		vals[j] = make([]float64, 0, total)
+	}
 	for k := range c.hosts {
 		h := &c.hosts[k]
 		lo, hi := 0, len(h.times)
@@ -391,8 +398,49 @@ func (c *Correlation) metricQuantiles(cols []int, q float64) []float64 {
 		if len(v) == 0 {
 			continue
 		}
-		slices.Sort(v)
-		out[j] = v[min(len(v)-1, int(q*float64(len(v)-1)+0.5))]
+		out[j] = nth(v, min(len(v)-1, int(q*float64(len(v)-1)+0.5)))
 	}
 	return out
+}
+
+// nth returns the k-th smallest of v (0-based), reordering v: Hoare's
+// selection with a median-of-three pivot, O(len(v)) expected.
+func nth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for pivot < v[j] {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
