@@ -197,8 +197,12 @@ func TestPrometheusAgainstProc(t *testing.T) {
 		if a, ok := alias[k.name]; ok && vals[key{a, k.ms}] != v {
 			t.Errorf("%s = %v but %s = %v at %d", k.name, v, a, vals[key{a, k.ms}], k.ms)
 		}
+		// usage = 100 - idle - iowait covers user + system, but each mode's
+		// rate() is extrapolated over its own window and per-CPU idle and
+		// iowait counters may step back (a kernel quirk), so the parts can
+		// exceed the whole by a little: allow one percentage point.
 		if k.name == "cpu_usage" {
-			if u, s := vals[key{"cpu_user_pct", k.ms}], vals[key{"cpu_system_pct", k.ms}]; u+s > v+1e-6 {
+			if u, s := vals[key{"cpu_user_pct", k.ms}], vals[key{"cpu_system_pct", k.ms}]; u+s > v+1 {
 				t.Errorf("at %d: user %v + system %v > usage %v", k.ms, u, s, v)
 			}
 		}
