@@ -17,6 +17,7 @@ var failureLogs = []string{
 	"spark-rapids-2021/tools/src/test/resources/spark-events-profiling/task_job_failure_eventlog_compressed.zstd",
 	"apache-spark/core/src/test/resources/spark-events/application_1538416563558_0014",
 	"sparkscope/src/test/resources/eventlog/app-20231025121456-0004-eventLog-running-exec-removed",
+	"sparkscope/src/test/resources/eventlog/app-20231025121456-0004-eventLog-finished-exec-removed",
 }
 
 // TestFailuresRealLogs checks the breakdown of real failure-heavy logs
@@ -26,9 +27,9 @@ var failureLogs = []string{
 // whose output a Resubmitted record says was lost); per executor, the
 // allocation from its add event to its remove event (or the application's
 // end when it has none) widened to its tasks, never negative, with as many
-// slots as its cores offer or its attempts overlapped. A task that
-// claims to have launched years before its application (a spliced test log)
-// is left out rather than stretching the application over years.
+// slots as its cores offer or its attempts overlapped. A task that claims
+// to have launched years before its stage or months after its application
+// (spliced test logs) is left out rather than stretching the application.
 func TestFailuresRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
 	for _, rel := range failureLogs {

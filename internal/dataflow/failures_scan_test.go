@@ -87,7 +87,12 @@ type rawEvent struct {
 	ExecInfo struct {
 		Cores int `json:"Total Cores"`
 	} `json:"Executor Info"`
-	Props map[string]string `json:"Spark Properties"`
+	Props     map[string]string `json:"Spark Properties"`
+	StageInfo struct {
+		ID        int32 `json:"Stage ID"`
+		Attempt   int32 `json:"Stage Attempt ID"`
+		Submitted int64 `json:"Submission Time"`
+	} `json:"Stage Info"`
 }
 
 // scanRaw reads a plain or zstd-compressed event log with encoding/json,
@@ -122,6 +127,8 @@ func scanRaw(t *testing.T, path string) *rawLog {
 		}
 		return l.execs[id]
 	}
+	submitted := map[rawKey]int64{}
+	var ends []rawEvent
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -143,6 +150,8 @@ func scanRaw(t *testing.T, path string) *rawLog {
 			e.added, e.cores = ev.Timestamp, ev.ExecInfo.Cores
 		case "SparkListenerExecutorRemoved":
 			exec(ev.Executor).removed = ev.Timestamp
+		case "SparkListenerStageSubmitted":
+			submitted[rawKey{ev.StageInfo.ID, ev.StageInfo.Attempt}] = ev.StageInfo.Submitted
 		case "SparkListenerTaskStart":
 			started[ev.Info.ID] = true
 		case "SparkListenerTaskEnd":
@@ -152,34 +161,43 @@ func scanRaw(t *testing.T, path string) *rawLog {
 				continue
 			}
 			delete(started, ev.Info.ID)
-			if l.start > 0 && ev.Info.Launch < l.start-60_000 {
-				l.early++ // the driver stamps launches and the start with one clock
-				continue
-			}
-			k := rawKey{ev.Stage, ev.Attempt}
-			s := l.stages[k]
-			if s == nil {
-				s = &rawStage{}
-				l.stages[k] = s
-			}
-			d := max(ev.Info.Finish-ev.Info.Launch, 0)
-			s.attempts++
-			s.taskMs += d
-			if ev.Info.Failed || ev.Info.Killed {
-				s.wasted += d
-			} else {
-				success[ev.Info.ID] = ended{k, d}
-			}
-			e := exec(ev.Info.Executor)
-			if e.firstLaunch == 0 || ev.Info.Launch < e.firstLaunch {
-				e.firstLaunch = ev.Info.Launch
-			}
-			e.lastFinish = max(e.lastFinish, ev.Info.Finish)
-			e.spans = append(e.spans, [2]int64{ev.Info.Launch, max(ev.Info.Finish, ev.Info.Launch)})
+			ends = append(ends, ev)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
+	}
+	for _, ev := range ends {
+		k := rawKey{ev.Stage, ev.Attempt}
+		anchor := submitted[k]
+		if anchor <= 0 {
+			anchor = l.start
+		}
+		// The driver stamps launches, submissions, the start and the end
+		// with one clock: a launch outside them is a spliced record.
+		if anchor > 0 && ev.Info.Launch < anchor-60_000 || l.end > 0 && ev.Info.Launch > l.end+60_000 {
+			l.early++
+			continue
+		}
+		s := l.stages[k]
+		if s == nil {
+			s = &rawStage{}
+			l.stages[k] = s
+		}
+		d := max(ev.Info.Finish-ev.Info.Launch, 0)
+		s.attempts++
+		s.taskMs += d
+		if ev.Info.Failed || ev.Info.Killed {
+			s.wasted += d
+		} else {
+			success[ev.Info.ID] = ended{k, d}
+		}
+		e := exec(ev.Info.Executor)
+		if e.firstLaunch == 0 || ev.Info.Launch < e.firstLaunch {
+			e.firstLaunch = ev.Info.Launch
+		}
+		e.lastFinish = max(e.lastFinish, ev.Info.Finish)
+		e.spans = append(e.spans, [2]int64{ev.Info.Launch, max(ev.Info.Finish, ev.Info.Launch)})
 	}
 	for id := range lost {
 		if x, ok := success[id]; ok {

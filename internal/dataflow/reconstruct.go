@@ -15,10 +15,12 @@ const (
 	// task finished while fewer than this fraction of the allocated slots run
 	// tasks.
 	DefaultTailFraction = 0.5
-	// clockSlack is how far before the application's start a Spark task
-	// may claim to have launched. The driver stamps both with one clock, so
-	// a launch earlier than that is a corrupt or spliced record (one test
-	// log in the shared data launches a task five years early), not skew.
+	// clockSlack is how far before its stage's submission (or, when the log
+	// does not say, the application's start), or after the application's
+	// end, a Spark task may claim to have launched. The driver stamps them
+	// all with one clock, so a launch outside is a corrupt or spliced record
+	// (test logs in the shared data launch tasks five years early and two
+	// months late), not skew.
 	clockSlack = 60_000
 	// maxSpan bounds an attempt's length (about 24.8 days) so that phase
 	// durations fit 32 bits; longer attempts are cut at it.
@@ -78,7 +80,7 @@ type Reconstruction struct {
 	FirstLaunch int64
 	// Skipped counts attempts that could not be placed: no launch time, an
 	// executor the log never described, or (Spark) a launch more than a
-	// minute before the application's recorded start.
+	// minute before its stage's submission or after the application's end.
 	Skipped int
 	// Resubmitted counts the repeated TaskEnd records (reason Resubmitted)
 	// left out: each restates an attempt already counted, whose output was
@@ -122,7 +124,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
-			if t.Launch > 0 && !beforeApp(app, st, t) {
+			if t.Launch > 0 && !misdated(app, st, t) {
 				n++
 				last = max(last, t.Launch, t.Finish)
 				if first == 0 || t.Launch < first {
@@ -165,7 +167,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 				continue
 			}
 			if t.Launch <= 0 || t.Launch > math.MaxInt64-maxSpan || int(t.Executor) >= len(app.Executors) ||
-				app.Executors[t.Executor] == nil || beforeApp(app, st, t) {
+				app.Executors[t.Executor] == nil || misdated(app, st, t) {
 				r.Skipped++
 				continue
 			}
@@ -194,11 +196,19 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	return r, nil
 }
 
-// beforeApp reports whether a Spark task claims a launch more than
-// clockSlack before the application's recorded start. MapReduce attempts are
-// stamped by node clocks and are left alone.
-func beforeApp(app *model.App, st *model.Stage, t *model.Task) bool {
-	return st.Kind == model.StageSpark && app.Start > 0 && t.Launch < app.Start-clockSlack
+// misdated reports whether a Spark task's launch lies more than
+// clockSlack before its stage's submission (or, when that is unknown, the
+// application's start) or after the application's recorded end.
+// MapReduce attempts are stamped by node clocks and are left alone.
+func misdated(app *model.App, st *model.Stage, t *model.Task) bool {
+	if st.Kind != model.StageSpark {
+		return false
+	}
+	anchor := st.Submitted
+	if anchor <= 0 {
+		anchor = app.Start
+	}
+	return anchor > 0 && t.Launch < anchor-clockSlack || app.End > 0 && t.Launch > app.End+clockSlack
 }
 
 // split lays an attempt's phases end to end inside [Start, End].

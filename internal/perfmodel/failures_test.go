@@ -3,6 +3,8 @@ package perfmodel
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,4 +154,55 @@ func expectedTasks(t *testing.T, root, rel string) int {
 	}
 	t.Fatalf("expected-counts.tsv has no row for %s", rel)
 	return 0
+}
+
+// TestMisdatedTasksLeftOut checks the sparkscope test logs whose task
+// records were spliced in from other runs: every TaskEnd launches over a
+// minute before its stage's submission (2018 in a 2023 application) or
+// after the application's end (two months later), as a plain
+// encoding/json scan shows, so no task is left to model.
+func TestMisdatedTasksLeftOut(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	for _, name := range []string{"app-20231025121456-0004-eventLog-finished-exec-removed", "app-20231025121456-0004-eventLog-running-exec-removed"} {
+		path := filepath.Join(root, "sparkscope/src/test/resources/eventlog", name)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var submitted, end int64
+		var launches []int64
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			var ev struct {
+				Event     string
+				Timestamp int64
+				Info      struct {
+					Launch int64 `json:"Launch Time"`
+				} `json:"Task Info"`
+				Stage struct {
+					Submitted int64 `json:"Submission Time"`
+				} `json:"Stage Info"`
+			}
+			if json.Unmarshal(line, &ev) != nil {
+				continue
+			}
+			switch ev.Event {
+			case "SparkListenerStageSubmitted":
+				submitted = ev.Stage.Submitted
+			case "SparkListenerApplicationEnd":
+				end = ev.Timestamp
+			case "SparkListenerTaskEnd":
+				launches = append(launches, ev.Info.Launch)
+			}
+		}
+		kept := 0
+		for _, l := range launches {
+			if l >= submitted-60_000 && (end == 0 || l <= end+60_000) {
+				kept++
+			}
+		}
+		_, err = FromApp(loadOne(t, path))
+		if len(launches) == 0 || kept != 0 || !errors.Is(err, ErrNoTasks) {
+			t.Errorf("%s: %d of %d TaskEnd launches in the application's window; FromApp: %v, want %v", name, kept, len(launches), err, ErrNoTasks)
+		}
+	}
 }
