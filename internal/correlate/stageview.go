@@ -33,13 +33,14 @@ type StageOptions struct {
 	// ScaleQuantile-quantile over every matched host's samples in the
 	// application's run.
 	ScaleQuantile float64
-	// PerServed divides each host's network sends (net_tx_bytes_per_s,
-	// net_send_bw) in a stage that reads shuffle data by the host's share
-	// of the parent stages' shuffle output (HostWork.ServedBytes over the
-	// view's hosts' mean): a host holding more map output serves more of
-	// the shuffle, which the logs explain. Hosts holding none are left as
-	// they are.
-	PerServed bool
+	// DropSends leaves out the network send metrics (net_tx_bytes_per_s,
+	// net_send_bw; NaN on every host) of a stage that reads shuffle data
+	// (some host holds its parents' shuffle output, HostWork.ServedBytes):
+	// what a host sends then is the other hosts' fetches from it, so it
+	// follows where the parents' tasks ran and when the fetchers ran, not
+	// how the host itself did. The receive side and the tasks' own fetch
+	// rates stay.
+	DropSends bool
 }
 
 // HostWork is what ran on one host during a stage's window there, counted
@@ -137,9 +138,9 @@ func (c *Correlation) StageViews(o StageOptions) []StageView {
 		sortView(&out[si])
 	}
 	c.servedBytes(out)
-	if o.PerServed {
+	if o.DropSends {
 		for si := range out {
-			perServed(&out[si])
+			dropSends(&out[si])
 		}
 	}
 	return out
@@ -195,29 +196,16 @@ func (c *Correlation) servedBytes(out []StageView) {
 	}
 }
 
-// perServed divides a view's network sends by each host's share of the
-// served bytes (StageOptions.PerServed).
-func perServed(v *StageView) {
-	var sum float64
-	var n int
-	for _, w := range v.Work {
-		if w.ServedBytes > 0 {
-			sum += w.ServedBytes
-			n++
-		}
-	}
-	if n == 0 {
+// dropSends sets the network send metrics of a view to NaN when some
+// host served it shuffle data (StageOptions.DropSends).
+func dropSends(v *StageView) {
+	if !slices.ContainsFunc(v.Work, func(w HostWork) bool { return w.ServedBytes > 0 }) {
 		return
 	}
-	mean := sum / float64(n)
 	for _, name := range []string{"net_tx_bytes_per_s", "net_send_bw"} {
-		j := v.Column(name)
-		if j < 0 {
-			continue
-		}
-		for i, w := range v.Work {
-			if w.ServedBytes > 0 {
-				v.X[i][j] /= w.ServedBytes / mean
+		if j := v.Column(name); j >= 0 {
+			for i := range v.X {
+				v.X[i][j] = math.NaN()
 			}
 		}
 	}
@@ -354,16 +342,6 @@ func sortView(v *StageView) {
 	}
 }
 
-// DefaultStageOptions are the StageOptions measured best for comparing a
-// stage's hosts by cosine similarity (docs/ANOMALY.md, per-stage
-// evaluation): synonyms dropped, each metric's 0.99-quantile over the run
-// as its scale, and network sends per share of the shuffle data served.
-// Selecting rows by the stage's share and dividing by the attempts
-// running were measured worse on the simulator.
-func DefaultStageOptions() StageOptions {
-	return StageOptions{DropSynonyms: true, ScaleQuantile: 0.99, PerServed: true}
-}
-
 // metricQuantiles returns the q-quantile of each column in cols over
 // every matched host's sample rows within the application's run (all
 // rows when the run's bounds are unknown), NaN skipped; 0 for a column
@@ -443,4 +421,14 @@ func nth(v []float64, k int) float64 {
 		}
 	}
 	return v[k]
+}
+
+// DefaultStageOptions are the StageOptions measured best for comparing a
+// stage's hosts by cosine similarity (docs/ANOMALY.md, per-stage
+// evaluation): synonyms dropped, each metric's 0.99-quantile over the run
+// as its scale, and network sends left out of stages that read shuffle
+// data. Selecting rows by the stage's share and dividing by the attempts
+// running were measured worse on the simulator.
+func DefaultStageOptions() StageOptions {
+	return StageOptions{DropSynonyms: true, ScaleQuantile: 0.99, DropSends: true}
 }
