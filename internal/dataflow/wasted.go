@@ -22,10 +22,16 @@ type wasteIndex struct {
 // partKey is a stage id and partition.
 type partKey struct{ stage, part int32 }
 
-// newWasteIndex scans app once for Resubmitted records and for the latest
-// stage attempt that ran each partition of a retried stage.
+// newWasteIndex scans app for Resubmitted records and for the latest stage
+// attempt that ran each partition of a retried stage; it reads tasks only
+// when the reason table holds a Resubmitted record, and only of stages
+// with several attempts otherwise.
 func newWasteIndex(app *model.App) *wasteIndex {
 	w := &wasteIndex{}
+	anyLost := false
+	for _, r := range app.Reasons {
+		anyLost = anyLost || r.Kind == resubmittedKind
+	}
 	attempts := map[int32]int{}
 	for _, st := range app.Stages {
 		if st != nil {
@@ -33,12 +39,12 @@ func newWasteIndex(app *model.App) *wasteIndex {
 		}
 	}
 	for _, st := range app.Stages {
-		if st == nil {
+		if st == nil || !anyLost && attempts[st.ID] < 2 {
 			continue
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
-			if isResubmitted(app, t) {
+			if anyLost && isResubmitted(app, t) {
 				if w.lost == nil {
 					w.lost = map[int64]bool{}
 				}
