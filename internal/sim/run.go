@@ -273,7 +273,7 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 	// caching stage left unevenly spread (cachedImbalance).
 	for _, a := range e.apps {
 		for _, c := range a.cacheImbalance {
-			pt := ProblemTruth{Kind: ProblemImbalance, App: a.truth.ID, Stage: int32(c.stage), Hosts: c.hosts, Cause: CauseCache}
+			pt := ProblemTruth{Kind: ProblemImbalance, App: a.truth.ID, Stage: int32(c.stage), Hosts: c.hosts, Under: c.under, Cause: c.cause}
 			if w, ok := a.stageWin[c.stage]; ok {
 				pt.StartMs, pt.EndMs = w[0], w[1]
 			}

@@ -109,8 +109,13 @@ func (e *engine) submitStage(st *stageRun) {
 		st.nPendingPref = n
 	}
 	if sp.input == inCached {
-		if hosts := cachedImbalance(a, n); len(hosts) > 0 {
-			a.cacheImbalance = append(a.cacheImbalance, cacheLabel{stage: st.pi, hosts: hosts})
+		if hosts, under := cachedImbalance(a, n); len(hosts) > 0 {
+			a.cacheImbalance = append(a.cacheImbalance, cacheLabel{stage: st.pi, hosts: hosts, under: under, cause: CauseCache})
+		}
+	}
+	if sp.input == inHDFS && !sp.injected {
+		if hosts, under := blockImbalance(a, sp.prefs); len(hosts) > 0 {
+			a.cacheImbalance = append(a.cacheImbalance, cacheLabel{stage: st.pi, hosts: hosts, under: under, cause: CauseBlocks})
 		}
 	}
 	st.levels[3] = true
@@ -458,11 +463,14 @@ func stageProfile(st *stageRun) StageProfile {
 // share of the mean is imbalanced.
 const imbalanceBC = 0.1
 
-// cacheLabel is a stage whose cached input is imbalanced, and the hosts
-// truth.json names.
+// cacheLabel is a stage whose input (cached partitions or HDFS blocks) is
+// imbalanced over the application's slots, the hosts truth.json names,
+// the underloaded ones besides and the cause.
 type cacheLabel struct {
 	stage int
 	hosts []string
+	under []string
+	cause string
 }
 
 // cachedImbalance judges where the n cached partitions a stage is about to
@@ -474,10 +482,11 @@ type cacheLabel struct {
 // partitions per slot of the application's live executors on the node;
 // a node deviating from the mean over those nodes by more than imbalanceBC
 // is imbalanced. It returns the overloaded hosts, or the underloaded ones
-// when none is overloaded (sorted), or nil when the cache is balanced. It
-// says nothing of how much time the imbalance costs: with a few
-// partitions per slot, one partition more or less is already over BC.
-func cachedImbalance(a *appRun, n int) []string {
+// when none is overloaded (sorted), or nil when the cache is balanced, and
+// the underloaded hosts when overloaded ones were returned. It says
+// nothing of how much time the imbalance costs: with a few partitions per
+// slot, one partition more or less is already over BC.
+func cachedImbalance(a *appRun, n int) (hosts, under []string) {
 	slots := map[*node]int{}
 	count := map[*node]int{}
 	var nodes []*node
@@ -491,7 +500,7 @@ func cachedImbalance(a *appRun, n int) []string {
 		slots[x.node] += x.cores
 	}
 	if len(nodes) < 2 {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i < n && i < len(a.cachedAt); i++ {
 		if x := a.cachedAt[i]; x != nil && !x.lost {
@@ -503,11 +512,23 @@ func cachedImbalance(a *appRun, n int) []string {
 		mean += float64(count[nd]) / float64(max(slots[nd], 1)) / float64(len(nodes))
 	}
 	if mean <= 0 {
-		return nil
+		return nil, nil
 	}
-	var over, under []string
+	load := make(map[*node]float64, len(nodes))
 	for _, nd := range nodes {
-		dev := (float64(count[nd])/float64(max(slots[nd], 1)) - mean) / mean
+		load[nd] = float64(count[nd])
+	}
+	return overUnder(nodes, load, slots, mean)
+}
+
+// overUnder splits nodes by their load per slot's deviation from mean:
+// the overloaded (over imbalanceBC) and the underloaded (under
+// -imbalanceBC), each sorted; the underloaded come first, and alone, when
+// none is overloaded.
+func overUnder(nodes []*node, load map[*node]float64, slots map[*node]int, mean float64) (hosts, under []string) {
+	var over []string
+	for _, nd := range nodes {
+		dev := (load[nd]/float64(max(slots[nd], 1)) - mean) / mean
 		switch {
 		case dev > imbalanceBC:
 			over = append(over, nd.name)
@@ -515,9 +536,61 @@ func cachedImbalance(a *appRun, n int) []string {
 			under = append(under, nd.name)
 		}
 	}
-	if len(over) == 0 {
-		over = under
-	}
 	slices.Sort(over)
-	return over
+	slices.Sort(under)
+	if len(over) == 0 {
+		return under, nil
+	}
+	return over, under
+}
+
+// blockImbalance judges where an HDFS-input stage's blocks live against
+// the application's slots, before any task runs. Delay scheduling offers
+// each task first to the executors on a node holding a replica of its
+// block (NODE_LOCAL), so a node holding more of the stage's blocks per
+// slot than the others gets more tasks, and one holding fewer waits out
+// the locality wait with idle slots. A node's workload is its share of
+// the blocks with a replica on some executor's node (a block counts
+// 1/k on each of its k such nodes) per slot of the application's live
+// executors there; the split is cachedImbalance's. Like it, it says
+// nothing of what the imbalance costs.
+func blockImbalance(a *appRun, prefs [][]int32) (hosts, under []string) {
+	slots := map[*node]int{}
+	var nodes []*node
+	byIdx := map[int32]*node{}
+	for _, x := range a.execs {
+		if x.lost {
+			continue
+		}
+		if _, ok := slots[x.node]; !ok {
+			nodes = append(nodes, x.node)
+			byIdx[int32(x.node.idx)] = x.node
+		}
+		slots[x.node] += x.cores
+	}
+	if len(nodes) < 2 {
+		return nil, nil
+	}
+	load := make(map[*node]float64, len(nodes))
+	for _, reps := range prefs {
+		k := 0
+		for _, r := range reps {
+			if byIdx[r] != nil {
+				k++
+			}
+		}
+		for _, r := range reps {
+			if nd := byIdx[r]; nd != nil {
+				load[nd] += 1 / float64(k)
+			}
+		}
+	}
+	var mean float64
+	for _, nd := range nodes {
+		mean += load[nd] / float64(max(slots[nd], 1)) / float64(len(nodes))
+	}
+	if mean <= 0 {
+		return nil, nil
+	}
+	return overUnder(nodes, load, slots, mean)
 }

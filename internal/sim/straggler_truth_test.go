@@ -162,3 +162,58 @@ func TestSlowAttemptCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockImbalanceLabels checks the block-placement imbalance labels:
+// only on stages that read HDFS input no problem placed (the first stage
+// of an application; TeraSort's and Sort's maps, WordCount's and KMeans's
+// stage 0), hosts and underloaded hosts disjoint and among the hosts the
+// application ran executors on, and none where an imbalance was injected.
+func TestBlockImbalanceLabels(t *testing.T) {
+	for _, name := range []string{"clean", "imbalance", "placement"} {
+		for _, seed := range seeds {
+			res, err := Simulate(mustNamed(t, name), seed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			injected := map[string]bool{}
+			for _, p := range res.Truth.Problems {
+				if p.Cause == "" {
+					injected[p.App] = true
+				}
+			}
+			n := 0
+			for _, p := range res.Truth.Problems {
+				if p.Cause != CauseBlocks {
+					continue
+				}
+				n++
+				if p.Stage != 0 || injected[p.App] && (name == "imbalance" || name == "placement") {
+					t.Errorf("%s/%d: block label on %s stage %d", name, seed, p.App, p.Stage)
+				}
+				var app *model.App
+				for _, a := range res.Apps {
+					if a.ID == p.App {
+						app = a
+					}
+				}
+				hosts := map[string]bool{}
+				for _, x := range app.Executors {
+					hosts[x.Host] = true
+				}
+				for _, h := range append(slices.Clone(p.Hosts), p.Under...) {
+					if !hosts[h] && app.Engine == model.Spark {
+						t.Errorf("%s/%d: %s stage %d labels %s, which ran no executor", name, seed, p.App, p.Stage, h)
+					}
+				}
+				for _, h := range p.Under {
+					if slices.Contains(p.Hosts, h) {
+						t.Errorf("%s/%d: %s both over- and underloaded", name, seed, h)
+					}
+				}
+			}
+			if name == "clean" && n == 0 {
+				t.Errorf("clean/%d: no block-placement label", seed)
+			}
+		}
+	}
+}

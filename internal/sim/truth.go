@@ -55,16 +55,26 @@ type ProblemTruth struct {
 	Tasks   []int32 `json:"tasks,omitempty"`
 	StartMs int64   `json:"startMs,omitempty"`
 	EndMs   int64   `json:"endMs,omitempty"`
-	// Cause is "" for an injected problem and CauseCache for imbalance the
-	// workload made itself: a stage reading cached partitions that the
-	// caching stage left unevenly spread over the executors' slots (Hosts
-	// are then the overloaded hosts, or the underloaded ones when none is).
+	// Cause is "" for an injected problem, and for imbalance the workload
+	// made itself CauseCache (a stage reading cached partitions that the
+	// caching stage left unevenly spread over the executors' slots) or
+	// CauseBlocks (an HDFS-input stage whose blocks' replicas are unevenly
+	// spread over them); Hosts are then the overloaded hosts, or the
+	// underloaded ones when none is.
 	Cause string `json:"cause,omitempty"`
+	// Under lists, for a derived imbalance (Cause set) whose Hosts are the
+	// overloaded hosts, the underloaded ones.
+	Under []string `json:"under,omitempty"`
 }
 
 // CauseCache marks a ProblemTruth the simulator derived rather than
 // injected: imbalance from where a cached RDD's partitions live.
 const CauseCache = "cached-partitions"
+
+// CauseBlocks marks a derived imbalance of an HDFS-input stage: its blocks'
+// replicas spread unevenly over the application's slots
+// (blockImbalance).
+const CauseBlocks = "block-placement"
 
 // AppTruth is what one application did, as its logs must show.
 type AppTruth struct {
