@@ -45,6 +45,18 @@ func TestRetryWorkloadByHand(t *testing.T) {
 	if f := Sparklens(w); f.CoreMsUsed != 12550 {
 		t.Errorf("core-ms used %d, want 12550", f.CoreMsUsed)
 	}
+	// Executor 2 is lost at 3000 and executor 3 added at 6000; executor 1
+	// has no remove event and lives to the end (8000): 2 cores each,
+	// 2 x (7900 + 2900 + 2000) = 25600 core-ms.
+	wantSpan := map[string][2]int64{"1": {100, 8000}, "2": {100, 3000}, "3": {6000, 8000}}
+	for _, e := range w.Executors {
+		if sp, ok := wantSpan[e.ID]; !ok || e.Added-w.Start != sp[0] || e.Ended-w.Start != sp[1] {
+			t.Errorf("executor %s alive [%d, %d], want %v", e.ID, e.Added-w.Start, e.Ended-w.Start, wantSpan[e.ID])
+		}
+	}
+	if f := Sparklens(w); len(w.Executors) != 3 || f.CoreMsAvailableAutoScale != 25600 {
+		t.Errorf("%d executors, %d core-ms available; want 3, 25600", len(w.Executors), f.CoreMsAvailableAutoScale)
+	}
 	// Stage 0's retry starts at its 5th task, launched 3500, submitted 3400;
 	// stage 1's at its 3rd, 4800 and 4700. Their first attempts completed
 	// at 2500 and 3300.
@@ -129,6 +141,37 @@ func TestResubmittedRealLog(t *testing.T) {
 	}
 	if resub != 50 || w.NumTasks() != taskEnds-resub {
 		t.Errorf("%d task attempts, want %d TaskEnd events less %d Resubmitted records (want 50)", w.NumTasks(), taskEnds, resub)
+	}
+	// Executors live from their add to their remove event (two were lost),
+	// or to the application's end.
+	added, removed := map[string]int64{}, map[string]int64{}
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		var ev struct {
+			Event     string
+			Timestamp int64
+			Executor  string `json:"Executor ID"`
+		}
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		switch ev.Event {
+		case "SparkListenerExecutorAdded":
+			added[ev.Executor] = ev.Timestamp
+		case "SparkListenerExecutorRemoved":
+			removed[ev.Executor] = ev.Timestamp
+		}
+	}
+	if len(removed) != 2 || len(w.Executors) != len(added) {
+		t.Fatalf("%d executors, %d removed; the workload has %d", len(added), len(removed), len(w.Executors))
+	}
+	for _, e := range w.Executors {
+		end, ok := removed[e.ID]
+		if !ok {
+			end = w.End
+		}
+		if e.Added != max(added[e.ID], w.Start) || e.Ended != end {
+			t.Errorf("executor %s alive [%d, %d], want [%d, %d]", e.ID, e.Added, e.Ended, added[e.ID], end)
+		}
 	}
 }
 
