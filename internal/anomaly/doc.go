@@ -16,6 +16,12 @@
 // two-class distance test (the node falls in a small class whose
 // representative point is farther than d_min from the other class's).
 //
+// StageNodes is Algorithm 4 for one stage on like-for-like inputs
+// (correlate.StageViews: synonyms dropped, a run-wide scale per metric,
+// network sends left out where the host serves shuffle data), plus a
+// check of the stage's own tasks' shuffle fetch and write rates per host,
+// which tells a lossy node from the peers it slows.
+//
 // ScoreAgainstNormal is Algorithm 5 for one machine without peers (the SMD
 // data set): the peers are the machine's own points in a normal period.
 //

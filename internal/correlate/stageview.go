@@ -49,12 +49,15 @@ type StageOptions struct {
 type HostWork struct {
 	// OwnMs is the stage's own attempt-time, AppMs the application's other
 	// stages', ForeignMs other applications' (Options.Others).
-	OwnMs, AppMs, ForeignMs float64
+	OwnMs     float64 `json:"ownMs"`
+	AppMs     float64 `json:"appMs"`
+	ForeignMs float64 `json:"foreignMs"`
 	// Share is OwnMs over the three together (0 when nothing ran).
-	Share float64
+	Share float64 `json:"share"`
 	// Rows is how many sample rows the vector averages; AllRows how many
 	// the window holds.
-	Rows, AllRows int
+	Rows    int `json:"rows"`
+	AllRows int `json:"allRows"`
 	// Tasks counts the stage's attempts on the host. FetchBytes and
 	// FetchMs are their remote shuffle bytes and the time they waited on
 	// them (Spark shuffleRemoteBytesRead and shuffleFetchWaitTime; a
@@ -64,14 +67,16 @@ type HostWork struct {
 	// shuffleWriteTime; MapReduce has no such time). Their ratios are
 	// the throughputs the host gave the stage's own tasks, comparable
 	// across the hosts whatever else ran there.
-	Tasks               int
-	FetchBytes, FetchMs float64
-	WriteBytes, WriteMs float64
+	Tasks      int     `json:"tasks"`
+	FetchBytes float64 `json:"fetchBytes"`
+	FetchMs    float64 `json:"fetchMs"`
+	WriteBytes float64 `json:"writeBytes"`
+	WriteMs    float64 `json:"writeMs"`
 	// ServedBytes is the shuffle output the stage's parent stages left on
 	// the host (Spark: ParentIDs' shuffleBytesWritten; a MapReduce reduce:
 	// the map stages' map output bytes): what the host serves to the
 	// stage's fetches.
-	ServedBytes float64
+	ServedBytes float64 `json:"servedBytes"`
 }
 
 // StageView is a StageMatrix built under StageOptions, with what ran on
