@@ -91,4 +91,16 @@ func TestFetchFailedRetryByHand(t *testing.T) {
 	if len(b.Executors) != len(wantExec) {
 		t.Errorf("%d executors, want %d", len(b.Executors), len(wantExec))
 	}
+	// The timeline marks the wasted attempts' bars: tasks 2, 3, 4, 5, 10.
+	var wastedMs int64
+	for _, l := range BuildTimeline(r, TimelineOptions{}).Lines {
+		for _, x := range l.Bars {
+			if x.Wasted {
+				wastedMs += x.End - x.Start
+			}
+		}
+	}
+	if wastedMs != wasted {
+		t.Errorf("timeline: %d ms of wasted bars, want %d", wastedMs, wasted)
+	}
 }

@@ -40,6 +40,9 @@ type Bar struct {
 	End      int64 `json:"end"`
 	Activity int16 `json:"activity"`
 	Attempt  int32 `json:"attempt"` // index into Reconstruction.Attempts
+	// Wasted marks the bars of an attempt whose work Spark threw away
+	// (Attempt.Wasted): failed, killed, output lost, partition run again.
+	Wasted bool `json:"wasted,omitempty"`
 }
 
 // Label names the line for people: "executor/slot host".
@@ -74,7 +77,7 @@ func BuildTimeline(r *Reconstruction, opts TimelineOptions) *Timeline {
 	add := func(i int32) {
 		segs = r.Segments(int(i), segs[:0])
 		for _, s := range segs {
-			bars = append(bars, Bar{Start: s.Start, End: s.End, Activity: s.Activity, Attempt: i})
+			bars = append(bars, Bar{Start: s.Start, End: s.End, Activity: s.Activity, Attempt: i, Wasted: r.Attempts[i].Wasted})
 		}
 	}
 	if opts.PerTask {
