@@ -43,6 +43,9 @@ func loadApp(t *testing.T, path string) *model.App {
 // the lost executor's allocation ends at its removal.
 func TestFetchFailedRetryByHand(t *testing.T) {
 	app := loadApp(t, retryLog)
+	if q := app.Quality; q.Lines != 41 || q.BadLines+q.UnknownEvents+q.Incomplete != 0 || len(q.Issues) != 0 || !app.Complete {
+		t.Fatalf("the log reads with problems: %+v", q)
+	}
 	r, err := Reconstruct(app, Options{})
 	if err != nil {
 		t.Fatal(err)
