@@ -1,7 +1,10 @@
 package dataflow
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -97,5 +100,37 @@ func TestFailuresRealLogs(t *testing.T) {
 			t.Logf("%d stage attempts, %d Resubmitted records, wasted %d of %d task-ms, %d executors",
 				len(raw.stages), raw.resubmitted, wasted, b.App.TaskTime(), len(b.Executors))
 		})
+	}
+}
+
+// TestFailedMapReduceJobsAllWasted checks the failed MapReduce jobs in
+// shared/data/logs: expected-counts.tsv, from a separate decoder, counts
+// every one of their attempts as failed or killed, so all their task time
+// is wasted.
+func TestFailedMapReduceJobsAllWasted(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	dir := "hadoop/hadoop-mapreduce-project/hadoop-mapreduce-client/hadoop-mapreduce-client-hs/src/test/resources/"
+	tsv, err := os.ReadFile(filepath.Join(root, "expected-counts.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"job_0.23.9-FAILED.jhist", "job_2.0.3-alpha-FAILED.jhist", "job_2.4.0-FAILED.jhist",
+		"job_1393307629410_0001-1393307687476-user-Sleep+job-1393307723835-0-0-FAILED-default-1393307693920.jhist"} {
+		want := -1 // attempts, all failed or killed
+		for _, line := range strings.Split(string(tsv), "\n") {
+			if c := strings.Split(line, "\t"); len(c) > 9 && c[1] == dir+name && c[8] == c[9] {
+				want, _ = strconv.Atoi(c[8])
+			}
+		}
+		r, err := Reconstruct(loadApp(t, filepath.Join(root, dir+name)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := BuildBreakdown(r)
+		if len(r.Attempts) != want || b.App.TaskTime() <= 0 || b.App.Wasted != b.App.TaskTime() {
+			t.Errorf("%s: %d attempts (expected-counts.tsv: %d, all failed), wasted %d of %d task-ms; want all",
+				name, len(r.Attempts), want, b.App.Wasted, b.App.TaskTime())
+		}
+		t.Logf("%s: %d attempts, %d task-ms, all wasted", name, len(r.Attempts), b.App.TaskTime())
 	}
 }
