@@ -107,3 +107,37 @@ func TestFetchFailedRetryByHand(t *testing.T) {
 		t.Errorf("timeline: %d ms of wasted bars, want %d", wastedMs, wasted)
 	}
 }
+
+// TestSpeculativeDoubleSuccess checks a stage attempt in which a task and
+// its speculative copy both succeeded (Spark logs both and keeps the
+// first to finish): the later one's 3000 ms are wasted, the killed copy of
+// the other task (500 ms) too, and the winners are not.
+func TestSpeculativeDoubleSuccess(t *testing.T) {
+	app := &model.App{ID: "spec", Engine: model.Spark, Start: 1000, End: 10000, Complete: true, Hosts: []string{"", "A", "B"}}
+	app.Executors = []*model.Executor{{ID: "1", Host: "A", Cores: 2, Added: 1000}, {ID: "2", Host: "B", Cores: 2, Added: 1000}}
+	app.Reasons = []model.Reason{{}, {Kind: "TaskKilled"}}
+	st := &model.Stage{ID: 0, Kind: model.StageSpark, NumTasks: 2, Submitted: 1000, Completed: 8000}
+	var m model.TaskMetrics
+	for _, x := range []model.Task{
+		{ID: 0, Index: 0, Launch: 1000, Finish: 7000, Executor: 0, Host: 1, Status: model.TaskSuccess},                              // original, finishes first
+		{ID: 2, Index: 0, Launch: 5000, Finish: 8000, Executor: 1, Host: 2, Status: model.TaskSuccess, Speculative: true},           // copy, finishes later
+		{ID: 1, Index: 1, Launch: 1000, Finish: 4000, Executor: 0, Host: 1, Status: model.TaskSuccess},                              // original wins
+		{ID: 3, Index: 1, Launch: 3500, Finish: 4000, Executor: 1, Host: 2, Status: model.TaskKilled, Reason: 1, Speculative: true}, // killed copy
+	} {
+		st.AddTask(x, &m)
+	}
+	app.Stages = []*model.Stage{st}
+	r, err := Reconstruct(app, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, true, false, true}
+	for i, a := range r.Attempts {
+		if a.Wasted != want[i] {
+			t.Errorf("task %d: wasted %v, want %v", st.Tasks[a.Task].ID, a.Wasted, want[i])
+		}
+	}
+	if b := BuildBreakdown(r); b.App.Wasted != 3000+500 {
+		t.Errorf("wasted %d ms, want 3500", b.App.Wasted)
+	}
+}

@@ -17,6 +17,9 @@ func isResubmitted(app *model.App, t *model.Task) bool {
 type wasteIndex struct {
 	lost  map[int64]bool // task ids a Resubmitted record names
 	rerun map[partKey]int32
+	// first holds, for stage attempts with speculative tasks, the id of the
+	// first successful attempt of each task index to finish.
+	first map[*model.Stage]map[int32]int64
 }
 
 // partKey is a stage id and partition.
@@ -39,6 +42,9 @@ func newWasteIndex(app *model.App) *wasteIndex {
 		}
 	}
 	for _, st := range app.Stages {
+		if st != nil {
+			w.speculation(st)
+		}
 		if st == nil || !anyLost && attempts[st.ID] < 2 {
 			continue
 		}
@@ -66,20 +72,51 @@ func newWasteIndex(app *model.App) *wasteIndex {
 	return w
 }
 
+// speculation records, when stage attempt st ran speculative copies, which
+// successful attempt of each index finished first.
+func (w *wasteIndex) speculation(st *model.Stage) {
+	spec := false
+	for i := range st.Tasks {
+		spec = spec || st.Tasks[i].Speculative
+	}
+	if !spec {
+		return
+	}
+	first := map[int32]int64{}
+	finish := map[int32]int64{}
+	for i := range st.Tasks {
+		t := &st.Tasks[i]
+		if t.Status != model.TaskSuccess || t.Finish <= 0 || t.Reason != 0 {
+			continue
+		}
+		if f, ok := finish[t.Index]; !ok || t.Finish < f {
+			first[t.Index], finish[t.Index] = t.ID, t.Finish
+		}
+	}
+	if w.first == nil {
+		w.first = map[*model.Stage]map[int32]int64{}
+	}
+	w.first[st] = first
+}
+
 // wasted reports whether the work of attempt t of stage attempt st was
 // thrown away: it failed or was killed (a speculative copy that lost the
-// race included), its output was lost with its executor (a Resubmitted
-// record names it), or a later attempt of its stage ran its partition again
-// (a stage retried after a FetchFailed reruns the partitions whose output
-// is missing; logs before Spark 3.3 do not name partitions, so there only
-// the first two rules apply).
+// race included); it succeeded after a copy of the same task had (Spark
+// logs both successes and keeps the first); its output was lost with its
+// executor (a Resubmitted record names it); or a later attempt of its stage
+// ran its partition again (a stage retried after a FetchFailed reruns the
+// partitions whose output is missing; logs before Spark 3.3 do not name
+// partitions, so there this last rule does not apply).
 func (w *wasteIndex) wasted(st *model.Stage, t *model.Task) bool {
-	switch {
-	case t.Status == model.TaskFailed || t.Status == model.TaskKilled:
+	if t.Status == model.TaskFailed || t.Status == model.TaskKilled || w.lost[t.ID] {
 		return true
-	case w.lost[t.ID]:
-		return true
-	case t.Partition >= 0 && w.rerun != nil:
+	}
+	if first := w.first[st]; first != nil && t.Status == model.TaskSuccess {
+		if id, ok := first[t.Index]; ok && id != t.ID {
+			return true
+		}
+	}
+	if t.Partition >= 0 && w.rerun != nil {
 		a, ok := w.rerun[partKey{st.ID, t.Partition}]
 		return ok && a > st.Attempt
 	}
