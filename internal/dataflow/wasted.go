@@ -1,6 +1,10 @@
 package dataflow
 
-import "github.com/clusterlens/clusterlens/internal/model"
+import (
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
 
 // resubmittedKind is Spark's TaskEndReason for a finished map task whose
 // output was lost with its executor: Spark logs a second TaskEnd for the
@@ -41,8 +45,12 @@ func newWasteIndex(app *model.App) *wasteIndex {
 			attempts[st.ID]++
 		}
 	}
+	// Speculative copies run only with spark.speculation on (default off);
+	// logs without an environment (partial ones) are scanned to be safe.
+	spec, _ := app.Env.SparkProp("spark.speculation")
+	speculation := !app.Env.Seen || strings.EqualFold(spec, "true")
 	for _, st := range app.Stages {
-		if st != nil {
+		if st != nil && speculation {
 			w.speculation(st)
 		}
 		if st == nil || !anyLost && attempts[st.ID] < 2 {
