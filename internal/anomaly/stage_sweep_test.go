@@ -32,9 +32,10 @@ func stageVariants() []stageMethod {
 			*o, *s = correlate.StageOptions{DropSynonyms: true, ScaleQuantile: 0.99}, anomaly.StageParams{}
 		}),
 		with("+ sends dropped in shuffle stages", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) {
-			*s = anomaly.StageParams{}
+			*s, o.PerAttempt = anomaly.StageParams{}, false
 		}),
-		with("+ slow task rates (defaults)", func(*correlate.StageOptions, *anomaly.NodeParams, *anomaly.StageParams) {}),
+		with("+ slow task rates", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { o.PerAttempt = false }),
+		with("+ throughputs per running attempt (the defaults)", func(*correlate.StageOptions, *anomaly.NodeParams, *anomaly.StageParams) {}),
 		with("defaults, gap 0.04", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.04 }),
 		with("defaults, gap 0.06", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.06 }),
 		with("defaults, gap 0.08", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.08 }),
@@ -46,7 +47,7 @@ func stageVariants() []stageMethod {
 		with("defaults, rows where the stage is ≥ 50% of the work", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) {
 			o.MinRowShare = 0.5
 		}),
-		with("defaults, per running attempt", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { o.PerAttempt = true }),
+		with("defaults, gap 0.03", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.03 }),
 		with("defaults, hosts with stage share < 0.3 left out", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) {
 			s.MinShare = 0.3
 		}),

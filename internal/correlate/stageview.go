@@ -19,10 +19,10 @@ type StageOptions struct {
 	// attempts when given). 0 keeps every row. A host left with no row
 	// gets a NaN vector (and Rows 0).
 	MinRowShare float64
-	// PerAttempt divides the work-proportional metrics (PerAttemptMetric)
-	// at each row by the known attempts running on the host then, so that
-	// a host running more of the stage's tasks does not look different
-	// for that alone.
+	// PerAttempt divides the throughput metrics (PerAttemptMetric) at
+	// each row by the known attempts running on the host then (at least
+	// one), so that a host running more of the stage's tasks does not
+	// look different for that alone.
 	PerAttempt bool
 	// DropSynonyms leaves out HybridTune's metrics that copy Ganesha's
 	// (disk_read_bw, disk_write_bw, net_send_bw, net_recv_bw,
@@ -92,14 +92,14 @@ type StageView struct {
 // synonyms are the canonical metrics Frames derives from others.
 var synonyms = [...]string{"disk_read_bw", "disk_write_bw", "net_send_bw", "net_recv_bw", "ioWaitRatio"}
 
-// perAttempt marks the canonical metrics that grow with the work running
-// on a node: CPU, context switches, runnable processes, load, throughputs,
-// paging and page faults (not memory use, I/O wait shares or queue times).
+// perAttempt marks the canonical metrics StageOptions.PerAttempt divides:
+// the throughputs (disk and network bytes, paging), which grow with the
+// attempts a host runs whatever its hardware. CPU shares are left alone:
+// a core of a 16-core node is a smaller share than one of an 8-core node,
+// so CPU per attempt would tell the generations apart instead.
 var perAttempt = func() (m [NumMetrics]bool) {
-	for _, name := range []string{"cpu_user_pct", "cpu_system_pct", "context_switches_per_s", "procs_runnable", "load1",
-		"net_rx_bytes_per_s", "net_tx_bytes_per_s", "pages_in_kb_per_s", "pages_out_kb_per_s", "page_faults_per_s",
-		"disk_read_bytes_per_s", "disk_write_bytes_per_s", "cpu_usage", "disk_read_bw", "disk_write_bw",
-		"net_send_bw", "net_recv_bw"} {
+	for _, name := range []string{"net_rx_bytes_per_s", "net_tx_bytes_per_s", "pages_in_kb_per_s", "pages_out_kb_per_s",
+		"disk_read_bytes_per_s", "disk_write_bytes_per_s", "disk_read_bw", "disk_write_bw", "net_send_bw", "net_recv_bw"} {
 		m[model.NodeMetricIndex(name)] = true
 	}
 	return m
@@ -430,10 +430,10 @@ func nth(v []float64, k int) float64 {
 
 // DefaultStageOptions are the StageOptions measured best for comparing a
 // stage's hosts by cosine similarity (docs/ANOMALY.md, per-stage
-// evaluation): synonyms dropped, each metric's 0.99-quantile over the run
-// as its scale, and network sends left out of stages that read shuffle
-// data. Selecting rows by the stage's share and dividing by the attempts
-// running were measured worse on the simulator.
+// evaluation): synonyms dropped, throughputs per running attempt, each
+// metric's 0.99-quantile over the run as its scale, and network sends left
+// out of stages that read shuffle data. Selecting rows by the stage's share
+// was measured worse on the simulator.
 func DefaultStageOptions() StageOptions {
-	return StageOptions{DropSynonyms: true, ScaleQuantile: 0.99, DropSends: true}
+	return StageOptions{DropSynonyms: true, PerAttempt: true, ScaleQuantile: 0.99, DropSends: true}
 }

@@ -42,7 +42,8 @@ func truthAttempts(ph []phase) []attemptSpan {
 // application and foreign attempt-time by brute force over every sample
 // row and every attempt of the simulator's phases (not the logs), with all
 // applications given as Others, on a mix of every job class on both
-// engines; and checks that the zero options give StageMatrices' means.
+// engines; the disk reads per running attempt (PerAttempt) the same way;
+// and checks that the zero options give StageMatrices' means.
 func TestStageViewWorkAgainstPhases(t *testing.T) {
 	r := runSim(t, "", 1)
 	atts := truthAttempts(r.phases)
@@ -52,6 +53,8 @@ func TestStageViewWorkAgainstPhases(t *testing.T) {
 		c := New(app, r.frames, Options{Others: r.apps})
 		mats := c.StageMatrices()
 		views := c.StageViews(StageOptions{})
+		per := c.StageViews(StageOptions{PerAttempt: true})
+		read := mats[0].Column("disk_read_bytes_per_s")
 		for k := range c.Hosts() {
 			m, f, iv := c.Host(k)
 			s := c.SkewMs()
@@ -65,13 +68,20 @@ func TestStageViewWorkAgainstPhases(t *testing.T) {
 				if !ok {
 					continue
 				}
-				var own, other, forn float64
+				var own, other, forn, perRead float64
 				rows := 0
-				for _, ts := range f.Times {
+				for row, ts := range f.Times {
 					if !member(ts, iv, s, window{w[0], w[1], 0}) {
 						continue
 					}
 					rows++
+					running := 0
+					for _, a := range atts {
+						if a.host == m.Host && member(ts, iv, s, window{a.start, a.end, 0}) {
+							running++
+						}
+					}
+					perRead += float64(f.Value(row, model.NodeMetricIndex("disk_read_bytes_per_s"))) / float64(max(running, 1))
 					for _, a := range atts {
 						if a.host != m.Host || !member(ts, iv, s, window{a.start, a.end, 0}) {
 							continue
@@ -92,6 +102,9 @@ func TestStageViewWorkAgainstPhases(t *testing.T) {
 				}
 				if want := own / (own + other + forn); math.Abs(got.Share-want) > 1e-12 {
 					t.Fatalf("%s stage %d host %s: share %v, want %v", app.ID, st.ID, m.Host, got.Share, want)
+				}
+				if want := perRead / float64(rows); math.Abs(per[si].X[i][read]-want) > 1e-9*math.Max(1, want) {
+					t.Fatalf("%s stage %d host %s: disk reads per attempt %v, phases %v", app.ID, st.ID, m.Host, per[si].X[i][read], want)
 				}
 				mi := slices.Index(mats[si].Hosts, m.Host)
 				for j := range v.X[i] {
