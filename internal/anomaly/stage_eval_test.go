@@ -95,6 +95,9 @@ type stageMethod struct {
 	baseline bool
 	params   anomaly.NodeParams
 	stage    anomaly.StageParams
+	// alone correlates each application without the others (no
+	// Options.Others: their attempts are unknown).
+	alone bool
 }
 
 // evalCount tallies per-stage decisions against the truth; peerFP are
@@ -119,7 +122,12 @@ func (r *evalRun) evaluate(t testing.TB, methods []stageMethod) []evalCount {
 	out := make([]evalCount, len(methods))
 	for _, app := range r.res.Apps {
 		c := correlate.New(app, r.frames, correlate.Options{Others: r.res.Apps})
-		views := map[correlate.StageOptions][]correlate.StageView{}
+		solo := correlate.New(app, r.frames, correlate.Options{})
+		type viewKey struct {
+			o     correlate.StageOptions
+			alone bool
+		}
+		views := map[viewKey][]correlate.StageView{}
 		var mats []correlate.StageMatrix
 		for mi, m := range methods {
 			var abnormal func(si int) (hosts []string, flags []bool, ok bool)
@@ -143,10 +151,14 @@ func (r *evalRun) evaluate(t testing.TB, methods []stageMethod) []evalCount {
 					return sm.Hosts, flags, true
 				}
 			} else {
-				vs, ok := views[m.views]
+				vs, ok := views[viewKey{m.views, m.alone}]
 				if !ok {
-					vs = c.StageViews(m.views)
-					views[m.views] = vs
+					if m.alone {
+						vs = solo.StageViews(m.views)
+					} else {
+						vs = c.StageViews(m.views)
+					}
+					views[viewKey{m.views, m.alone}] = vs
 				}
 				abnormal = func(si int) ([]string, []bool, bool) {
 					v := vs[si]

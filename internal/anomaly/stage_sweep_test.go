@@ -20,6 +20,7 @@ func stageVariants() []stageMethod {
 		f(&m.views, &m.params, &m.stage)
 		return m
 	}
+	alone := func(m stageMethod) stageMethod { m.alone = true; return m }
 	return []stageMethod{
 		{name: "before: AbnormalNodes defaults on StageMatrices", baseline: true, params: anomaly.DefaultNodeParams()},
 		with("raw views, no rates", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) {
@@ -36,6 +37,7 @@ func stageVariants() []stageMethod {
 		}),
 		with("+ slow task rates", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { o.PerAttempt = false }),
 		with("+ throughputs per running attempt (the defaults)", func(*correlate.StageOptions, *anomaly.NodeParams, *anomaly.StageParams) {}),
+		alone(with("defaults, other applications unknown (no Options.Others)", func(*correlate.StageOptions, *anomaly.NodeParams, *anomaly.StageParams) {})),
 		with("defaults, gap 0.04", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.04 }),
 		with("defaults, gap 0.06", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.06 }),
 		with("defaults, gap 0.08", func(o *correlate.StageOptions, n *anomaly.NodeParams, s *anomaly.StageParams) { n.Gap = 0.08 }),
