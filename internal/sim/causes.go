@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // slowdown is how one phase's time departs from its reference time (the
 // same work on a node of the median hardware class, running alone, without
@@ -57,17 +54,66 @@ func medianSpeeds(cl *cluster) refSpeeds {
 	return refSpeeds{cpu: median(cpu), disk: median(disk) * mb, net: median(net) * mb}
 }
 
-// median returns the median of v (reordered), 0 when empty.
+// median returns the median of v (reordered), 0 when empty, in linear
+// time (selection rather than a sort: it runs once per factor per stage).
 func median(v []float64) float64 {
-	if len(v) == 0 {
+	n := len(v)
+	if n == 0 {
 		return 0
 	}
-	slices.Sort(v)
-	m := len(v) / 2
-	if len(v)%2 == 1 {
-		return v[m]
+	m := n / 2
+	hi := selectKth(v, m)
+	if n%2 == 1 {
+		return hi
 	}
-	return (v[m-1] + v[m]) / 2
+	lo := v[0]
+	for _, x := range v[1:m] {
+		lo = max(lo, x)
+	}
+	return (lo + hi) / 2
+}
+
+// selectKth reorders v so that v[k] is its k-th smallest value, with no
+// larger value before it and no smaller after (Hoare's selection with a
+// median-of-three pivot), and returns v[k].
+func selectKth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for v[j] > pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
 
 // cleanDisk is the disk rate an attempt of the current application gets on
@@ -167,29 +213,49 @@ func (acc *causeAcc) refLocalMs() float64 { return acc.ref - acc.readRef + acc.r
 // shuffleSlow is the slowdown of fetchShuffle's phase of ms: the same sums
 // as its secsAt over the sampled sources (and the lossy ones beyond them,
 // all being their share), without faults, then on the reference hardware.
-func (e *engine) shuffleSlow(nd *node, srcs []shuffleSource, stride int, extra []shuffleSource, all float64, total int64, noise, ms float64) slowdown {
-	var clean, ref float64
+// Without faults on nd or lossy sources (lossy) the phase ran fault-free.
+func (e *engine) shuffleSlow(nd *node, srcs []shuffleSource, stride int, extra []shuffleSource, lossy bool, all float64, total int64, noise, ms float64) slowdown {
+	if len(nd.faults) == 0 && !lossy {
+		var local float64
+		for k := 0; k < len(srcs); k += stride {
+			if srcs[k].node == nd {
+				local += srcs[k].share
+			}
+		}
+		remote := all - local
+		if all > 0 && all < 1 {
+			local, remote = local/all, remote/all
+		}
+		ref := float64(total) * (local/e.ref.disk + remote/e.ref.net) * 1000
+		if ref <= 0 || ms <= 0 {
+			return noSlowdown
+		}
+		return slowdown{node: ms / noise / ref, fault: 1, noise: noise}
+	}
+	var clean, local, remote float64 // clean in share/(bytes/s); local and remote shares
 	dst := nd.class.NetMBps * mb / math.Max(1, e.load(nd)/4)
-	add := func(s shuffleSource) {
-		bytes := s.share * float64(total)
+	disk := e.cleanDisk(nd)
+	add := func(s *shuffleSource) {
 		switch {
 		case s.node == nd:
-			clean += bytes / e.cleanDisk(nd)
-			ref += bytes / e.ref.disk
+			clean += s.share / disk
+			local += s.share
 		case s.lossy:
-			clean += bytes / e.cleanNet(s.node, nd)
-			ref += bytes / e.ref.net
+			clean += s.share / e.cleanNet(s.node, nd)
+			remote += s.share
 		default:
-			clean += bytes / math.Min(s.rate, dst)
-			ref += bytes / e.ref.net
+			clean += s.share / math.Min(s.rate, dst)
+			remote += s.share
 		}
 	}
 	for k := 0; k < len(srcs); k += stride {
-		add(srcs[k])
+		add(&srcs[k])
 	}
-	for _, s := range extra {
-		add(s)
+	for k := range extra {
+		add(&extra[k])
 	}
+	clean *= float64(total)
+	ref := float64(total) * (local/e.ref.disk + remote/e.ref.net)
 	if all > 0 && all < 1 {
 		clean, ref = clean/all, ref/all
 	}

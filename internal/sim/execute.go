@@ -374,7 +374,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 		involved = append(involved, s.node)
 	}
 	ms = span(p.cur, func(at int64) float64 { return secsAt(at) * 1000 * noise }, involved...)
-	sd := e.shuffleSlow(nd, srcs, stride, extra, seen+sumShares(extra), total, noise, ms)
+	sd := e.shuffleSlow(nd, srcs, stride, extra, len(lossy) > 0, seen+sumShares(extra), total, noise, ms)
 	us := []use{{nd, chRx, float64(remote)}, {nd, chUser, 0.3}, {nd, chSys, 0.15}}
 	// Attribute the sent bytes to up to 8 sources (scaled), and always to lossy ones.
 	step := max(1, len(srcs)/8)

@@ -217,3 +217,23 @@ func TestBlockImbalanceLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestMedian checks the selection median against sorting.
+func TestMedian(t *testing.T) {
+	rng := newRNG(1, 99)
+	for n := 1; n < 200; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(rng.IntN(n/2 + 1)) // many ties
+		}
+		s := slices.Clone(v)
+		slices.Sort(s)
+		want := s[n/2]
+		if n%2 == 0 {
+			want = (s[n/2-1] + s[n/2]) / 2
+		}
+		if got := median(v); got != want {
+			t.Fatalf("n %d: median %v, want %v", n, got, want)
+		}
+	}
+}

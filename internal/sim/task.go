@@ -122,6 +122,9 @@ func (e *engine) taskEnd(t *taskRun) {
 		st.done[t.index] = true
 		st.nDone++
 		st.durations = append(st.durations, t.finish-t.launch)
+		if st.causes == nil {
+			st.causes = make([]attemptCauses, 0, st.plan.tasks)
+		}
 		st.causes = append(st.causes, t.cz)
 		if t.out > 0 {
 			st.outByNode[int32(x.node.idx)] += t.out
