@@ -61,6 +61,9 @@ func median(v []float64) float64 {
 	if n == 0 {
 		return 0
 	}
+	if allEqual(v) { // most factors of most stages (no fault, no GC, local reads)
+		return v[0]
+	}
 	m := n / 2
 	hi := selectKth(v, m)
 	if n%2 == 1 {
@@ -71,6 +74,15 @@ func median(v []float64) float64 {
 		lo = max(lo, x)
 	}
 	return (lo + hi) / 2
+}
+
+func allEqual(v []float64) bool {
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // selectKth reorders v so that v[k] is its k-th smallest value, with no
