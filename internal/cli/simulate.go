@@ -66,6 +66,9 @@ func printRun(e *env, res *sim.Result, out string) {
 		fmt.Fprintf(e.stdout, "  fault   %-16s %s  %d..%d\n", f.Kind, f.Host, f.StartMs, f.EndMs)
 	}
 	for _, p := range tr.Problems {
+		if p.Cause != "" {
+			continue // made by the workload, not injected (truth.json lists it)
+		}
 		fmt.Fprintf(e.stdout, "  problem %-16s %s stage %d\n", p.Kind, p.App, p.Stage)
 	}
 	unwritten := 0
