@@ -124,8 +124,9 @@ func predicted(t *testing.T, res *sim.Result, id string) (map[item]bool, int) {
 
 // truthItems lists the problems of kind as items, and the items to
 // ignore. Placement hosts count only where they ran the stage's tasks: a
-// node without executors leaves no trace in the logs. Imbalance from
-// cached partitions (sim.CauseCache) is real but of unknown size (with a
+// node without executors leaves no trace in the logs. Imbalance the
+// workload made (cached partitions, sim.CauseCache, or HDFS block
+// placement, sim.CauseBlocks) is real but of unknown size (with a
 // partition or two per slot, one more or less is over BC, and the
 // scheduler may move tasks off the busiest executors), while the detector
 // reports only imbalance that cost MinExcessMs: its hosts are ignored,
@@ -137,7 +138,7 @@ func truthItems(res *sim.Result, kind string) (truth, ignore map[item]bool) {
 		if p.Kind != kind {
 			continue
 		}
-		if p.Cause == sim.CauseCache {
+		if p.Cause != "" {
 			for _, h := range p.Hosts {
 				ignore[item{p.App, p.Stage, h}] = true
 			}
