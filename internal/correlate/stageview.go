@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // StageOptions choose which samples of a stage's window a StageView
@@ -381,51 +382,9 @@ func (c *Correlation) metricQuantiles(cols []int, q float64) []float64 {
 		if len(v) == 0 {
 			continue
 		}
-		out[j] = nth(v, min(len(v)-1, int(q*float64(len(v)-1)+0.5)))
+		out[j] = stats.Select(v, min(len(v)-1, int(q*float64(len(v)-1)+0.5)))
 	}
 	return out
-}
-
-// nth returns the k-th smallest of v (0-based), reordering v: Hoare's
-// selection with a median-of-three pivot, O(len(v)) expected.
-func nth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		pivot := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for pivot < v[j] {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // DefaultStageOptions are the StageOptions measured best for comparing a

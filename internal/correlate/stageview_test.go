@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -231,31 +230,5 @@ func TestStageViewOptions(t *testing.T) {
 	}
 	if reduces == 0 {
 		t.Fatal("no MapReduce reduce stage with served bytes")
-	}
-}
-
-// TestNth checks the selection against sorting on random, repeated and
-// sorted inputs.
-func TestNth(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 300 {
-		n := 1 + rng.IntN(60)
-		v := make([]float64, n)
-		for i := range v {
-			switch trial % 3 {
-			case 0:
-				v[i] = rng.Float64()
-			case 1:
-				v[i] = float64(rng.IntN(4))
-			default:
-				v[i] = float64(i)
-			}
-		}
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		k := rng.IntN(n)
-		if got := nth(v, k); got != sorted[k] {
-			t.Fatalf("trial %d: nth(%d) = %v, want %v", trial, k, got, sorted[k])
-		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // idleSeg is a stretch of wall time with one idle cause: what an idle slot
@@ -37,42 +39,10 @@ func (r *Reconstruction) stageTails() []stageTail {
 			ends = append(ends, r.Attempts[i].End)
 			last = max(last, r.Attempts[i].End)
 		}
-		out = append(out, stageTail{stage: r.Attempts[lo].Stage, median: nth(ends, (len(ends)+1)/2-1), finish: last})
+		out = append(out, stageTail{stage: r.Attempts[lo].Stage, median: stats.Select(ends, (len(ends)+1)/2-1), finish: last})
 		lo = hi
 	}
 	return out
-}
-
-// nth returns the k-th smallest of xs (0-based), reordering xs: Hoare's
-// selection, linear on average.
-func nth(xs []int64, k int) int64 {
-	lo, hi := 0, len(xs)-1
-	for lo < hi {
-		p := xs[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < p {
-				i++
-			}
-			for xs[j] > p {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return xs[k]
-		}
-	}
-	return xs[k]
 }
 
 // idleTimeline sweeps the application's wall time and tells, for each

@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -24,24 +23,6 @@ func TestRadixSortStable(t *testing.T) {
 		}
 		if len(got) != n {
 			t.Fatalf("n=%d: got %d", n, len(got))
-		}
-	}
-}
-
-// TestNth compares selection with sorting, duplicates included.
-func TestNth(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 500 {
-		n := 1 + rng.IntN(40)
-		xs := make([]int64, n)
-		for i := range xs {
-			xs[i] = rng.Int64N(10)
-		}
-		sorted := slices.Clone(xs)
-		slices.Sort(sorted)
-		k := rng.IntN(n)
-		if got := nth(xs, k); got != sorted[k] {
-			t.Fatalf("nth(%v, %d) = %d, want %d", sorted, k, got, sorted[k])
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // taskRec is one successful task attempt with the numbers the HybridTune
@@ -232,48 +233,12 @@ func medianInPlace(s []float64) float64 {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
 	k := n / 2
-	hi := selectNth(s, k)
+	hi := stats.Select(s, k)
 	if n%2 == 1 {
 		return hi
 	}
 	// s[:k] holds the k smallest values: the lower middle is their maximum.
 	return (slices.Max(s[:k]) + hi) / 2
-}
-
-// selectNth reorders s (without NaN) so that s[k] is the value a sort would
-// put there, every value before it no greater and every value after it no
-// smaller, and returns s[k].
-func selectNth(s []float64, k int) float64 {
-	lo, hi := 0, len(s)
-	for hi-lo > 16 {
-		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
-		p := max(min(a, b), min(max(a, b), c))
-		// [lo,lt) < p, [lt,i) == p, [gt,hi) > p.
-		lt, i, gt := lo, lo, hi
-		for i < gt {
-			switch v := s[i]; {
-			case v < p:
-				s[lt], s[i] = v, s[lt]
-				lt++
-				i++
-			case v > p:
-				gt--
-				s[i], s[gt] = s[gt], v
-			default:
-				i++
-			}
-		}
-		switch {
-		case k < lt:
-			hi = lt
-		case k >= gt:
-			lo = gt
-		default:
-			return p
-		}
-	}
-	slices.Sort(s[lo:hi])
-	return s[k]
 }
 
 // medianOf is the median of f over recs.

@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/clusterlens/clusterlens/internal/stats"
+)
 
 // slowdown is how one phase's time departs from its reference time (the
 // same work on a node of the median hardware class, running alone, without
@@ -65,7 +69,7 @@ func median(v []float64) float64 {
 		return v[0]
 	}
 	m := n / 2
-	hi := selectKth(v, m)
+	hi := stats.Select(v, m)
 	if n%2 == 1 {
 		return hi
 	}
@@ -83,49 +87,6 @@ func allEqual(v []float64) bool {
 		}
 	}
 	return true
-}
-
-// selectKth reorders v so that v[k] is its k-th smallest value, with no
-// larger value before it and no smaller after (Hoare's selection with a
-// median-of-three pivot), and returns v[k].
-func selectKth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		pivot := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for v[j] > pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // cleanDisk is the disk rate an attempt of the current application gets on
