@@ -174,16 +174,9 @@ func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error)
 		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
 	}
 	if o.changed != nil {
-		for name, set := range map[string]func(){
-			"peer-threshold":     func() { nopt.Peer.DistThreshold = o.peerSet.DistThreshold },
-			"peer-indict":        func() { nopt.Peer.IndictThreshold = o.peerSet.IndictThreshold },
-			"peer-alarm-decay":   func() { nopt.Peer.AlarmDecay = o.peerSet.AlarmDecay },
-			"peer-window":        func() { nopt.Peer.WindowS = o.peerSet.WindowS },
-			"abnormal-threshold": func() { nopt.Nodes.Threshold = o.similarity },
-		} {
-			if o.changed(name) {
-				set()
-			}
+		overrideParams(o.changed, "peer-", &nopt.Peer, o.peerSet)
+		if o.changed("abnormal-threshold") {
+			nopt.Nodes.Threshold = o.similarity
 		}
 	}
 	if err := nopt.Peer.Validate(); err != nil {

@@ -126,7 +126,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 				return err
 			}
 			params := prof.Params
-			overrideParams(cmd, &params, p)
+			overrideParams(cmd.Flags().Changed, "", &params, p)
 			o, err := peer.NewOnline(prof, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				return withCode(ExitUsage, err)
@@ -225,29 +225,23 @@ func readTable(ctx context.Context, spec string, from, to time.Time) (*peer.Tabl
 	return tb, err
 }
 
-// overrideParams copies the parameter flags the user set onto dst.
-func overrideParams(cmd *cobra.Command, dst *peer.Params, set peer.Params) {
-	ch := cmd.Flags().Changed
-	if ch("window") {
-		dst.WindowS = set.WindowS
-	}
-	if ch("decay") {
-		dst.Decay = set.Decay
-	}
-	if ch("step") {
-		dst.StepS = set.StepS
-	}
-	if ch("threshold") {
-		dst.DistThreshold = set.DistThreshold
-	}
-	if ch("peer-fraction") {
-		dst.PeerFraction = set.PeerFraction
-	}
-	if ch("alarm-decay") {
-		dst.AlarmDecay = set.AlarmDecay
-	}
-	if ch("indict") {
-		dst.IndictThreshold = set.IndictThreshold
+// overrideParams copies onto dst the Ganesha parameters whose flags the
+// user set (changed reports that), flags named prefix+"window", "decay",
+// "step", "threshold", "peer-fraction", "alarm-decay" and "indict"; a
+// command registers the ones it offers.
+func overrideParams(changed func(string) bool, prefix string, dst *peer.Params, set peer.Params) {
+	for name, field := range map[string]func(){
+		"window":        func() { dst.WindowS = set.WindowS },
+		"decay":         func() { dst.Decay = set.Decay },
+		"step":          func() { dst.StepS = set.StepS },
+		"threshold":     func() { dst.DistThreshold = set.DistThreshold },
+		"peer-fraction": func() { dst.PeerFraction = set.PeerFraction },
+		"alarm-decay":   func() { dst.AlarmDecay = set.AlarmDecay },
+		"indict":        func() { dst.IndictThreshold = set.IndictThreshold },
+	} {
+		if changed(prefix + name) {
+			field()
+		}
 	}
 }
 
