@@ -40,21 +40,8 @@ type promSeriesFunc func(instance string, pts []promPoint) error
 func promParseMatrix(r io.Reader, fn promSeriesFunc) (promResponse, error) {
 	var resp promResponse
 	p := promParser{j: newSourceJSON(r), fn: fn}
-	if err := p.j.expect('{', "an object"); err != nil {
-		return resp, err
-	}
-	for first := true; ; first = false {
-		ok, err := p.j.more('}', first)
-		if err != nil {
-			return resp, err
-		}
-		if !ok {
-			break
-		}
-		key, err := p.j.key()
-		if err != nil {
-			return resp, err
-		}
+	err := p.j.object("the answer", func(key string) error {
+		var err error
 		switch key {
 		case "status":
 			resp.status, err = p.j.str("status")
@@ -69,9 +56,10 @@ func promParseMatrix(r io.Reader, fn promSeriesFunc) (promResponse, error) {
 		default:
 			err = p.j.skip(key)
 		}
-		if err != nil {
-			return resp, err
-		}
+		return err
+	})
+	if err != nil {
+		return resp, err
 	}
 	if err := p.j.end(); err != nil {
 		return resp, err
@@ -117,49 +105,24 @@ func (p *promParser) strings(dst []string) ([]string, error) {
 // data reads {"resultType": "matrix", "result": [series...]}. A result
 // before its resultType is accepted as a matrix; any other type is an error.
 func (p *promParser) data() error {
-	if err := p.j.expect('{', "data: an object"); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		ok, err := p.j.more('}', first)
-		if err != nil || !ok {
-			return err
-		}
-		key, err := p.j.key()
-		if err != nil {
-			return err
-		}
+	return p.j.object("data", func(key string) error {
 		switch key {
 		case "resultType":
 			at := p.j.off
 			typ, err := p.j.str("resultType")
-			if err != nil {
-				return err
+			if err == nil && typ != "matrix" {
+				err = fmt.Errorf(`offset %d: want resultType "matrix" (a range query), got %q`, at, typ)
 			}
-			if typ != "matrix" {
-				return fmt.Errorf(`offset %d: want resultType "matrix" (a range query), got %q`, at, typ)
-			}
-		case "result":
-			err = p.result()
-		default:
-			err = p.j.skip("data." + key)
-		}
-		if err != nil {
 			return err
+		case "result":
+			return p.result()
 		}
-	}
+		return p.j.skip("data." + key)
+	})
 }
 
 func (p *promParser) result() error {
-	ok, err := p.j.enter('[', "result: an array")
-	if err != nil || !ok {
-		return err
-	}
-	for i := 0; ; i++ {
-		ok, err := p.j.more(']', i == 0)
-		if err != nil || !ok {
-			return err
-		}
+	return p.j.array("result", func(i int) error {
 		start := p.j.off
 		raw, err := p.j.value()
 		if err != nil {
@@ -168,10 +131,8 @@ func (p *promParser) result() error {
 		if err := p.series(raw); err != nil {
 			return fmt.Errorf("result[%d] at offset %d: %w", i, start, err)
 		}
-		if err := p.fn(string(p.inst), p.pts); err != nil {
-			return err
-		}
-	}
+		return p.fn(string(p.inst), p.pts)
+	})
 }
 
 // series parses {"metric": {labels}, "values": [[t, "v"], ...]} from raw

@@ -106,6 +106,39 @@ func (j *sourceJSON) more(close byte, first bool) (bool, error) {
 	return false, j.errorf("want ',' or %q, got %q", close, c)
 }
 
+// object walks an object, calling each for every key; each must consume
+// the key's value.
+func (j *sourceJSON) object(what string, each func(key string) error) error {
+	if err := j.expect('{', what+": an object"); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		ok, err := j.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		k, err := j.key()
+		if err != nil {
+			return err
+		}
+		if err := each(k); err != nil {
+			return err
+		}
+	}
+}
+
+// array walks an array (null is an empty one), calling each with every
+// element's index; each must consume the element.
+func (j *sourceJSON) array(what string, each func(i int) error) error {
+	ok, err := j.enter('[', what+": an array")
+	for i := 0; ok && err == nil; i++ {
+		if ok, err = j.more(']', i == 0); ok && err == nil {
+			err = each(i)
+		}
+	}
+	return err
+}
+
 // key reads an object key and its colon.
 func (j *sourceJSON) key() (string, error) {
 	k, err := j.str("an object key")

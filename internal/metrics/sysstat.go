@@ -42,45 +42,18 @@ func (p *sysstatParser) wrap(err error) error {
 	return fmt.Errorf("%s: %w", p.name, err)
 }
 
-// object walks an object, calling each for every key; each must consume
-// the key's value.
-func (p *sysstatParser) object(what string, each func(key string) error) error {
-	if err := p.j.expect('{', what+": an object"); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		ok, err := p.j.more('}', first)
-		if err != nil || !ok {
-			return err
-		}
-		k, err := p.j.key()
-		if err != nil {
-			return err
-		}
-		if err := each(k); err != nil {
-			return err
-		}
-	}
-}
-
 func (p *sysstatParser) document() error {
 	found := false
-	err := p.object("the sadf -j document", func(k string) error {
+	err := p.j.object("the sadf -j document", func(k string) error {
 		if k != "sysstat" {
 			return p.j.skip(k)
 		}
 		found = true
-		return p.object("sysstat", func(k string) error {
+		return p.j.object("sysstat", func(k string) error {
 			if k != "hosts" {
 				return p.j.skip("sysstat." + k)
 			}
-			ok, err := p.j.enter('[', "sysstat.hosts: an array")
-			for i := 0; ok && err == nil; i++ {
-				if ok, err = p.j.more(']', i == 0); ok && err == nil {
-					err = p.host(i)
-				}
-			}
-			return err
+			return p.j.array("sysstat.hosts", p.host)
 		})
 	})
 	if err == nil {
@@ -98,7 +71,7 @@ func (p *sysstatParser) document() error {
 func (p *sysstatParser) host(i int) error {
 	what := fmt.Sprintf("sysstat.hosts[%d]", i)
 	host, loc := "", time.UTC
-	return p.object(what, func(k string) error {
+	return p.j.object(what, func(k string) error {
 		switch k {
 		case "nodename":
 			s, err := p.j.str(what + ".nodename")
@@ -135,15 +108,7 @@ func sysstatZone(tz string) *time.Location {
 }
 
 func (p *sysstatParser) statistics(what, host string, loc *time.Location) error {
-	ok, err := p.j.enter('[', what+".statistics: an array")
-	if err != nil || !ok {
-		return err
-	}
-	for i := 0; ; i++ {
-		ok, err := p.j.more(']', i == 0)
-		if err != nil || !ok {
-			return err
-		}
+	return p.j.array(what+".statistics", func(i int) error {
 		start := p.j.off
 		raw, err := p.j.value()
 		if err != nil {
@@ -153,7 +118,7 @@ func (p *sysstatParser) statistics(what, host string, loc *time.Location) error 
 			return fmt.Errorf("%s.statistics[%d] at offset %d: %w", what, i, start, err)
 		}
 		if !p.rec.timed {
-			continue // an empty record
+			return nil // an empty record
 		}
 		for j, name := range model.NodeMetricNames {
 			if !p.rec.has[j] {
@@ -165,5 +130,6 @@ func (p *sysstatParser) statistics(what, host string, loc *time.Location) error 
 				return err
 			}
 		}
-	}
+		return nil
+	})
 }
