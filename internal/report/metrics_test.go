@@ -15,9 +15,9 @@ import (
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
-// simMetricAnalyses analyzes a simulator scenario's applications with its
-// node metrics (every node sampled), keeping the reconstructions.
-func simMetricAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis, *correlate.Frames) {
+// simWithFrames simulates a scenario with every node sampled and returns
+// the run and its node metrics as correlate frames.
+func simWithFrames(t testing.TB, scenario string, seed uint64) (*sim.Result, *correlate.Frames) {
 	t.Helper()
 	sc, err := sim.Named(scenario)
 	if err != nil {
@@ -34,6 +34,14 @@ func simMetricAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis,
 		t.Fatal(err)
 	}
 	fr.Finish()
+	return res, fr
+}
+
+// simMetricAnalyses analyzes a simulator scenario's applications with its
+// node metrics (every node sampled), keeping the reconstructions.
+func simMetricAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis, *correlate.Frames) {
+	t.Helper()
+	res, fr := simWithFrames(t, scenario, seed)
 	var as []*Analysis
 	for _, app := range res.Apps {
 		as = append(as, BuildAnalysis(app, AnalysisOptions{Reconstruction: true, Metrics: fr}))

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/correlate"
-	"github.com/clusterlens/clusterlens/internal/metrics"
-	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/sim"
@@ -19,21 +16,7 @@ import (
 // --metrics does, and returns the run's ground truth too.
 func simNodeAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis, *sim.Truth) {
 	t.Helper()
-	sc, err := sim.Named(scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Metrics.EveryNth = 1
-	var buf bytes.Buffer
-	res, err := sim.Simulate(sc, seed, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr := correlate.NewFrames(0, 0)
-	if err := metrics.ReadCSV(&buf, "metrics.csv", func(s *model.Sample) error { fr.Add(s); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	fr.Finish()
+	res, fr := simWithFrames(t, scenario, seed)
 	nopt := nodediag.DefaultOptions()
 	nopt.Workload = peer.NewWorkload(res.Apps)
 	var as []*Analysis
