@@ -162,7 +162,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		pool := PoolOf(st.Kind)
 		for ti := range st.Tasks {
 			t := &st.Tasks[ti]
-			if isResubmitted(app, t) {
+			if app.Resubmitted(t) {
 				r.Resubmitted++
 				continue
 			}

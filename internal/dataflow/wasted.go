@@ -6,17 +6,6 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// resubmittedKind is Spark's TaskEndReason for a finished map task whose
-// output was lost with its executor: Spark logs a second TaskEnd for the
-// same attempt (same task id, launch and finish) with this reason and no
-// metrics. It is a note about an earlier attempt, not an attempt of its own.
-const resubmittedKind = "Resubmitted"
-
-// isResubmitted reports whether t is such a repeated TaskEnd record.
-func isResubmitted(app *model.App, t *model.Task) bool {
-	return t.Reason != 0 && int(t.Reason) < len(app.Reasons) && app.Reasons[t.Reason].Kind == resubmittedKind
-}
-
 // wasteIndex knows which task attempts' work Spark threw away.
 type wasteIndex struct {
 	lost  map[int64]bool // task ids a Resubmitted record names
@@ -37,7 +26,7 @@ func newWasteIndex(app *model.App) *wasteIndex {
 	w := &wasteIndex{}
 	anyLost := false
 	for _, r := range app.Reasons {
-		anyLost = anyLost || r.Kind == resubmittedKind
+		anyLost = anyLost || r.Kind == model.ReasonResubmitted
 	}
 	attempts := map[int32]int{}
 	for _, st := range app.Stages {
@@ -58,7 +47,7 @@ func newWasteIndex(app *model.App) *wasteIndex {
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
-			if anyLost && isResubmitted(app, t) {
+			if anyLost && app.Resubmitted(t) {
 				if w.lost == nil {
 					w.lost = map[int64]bool{}
 				}

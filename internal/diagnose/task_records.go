@@ -168,7 +168,7 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 	st := app.Stages[si]
 	n := 0
 	for i := range st.Tasks {
-		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch && !resubmitted(app, t) {
+		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch && !app.Resubmitted(t) {
 			n++
 		}
 	}
@@ -179,7 +179,7 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 	var m model.TaskMetrics
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
-		if t.Status != model.TaskSuccess || t.Launch <= 0 || t.Finish < t.Launch || resubmitted(app, t) {
+		if t.Status != model.TaskSuccess || t.Launch <= 0 || t.Finish < t.Launch || app.Resubmitted(t) {
 			continue
 		}
 		st.TaskMetrics(i, &m)
@@ -199,13 +199,6 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 		})
 	}
 	return out
-}
-
-// resubmitted reports whether t is Spark's repeated TaskEnd (reason
-// Resubmitted) for a finished map task whose output was lost: a note on an
-// attempt already recorded, not an attempt.
-func resubmitted(app *model.App, t *model.Task) bool {
-	return t.Reason != 0 && int(t.Reason) < len(app.Reasons) && app.Reasons[t.Reason].Kind == "Resubmitted"
 }
 
 // median is the middle value of vs, the mean of the two middle ones for an

@@ -173,3 +173,15 @@ func (a *App) NumTasks() int {
 	}
 	return n
 }
+
+// ReasonResubmitted is the Reason.Kind of Spark's TaskEnd for a finished map
+// task whose output was lost with its executor (TaskEndReason Resubmitted).
+const ReasonResubmitted = "Resubmitted"
+
+// Resubmitted reports whether t is such a record: Spark logs a second TaskEnd
+// for an attempt already recorded (same task id, launch and finish, no
+// metrics) with reason Resubmitted. It is a note about that attempt, not an
+// attempt of its own; the decoder gives it status TaskSuccess.
+func (a *App) Resubmitted(t *Task) bool {
+	return t.Reason != 0 && int(t.Reason) < len(a.Reasons) && a.Reasons[t.Reason].Kind == ReasonResubmitted
+}

@@ -207,7 +207,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		tasks[i] = slices.Grow(tasks[i], len(st.Tasks))
 		for k := range st.Tasks {
 			t := &st.Tasks[k]
-			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch || resubmitted(app, t) || misdated(app, st, t) {
+			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch || app.Resubmitted(t) || misdated(app, st, t) {
 				continue
 			}
 			d := t.Finish - t.Launch
@@ -321,12 +321,6 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	}
 	w.ObservedConcurrency = maxOpen(starts, ends)
 	return w, nil
-}
-
-// resubmitted reports whether t is Spark's repeated TaskEnd (reason
-// Resubmitted) for an attempt already recorded.
-func resubmitted(app *model.App, t *model.Task) bool {
-	return t.Reason != 0 && int(t.Reason) < len(app.Reasons) && app.Reasons[t.Reason].Kind == "Resubmitted"
 }
 
 // clockSlack is how far before its stage's submission (or, when the log

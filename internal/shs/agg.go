@@ -226,7 +226,8 @@ func (v *appView) countExecutor(t *model.Task, out outcome, has bool, m *model.T
 	}
 	e.peak.Set = true
 	e.duration += taskDuration(t, 0)
-	if has && !resubmitted(v.app, t) {
+	// Spark does not add a Resubmitted end's metrics to the executor totals.
+	if has && !v.app.Resubmitted(t) {
 		e.gc += m[model.JVMGCTime]
 		e.input += m[model.InputBytes]
 		e.shuffleRead += m.ShuffleReadBytes()

@@ -44,12 +44,6 @@ func reasonOf(a *model.App, t *model.Task) model.Reason {
 	return model.Reason{}
 }
 
-// resubmitted reports whether t's end is a Resubmitted event, whose metrics
-// Spark does not add to the executor totals.
-func resubmitted(a *model.App, t *model.Task) bool {
-	return reasonOf(a, t).Kind == "Resubmitted"
-}
-
 // taskStatus is TaskInfo.status: "GET RESULT" for a running attempt whose
 // result is being fetched.
 func taskStatus(t *model.Task) string {
