@@ -142,8 +142,12 @@ func writeHeader(w io.Writer, s *summary.Summary) {
 	fmt.Fprintf(w, "   start %s  end %s  duration %s\n", Time(a.Start), Time(a.End), Millis(a.DurationMs))
 	fmt.Fprintf(w, "   source %s\n", a.Source)
 	t := s.Totals
-	fmt.Fprintf(w, "   %d jobs (%d failed), %d stages (%d failed, %d skipped), %d tasks (%d failed, %d killed, %d speculative",
-		t.Jobs, t.FailedJobs, t.Stages, t.FailedStages, t.SkippedStages, t.Tasks, t.FailedTasks, t.KilledTasks, t.Speculative)
+	resubmitted := ""
+	if t.ResubmittedTasks > 0 {
+		resubmitted = fmt.Sprintf(" of which %d resubmitted", t.ResubmittedTasks)
+	}
+	fmt.Fprintf(w, "   %d jobs (%d failed), %d stages (%d failed, %d skipped), %d tasks (%d failed%s, %d killed, %d speculative",
+		t.Jobs, t.FailedJobs, t.Stages, t.FailedStages, t.SkippedStages, t.Tasks, t.FailedTasks, resubmitted, t.KilledTasks, t.Speculative)
 	if t.RunningTasks > 0 {
 		fmt.Fprintf(w, ", %d unfinished", t.RunningTasks)
 	}

@@ -42,18 +42,19 @@ type Identity struct {
 
 // Totals count the application's work.
 type Totals struct {
-	Jobs          int `json:"jobs"`
-	FailedJobs    int `json:"failedJobs"`
-	Stages        int `json:"stages"` // completed or failed stage attempts
-	FailedStages  int `json:"failedStages"`
-	SkippedStages int `json:"skippedStages"`
-	Tasks         int `json:"tasks"` // finished task attempts
-	FailedTasks   int `json:"failedTasks"`
-	KilledTasks   int `json:"killedTasks"`
-	RunningTasks  int `json:"runningTasks"`
-	Speculative   int `json:"speculativeTasks"`
-	Executors     int `json:"executors"`
-	Hosts         int `json:"hosts"`
+	Jobs             int `json:"jobs"`
+	FailedJobs       int `json:"failedJobs"`
+	Stages           int `json:"stages"` // completed or failed stage attempts
+	FailedStages     int `json:"failedStages"`
+	SkippedStages    int `json:"skippedStages"`
+	Tasks            int `json:"tasks"`            // finished task attempts
+	FailedTasks      int `json:"failedTasks"`      // Resubmitted records included, as the History Server counts
+	ResubmittedTasks int `json:"resubmittedTasks"` // failed tasks that are Resubmitted records (model.App.Resubmitted)
+	KilledTasks      int `json:"killedTasks"`
+	RunningTasks     int `json:"runningTasks"`
+	Speculative      int `json:"speculativeTasks"`
+	Executors        int `json:"executors"`
+	Hosts            int `json:"hosts"`
 }
 
 // Job is one job's outcome.
@@ -69,20 +70,22 @@ type Job struct {
 
 // Stage is one stage attempt with its task statistics.
 type Stage struct {
-	ID         int32  `json:"id"`
-	Attempt    int32  `json:"attempt"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	Status     string `json:"status"`
-	Tasks      int    `json:"tasks"` // finished attempts
-	Failed     int    `json:"failedTasks"`
-	Killed     int    `json:"killedTasks"`
-	Hosts      int    `json:"hosts"`
-	Submitted  int64  `json:"submitted,omitempty"`
-	DurationMs int64  `json:"durationMs"`
+	ID          int32  `json:"id"`
+	Attempt     int32  `json:"attempt"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Tasks       int    `json:"tasks"`            // finished attempts
+	Failed      int    `json:"failedTasks"`      // Resubmitted records included
+	Resubmitted int    `json:"resubmittedTasks"` // failed tasks that are Resubmitted records
+	Killed      int    `json:"killedTasks"`
+	Hosts       int    `json:"hosts"`
+	Submitted   int64  `json:"submitted,omitempty"`
+	DurationMs  int64  `json:"durationMs"`
 	// TaskDurationMs are min, 25th percentile, median, 75th percentile and
 	// max of successful task durations (finish - launch), as the History
 	// Server's task summary computes quantiles; empty with no successful task.
+	// Resubmitted records repeat a successful attempt and are left out.
 	TaskDurationMs []float64 `json:"taskDurationQuantilesMs"`
 	// SkewRatio is max / median task duration (0 without tasks).
 	SkewRatio float64 `json:"maxToMedian"`
@@ -195,19 +198,26 @@ func Build(app *model.App) *Summary {
 			ss.Tasks++
 			ss.Metrics.add(&tm)
 			stageHosts[t.Host] = true
-			failed := t.Status == model.TaskFailed
-			switch t.Status {
-			case model.TaskSuccess:
-				durations = append(durations, float64(t.Duration()))
-			case model.TaskFailed:
+			// Spark's History Server (AppStatusListener.onTaskEnd) counts
+			// every end but Success, TaskKilled and TaskCommitDenied as
+			// failed, the Resubmitted record of a lost map output included.
+			resubmitted := app.Resubmitted(t)
+			failed := t.Status == model.TaskFailed || resubmitted
+			switch {
+			case resubmitted:
 				ss.Failed++
-			case model.TaskKilled:
+				ss.Resubmitted++
+			case t.Status == model.TaskSuccess:
+				durations = append(durations, float64(t.Duration()))
+			case t.Status == model.TaskFailed:
+				ss.Failed++
+			case t.Status == model.TaskKilled:
 				ss.Killed++
 			}
 			if t.Speculative {
 				s.Totals.Speculative++
 			}
-			if t.Reason != 0 && t.Status != model.TaskSuccess {
+			if t.Reason != 0 && (t.Status != model.TaskSuccess || resubmitted) {
 				r := app.Reasons[t.Reason]
 				s.addFailure("task", r.Kind, r.Message, stageName(st))
 			}
@@ -224,6 +234,7 @@ func Build(app *model.App) *Summary {
 		}
 		s.Totals.Tasks += ss.Tasks
 		s.Totals.FailedTasks += ss.Failed
+		s.Totals.ResubmittedTasks += ss.Resubmitted
 		s.Totals.KilledTasks += ss.Killed
 		ss.Hosts = len(stageHosts)
 		if len(durations) > 0 {

@@ -53,3 +53,35 @@ func TestBuildByHand(t *testing.T) {
 		t.Errorf("durations app %d stage %d job %d", s.App.DurationMs, s.Stages[0].DurationMs, s.Jobs[0].DurationMs)
 	}
 }
+
+// TestBuildResubmitted checks that a Resubmitted record counts as a failed
+// task, as the History Server counts it, and stays out of the quantiles.
+func TestBuildResubmitted(t *testing.T) {
+	app := &model.App{ID: "app-1", Engine: model.Spark, Hosts: []string{"", "h1"},
+		Reasons:   []model.Reason{{}, {Kind: model.ReasonResubmitted, Message: "Resubmitted (resubmitted due to node loss)"}},
+		Executors: []*model.Executor{{ID: "1", Host: "h1", Cores: 1}}}
+	st := &model.Stage{ID: 0, Status: model.StageComplete}
+	var m model.TaskMetrics
+	st.AddTask(model.Task{ID: 1, Host: 1, Launch: 1000, Finish: 1100, Status: model.TaskSuccess}, &m)
+	st.AddTask(model.Task{ID: 2, Host: 1, Launch: 1000, Finish: 1300, Status: model.TaskSuccess}, &m)
+	// task 1's output was lost: the same attempt again, reason Resubmitted
+	st.AddTask(model.Task{ID: 1, Host: 1, Launch: 1000, Finish: 1100, Status: model.TaskSuccess, Reason: 1}, &m)
+	app.Stages = []*model.Stage{st}
+	s := Build(app)
+	ss := s.Stages[0]
+	if ss.Tasks != 3 || ss.Failed != 1 || ss.Resubmitted != 1 || ss.Killed != 0 {
+		t.Errorf("stage tasks %d failed %d resubmitted %d killed %d", ss.Tasks, ss.Failed, ss.Resubmitted, ss.Killed)
+	}
+	if s.Totals.Tasks != 3 || s.Totals.FailedTasks != 1 || s.Totals.ResubmittedTasks != 1 {
+		t.Errorf("totals %+v", s.Totals)
+	}
+	if q := ss.TaskDurationMs; len(q) != 5 || q[0] != 100 || q[4] != 300 || q[2] != 300 {
+		t.Errorf("quantiles %v, want those of 100 and 300", q)
+	}
+	if e := s.Executors[0]; e.Tasks != 3 || e.Failed != 1 {
+		t.Errorf("executor %+v", e)
+	}
+	if len(s.Failures) != 1 || s.Failures[0].Kind != model.ReasonResubmitted || s.Failures[0].Count != 1 {
+		t.Errorf("failures %+v", s.Failures)
+	}
+}
