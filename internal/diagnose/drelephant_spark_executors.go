@@ -60,7 +60,9 @@ var drExecutorMetrics = []drExecutorMetric{
 // distributions of storage memory used, total task time, input, shuffle
 // read and shuffle write bytes; each is graded by max / median (a zero
 // median counts as Long.MAX_VALUE) unless its max is below the ignore
-// threshold; the severity is the worst.
+// threshold; the severity is the worst. A zero median's ratio is reported
+// capped at the critical limit, with a <metric>MedianZero flag, since the
+// ratio itself is infinite.
 func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 	r, err := fetchSparkREST(in)
 	if err != nil {
@@ -93,11 +95,23 @@ func executorsFindings(r *sparkREST, p DrElephantExecutorsParams, scope Scope) [
 		s, ratio := drDistributionSeverity(maxV, median, ignore, p.MaxToMedian)
 		ev = append(ev, gate(m.name+"Max", float64(maxV), m.unit, ">=", float64(ignore)))
 		if maxV < ignore {
-			ev = append(ev, fact(m.name+"MaxToMedian", ratio, "ratio"))
+			if median == 0 {
+				ev = append(ev, fact(m.name+"Median", 0, m.unit))
+			} else {
+				ev = append(ev, fact(m.name+"MaxToMedian", ratio, "ratio"))
+			}
 			continue
 		}
-		ev = append(ev, graded(m.name+"MaxToMedian", ratio, "ratio", p.MaxToMedian),
-			fact(m.name+"Median", float64(median), m.unit),
+		if median == 0 {
+			// Dr. Elephant grades a zero median as Long.MAX_VALUE (s
+			// above); the evidence says so rather than carry 9.2e18: the
+			// ratio capped at the critical limit, flagged.
+			ev = append(ev, graded(m.name+"MaxToMedian", p.MaxToMedian[3], "ratio", p.MaxToMedian),
+				fact(m.name+"MedianZero", 1, "flag"))
+		} else {
+			ev = append(ev, graded(m.name+"MaxToMedian", ratio, "ratio", p.MaxToMedian))
+		}
+		ev = append(ev, fact(m.name+"Median", float64(median), m.unit),
 			fact(m.name+"P25", float64(drPercentile(values, 25)), m.unit),
 			fact(m.name+"P75", float64(drPercentile(values, 75)), m.unit))
 		if s > sev {

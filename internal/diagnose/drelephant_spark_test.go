@@ -3,6 +3,7 @@ package diagnose
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -47,6 +48,46 @@ func TestDrElephantPortedExecutors(t *testing.T) {
 		if got, _ := drDistributionSeverity(c.maxV, c.median, c.ignore, p.MaxToMedian); got != c.want {
 			t.Errorf("max %d median %d ignore %d: %v, want %v", c.maxV, c.median, c.ignore, got, c.want)
 		}
+	}
+}
+
+// TestDrElephantExecutorsZeroMedian: input bytes 0, 0, 0, 8 MB have a zero
+// median, which Dr. Elephant grades as Long.MAX_VALUE (critical); shuffle
+// read 0, 0, 0, 1 MB too, but its max is below the 4 MB ignore limit. The
+// evidence carries no 9.2e18: the graded ratio is capped at the critical
+// limit (16) and flagged inputBytesMedianZero, and the ignored metric shows
+// its zero median instead of a ratio.
+func TestDrElephantExecutorsZeroMedian(t *testing.T) {
+	p := DrElephantExecutorsParams{MaxToMedian: Limits{1.414, 2, 4, 16}, IgnoreMaxBytesLessThan: 4_000_000, IgnoreMaxMillisLessThan: 4_000_001}
+	r := &sparkREST{}
+	for i := int64(1); i <= 4; i++ {
+		e := shs.ExecutorSummary{ID: strconv.FormatInt(i, 10), MemoryUsed: 1_000_000, TotalDuration: 1_000_000}
+		if i == 4 {
+			e.TotalInputBytes, e.TotalShuffleRead = 8_000_000, 1_000_000
+		}
+		r.executors = append(r.executors, e)
+	}
+	fs := executorsFindings(r, p, Scope{Kind: ScopeApplication, IDs: []string{"application_1"}})
+	if len(fs) != 1 || fs[0].Severity != Critical {
+		t.Fatalf("findings %+v, want one critical", fs)
+	}
+	f := fs[0]
+	for name, want := range map[string]float64{"inputBytesMaxToMedian": 16, "inputBytesMedianZero": 1, "inputBytesMedian": 0,
+		"inputBytesMax": 8_000_000, "shuffleReadBytesMedian": 0, "shuffleReadBytesMax": 1_000_000} {
+		if got := evidence(t, f, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	for _, e := range f.Evidence {
+		if e.Value >= 1e15 {
+			t.Errorf("evidence %s = %g", e.Name, e.Value)
+		}
+		if e.Name == "shuffleReadBytesMaxToMedian" {
+			t.Errorf("ignored metric with a zero median has a ratio: %+v", e)
+		}
+	}
+	if !strings.Contains(f.Summary, "largest inputBytes is above a median of zero") {
+		t.Errorf("summary %q", f.Summary)
 	}
 }
 
