@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -211,5 +212,45 @@ func TestStragglerNode(t *testing.T) {
 	b.stage(0, 0, model.StageSpark, 0, append(append(wave(1, 3, 4, 0, 10, 100, 0), wave(2, 3, 4, 0, 10, 100, 0)...), wave(3, 3, 4, 0, 10, 100, 0)...)...)
 	if fs := runOnly(b, "straggler-nodes"); len(fs) != 0 {
 		t.Errorf("even hosts reported: %+v", fs)
+	}
+}
+
+// TestStragglerNodeUncertain: four hosts run tasks of 8, 10 and 12.5 s
+// (the same data), h5 runs its three 1.6x or 3x slower. The stage median
+// is 10 s, so h5's median ratio is 1.6 or 3. The pooled log spread is
+// 1.4826 × ln 1.25 (every non-middle attempt deviates ln 1.25 from its
+// host's median; the evidence gives its exponential, attemptSpread), and the interval is ratio × exp(±1.645 × 1.2533 ×
+// spread / √3): 1.08–2.37 around 1.6, which reaches below Th_D (uncertain,
+// low), and 2.02–4.45 around 3 (moderate).
+func TestStragglerNodeUncertain(t *testing.T) {
+	spread := 1.4826 * math.Log(1.25)
+	w := 1.645 * 1.2533 * spread / math.Sqrt(3)
+	for _, c := range []struct {
+		ratio     float64
+		sev       Severity
+		uncertain bool
+	}{{1.6, Low, true}, {3, Moderate, false}} {
+		b := newMulti(model.Spark, 200, 5, 4)
+		var tasks []hbTask
+		for h := 1; h <= 5; h++ {
+			f := 1.0
+			if h == 5 {
+				f = c.ratio
+			}
+			for _, d := range []float64{8, 10, 12.5} {
+				tasks = append(tasks, hbTask{host: h, dur: d * f, mib: 100})
+			}
+		}
+		b.stage(0, 0, model.StageSpark, 0, tasks...)
+		fs := runOnly(b, "straggler-nodes")
+		if len(fs) != 1 || !slices.Equal(fs[0].Scope.IDs, []string{"h5"}) {
+			t.Fatalf("ratio %v: findings %+v", c.ratio, fs)
+		}
+		f := fs[0]
+		if f.Severity != c.sev || contains(f.Summary, "Uncertain") != c.uncertain {
+			t.Errorf("ratio %v: severity %v, summary %q", c.ratio, f.Severity, f.Summary)
+		}
+		checkEvidence(t, f, map[string]float64{"medianDurationRatio": c.ratio, "tasks": 3, "attemptSpread": math.Exp(spread),
+			"medianDurationRatioLow": c.ratio * math.Exp(-w), "medianDurationRatioHigh": c.ratio * math.Exp(w)})
 	}
 }

@@ -150,15 +150,15 @@ func TestSharedNodeSlowness(t *testing.T) {
 		}
 		app.Stages = append(app.Stages, st)
 	}
-	wantR, wantC := nodeSlowness(app, 1.5, 10, 3)
+	wantR, wantC, wantS := nodeSlowness(app, 1.5, 10, 3)
 	if len(wantR) == 0 {
 		t.Fatal("no node slowness in the test application")
 	}
 	defer shareRecords(app)()
 	for range 3 {
-		r, c := nodeSlownessOf(app, 1.5, 10, 3)
-		if !maps.Equal(r, wantR) || !maps.Equal(c, wantC) {
-			t.Fatalf("shared %v %v, computed afresh %v %v", r, c, wantR, wantC)
+		r, c, s := nodeSlownessOf(app, 1.5, 10, 3)
+		if !maps.Equal(r, wantR) || !maps.Equal(c, wantC) || s != wantS {
+			t.Fatalf("shared %v %v %v, computed afresh %v %v %v", r, c, s, wantR, wantC, wantS)
 		}
 		clear(r)
 		clear(c)

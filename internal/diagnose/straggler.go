@@ -32,12 +32,18 @@ type StragglerParams struct {
 	LowExcessMs int64
 	// MinNodeTasks is the fewest attempts a node needs to be judged.
 	MinNodeTasks int
+	// NodeZ sets the interval around a node's median ratio, the normal
+	// quantile for its coverage (1.645: 90% two-sided): the median's
+	// standard error is taken as 1.2533 × the pooled log spread / √n. A
+	// node whose interval reaches below ThD is reported as uncertain, at
+	// most low (clusterlens's; BDTune decides on the point value).
+	NodeZ float64
 	// MaxListed caps the task ids a finding's scope lists (0: all).
 	MaxListed int
 }
 
 // DefaultStragglerParams are the defaults.
-var DefaultStragglerParams = StragglerParams{ThD: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinExcessMs: 500, LowExcessMs: 5_000, MinNodeTasks: 3, MaxListed: 100}
+var DefaultStragglerParams = StragglerParams{ThD: 1.5, Ratio: Limits{1.5, 2, 4, 8}, MinTasks: 5, MinExcessMs: 500, LowExcessMs: 5_000, MinNodeTasks: 3, NodeZ: 1.645, MaxListed: 100}
 
 func init() {
 	mustRegister(Func[StragglerParams]{
@@ -57,7 +63,7 @@ func init() {
 // dominant one, whose remedy the recommendation gives.
 func stragglerTasks(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, _ := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, _, _ := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
 	var out []Finding
 	for si, st := range app.Stages {
 		if !workStage(st) {

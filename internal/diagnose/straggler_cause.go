@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"math"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -140,8 +142,10 @@ func likeliest(ex map[string]float64, excess float64) string {
 // nodeSlowness returns, per host index, the median over the host's
 // data-normal attempts (data below thD times the stage median) of duration
 // over the stage's median duration, counting stages with at least minTasks
-// attempts. Hosts with fewer than minNodeTasks such attempts get 0.
-func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int) {
+// attempts, and each host's count of such attempts. Hosts with fewer than
+// minNodeTasks such attempts get no ratio. It also returns the spread of
+// those ratios within a host, pooled over the hosts (logSpread).
+func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int, float64) {
 	ratios := map[uint32][]float64{}
 	for si, st := range app.Stages {
 		if !workStage(st) {
@@ -170,5 +174,30 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[
 			out[h] = median(rs)
 		}
 	}
-	return out, counts
+	return out, counts, logSpread(ratios, out)
+}
+
+// logSpread is a robust standard deviation of the natural log of a host's
+// duration ratios around the host's median, pooled over the judged hosts
+// (those in med): 1.4826 times the median absolute deviation of
+// log(ratio / host median), leaving out the zero deviation of an odd
+// count's middle attempt. Pooling is what makes it usable: a node has only
+// a few attempts, the hosts of an application many together. 0 when no
+// host has two attempts that differ.
+func logSpread(ratios map[uint32][]float64, med map[uint32]float64) float64 {
+	var dev []float64
+	for h, m := range med {
+		if m <= 0 {
+			continue
+		}
+		for _, r := range ratios[h] {
+			if d := math.Abs(math.Log(r / m)); d > 0 && r > 0 {
+				dev = append(dev, d)
+			}
+		}
+	}
+	if len(dev) == 0 {
+		return 0
+	}
+	return 1.4826 * median(dev)
 }

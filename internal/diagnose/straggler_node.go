@@ -3,6 +3,7 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -19,14 +20,17 @@ func init() {
 // stragglerNodes reports nodes whose attempts run ThD times their stages'
 // medians or more (the median over the node's data-normal attempts of
 // duration over stage median, nodeSlowness), judged over the whole
-// application so that one slow task does not indict a node. The likeliest
+// application so that one slow task does not indict a node. A node's
+// median rests on a few noisy attempts, so each finding gives its interval
+// (slownessInterval); when the interval reaches below ThD the finding says
+// the node is possibly a straggler and is graded low at most. The likeliest
 // cause sums, over the node's attempts, the time each cause explains
 // (stageProfile.explained without the node term); when the named causes
 // explain less than half the node's excess, the node itself (its hardware
 // or what else runs on it) is the likeliest cause.
 func stragglerNodes(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, counts := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, counts, spread := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
 	if len(counts) < 2 {
 		return nil
 	}
@@ -78,15 +82,24 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		if named < excess[h]/2 {
 			cause = causeNode
 		}
+		lo, hi := slownessInterval(s, counts[h], spread, p.NodeZ)
+		verdict := ""
+		if lo < p.ThD {
+			sev = min(sev, Low)
+			verdict = fmt.Sprintf(" Uncertain: with the spread of its stages' attempts the median could be %.2f–%.2f, either side of %.1f; possibly a straggler node.", lo, hi, p.ThD)
+		}
 		name := app.Host(h)
 		out = append(out, Finding{
 			Severity: sev,
 			Scope:    Scope{Kind: ScopeNode, IDs: []string{name}},
-			Summary: fmt.Sprintf("Node %s's tasks ran %.1fx their stages' median durations (median over %d tasks with ordinary data); likeliest cause: %s.",
-				name, s, counts[h], cause),
+			Summary: fmt.Sprintf("Node %s's tasks ran %.1fx their stages' median durations (median over %d tasks with ordinary data); likeliest cause: %s.%s",
+				name, s, counts[h], cause, verdict),
 			Evidence: []Evidence{
 				graded("medianDurationRatio", s, "ratio", p.Ratio),
 				gate("tasks", float64(counts[h]), "count", ">=", float64(p.MinNodeTasks)),
+				fact("medianDurationRatioLow", lo, "ratio"),
+				fact("medianDurationRatioHigh", hi, "ratio"),
+				fact("attemptSpread", math.Exp(spread), "ratio"),
 				fact("excessMs", excess[h], "ms"),
 				fact("explainedByNamedCausesMs", named, "ms"),
 				fact("nodes", float64(len(counts)), "count"),
@@ -95,4 +108,16 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		})
 	}
 	return out
+}
+
+// slownessInterval is the interval around a node's median duration ratio m
+// over n attempts: m × exp(±z × 1.2533 × spread / √n), the normal
+// approximation to a median's standard error (1.2533 = √(π/2)) in log
+// space, with spread the pooled log spread (logSpread).
+func slownessInterval(m float64, n int, spread, z float64) (lo, hi float64) {
+	if n <= 0 || m <= 0 {
+		return m, m
+	}
+	w := z * 1.2533 * spread / math.Sqrt(float64(n))
+	return m * math.Exp(-w), m * math.Exp(w)
 }

@@ -58,6 +58,7 @@ type slownessKey struct {
 type hostSlowness struct {
 	ratios map[uint32]float64
 	counts map[uint32]int
+	spread float64
 }
 
 // shareRecords makes stageRecords reuse the records of app's stages until
@@ -135,7 +136,7 @@ func stageProfileOf(app *model.App, si int, recs []taskRec) *stageProfile {
 // nodeSlownessOf is nodeSlowness, computed once per run and parameters
 // (the straggler task and node detectors both ask for it); each caller gets
 // its own copies of the maps.
-func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int) {
+func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int, float64) {
 	k := slownessKey{thD, minTasks, minNodeTasks}
 	recordsCache.Lock()
 	e := recordsCache.m[app]
@@ -145,8 +146,8 @@ func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (ma
 	}
 	recordsCache.Unlock()
 	if h == nil {
-		ratios, counts := nodeSlowness(app, thD, minTasks, minNodeTasks)
-		h = &hostSlowness{ratios, counts}
+		ratios, counts, spread := nodeSlowness(app, thD, minTasks, minNodeTasks)
+		h = &hostSlowness{ratios, counts, spread}
 		if e != nil {
 			recordsCache.Lock()
 			if e.slowness == nil {
@@ -156,7 +157,7 @@ func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (ma
 			recordsCache.Unlock()
 		}
 	}
-	return maps.Clone(h.ratios), maps.Clone(h.counts)
+	return maps.Clone(h.ratios), maps.Clone(h.counts), h.spread
 }
 
 // buildStageRecords decodes the successful, finished attempts of
