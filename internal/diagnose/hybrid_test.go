@@ -247,8 +247,8 @@ func TestStragglerNodeUncertain(t *testing.T) {
 			t.Fatalf("ratio %v: findings %+v", c.ratio, fs)
 		}
 		f := fs[0]
-		if f.Severity != c.sev || contains(f.Summary, "Uncertain") != c.uncertain {
-			t.Errorf("ratio %v: severity %v, summary %q", c.ratio, f.Severity, f.Summary)
+		if f.Severity != c.sev || contains(f.Summary, "Uncertain") != c.uncertain || contains(f.Recommendation, "Confirm before acting") != c.uncertain {
+			t.Errorf("ratio %v: severity %v, summary %q, recommendation %q", c.ratio, f.Severity, f.Summary, f.Recommendation)
 		}
 		checkEvidence(t, f, map[string]float64{"medianDurationRatio": c.ratio, "tasks": 3, "attemptSpread": math.Exp(spread),
 			"medianDurationRatioLow": c.ratio * math.Exp(-w), "medianDurationRatioHigh": c.ratio * math.Exp(w)})

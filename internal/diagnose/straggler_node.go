@@ -83,12 +83,13 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 			cause = causeNode
 		}
 		lo, hi := slownessInterval(s, counts[h], spread, p.NodeZ)
-		verdict := ""
+		name := app.Host(h)
+		verdict, advice := "", causeAdvice(cause, "node "+name)
 		if lo < p.ThD {
+			advice = "Confirm before acting: look at the node's tasks in other applications or at its metrics (analyze --metrics). If it is slow there too: " + advice
 			sev = min(sev, Low)
 			verdict = fmt.Sprintf(" Uncertain: with the spread of its stages' attempts the median could be %.2f–%.2f, either side of %.1f; possibly a straggler node.", lo, hi, p.ThD)
 		}
-		name := app.Host(h)
 		out = append(out, Finding{
 			Severity: sev,
 			Scope:    Scope{Kind: ScopeNode, IDs: []string{name}},
@@ -104,7 +105,7 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 				fact("explainedByNamedCausesMs", named, "ms"),
 				fact("nodes", float64(len(counts)), "count"),
 			},
-			Recommendation: causeAdvice(cause, "node "+name),
+			Recommendation: advice,
 		})
 	}
 	return out
