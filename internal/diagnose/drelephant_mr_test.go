@@ -68,6 +68,15 @@ func TestDrElephantSkewBoundaries(t *testing.T) {
 	if sev, _ := drRun(t, b.app, "drelephant-mapper-skew", nil); sev != None {
 		t.Errorf("failed job analysed: %v", sev)
 	}
+	if !contains(f.Summary, "split into 10 averaging 3.0 MiB and 10 averaging 9.0 MiB of") {
+		t.Errorf("summary %q does not give the data split", f.Summary)
+	}
+	// No recorded input: the time split alone (10 tasks of 1 s, 10 of 60 s:
+	// deviation 59, critical), and the summary says there was no input.
+	b = drNewMR().tasks(model.StageMap, 10, 1000, model.TaskMetrics{}).tasks(model.StageMap, 10, 60_000, model.TaskMetrics{})
+	if sev, f := drRun(t, b.app, "drelephant-mapper-skew", nil); sev == None || !contains(f.Summary, "read no input") || contains(f.Summary, "averaging 0 B") {
+		t.Errorf("no input: %v %q", sev, f.Summary)
+	}
 	// A retried task counts once, by its successful attempt.
 	b = drNewMR().tasks(model.StageMap, 10, 0, in(3*drMiB)).tasks(model.StageMap, 10, 0, in(9*drMiB))
 	st := b.app.Stages[0]

@@ -80,12 +80,16 @@ func drSkew(in *Input, p DrElephantSkewParams, m drSkewMeasure) []Finding {
 		return nil
 	}
 	word := mrWord(m.kind)
+	bySize := fmt.Sprintf("split into %d averaging %s and %d averaging %s of %s (deviation %d, %s)",
+		len(dSmall), drBytes(avg1), len(dLarge), drBytes(avg2), m.what, dDev, sevData)
+	if avg2 == 0 {
+		bySize = fmt.Sprintf("read no %s that the log records", m.what)
+	}
 	return []Finding{{
 		Severity: sev,
 		Scope:    mrStageScope(m.kind),
-		Summary: fmt.Sprintf("The %d %s tasks split into %d averaging %s and %d averaging %s of %s (deviation %d, %s), and by time into %d averaging %s and %d averaging %s (deviation %d, %s).",
-			len(tasks), word, len(dSmall), drBytes(avg1), len(dLarge), drBytes(avg2), m.what, dDev, sevData,
-			len(tSmall), dur(tAvg1), len(tLarge), dur(tAvg2), tDev, sevTime),
+		Summary: fmt.Sprintf("The %d %s tasks %s, and by time split into %d averaging %s and %d averaging %s (deviation %d, %s).",
+			len(tasks), word, bySize, len(tSmall), dur(tAvg1), len(tLarge), dur(tAvg2), tDev, sevTime),
 		Evidence: []Evidence{
 			graded("dataDeviation", float64(dDev), "ratio", p.Deviation),
 			graded("dataGroupBAvgBytes", float64(avg2), "bytes", files),
