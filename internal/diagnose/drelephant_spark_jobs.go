@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // DrElephantSparkJobsParams tune Dr. Elephant's Spark Job Metrics heuristic
@@ -78,8 +79,8 @@ func jobsFindings(r *sparkREST, p DrElephantSparkJobsParams, scope Scope) []Find
 	return []Finding{{
 		Severity: sev,
 		Scope:    scope,
-		Summary: fmt.Sprintf("%d of %d jobs failed (%s, jobs %v); the highest task failure rate of a job is %s (job %s); jobs with high task failure rates: %v.",
-			failed, done+failed, pct(jobRate), failedIDs, pct(worstRate), worstJob, highIDs),
+		Summary: fmt.Sprintf("%d of %d jobs failed (%s, jobs %v); the highest task failure rate of a job is %s (job %s); jobs whose task failure rate is severe or worse: %s.",
+			failed, done+failed, pct(jobRate), failedIDs, pct(worstRate), worstJob, listOrNone(highIDs)),
 		Evidence: append([]Evidence{
 			graded("jobFailureRate", jobRate, "share", p.JobFailureRate),
 			graded("maxJobTaskFailureRate", worstRate, "share", p.TaskFailureRate),
@@ -98,4 +99,12 @@ func drFailureRate(completed, failed int64) float64 {
 		return 0
 	}
 	return float64(failed) / float64(completed+failed)
+}
+
+// listOrNone joins ids with ", ", or says "none".
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
 }

@@ -100,8 +100,8 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 	return []Finding{{
 		Severity: sev,
 		Scope:    scope,
-		Summary: fmt.Sprintf("%d of %d stages failed (%s); the highest task failure rate of a stage is %s (stages with high rates: %v); the longest executor run time per executor of a stage is %s (long stages: %v).",
-			failed, done+failed, pct(stageRate), pct(worstRate), highFail, dur(worstRun), longRun),
+		Summary: fmt.Sprintf("%d of %d stages failed (%s); the highest task failure rate of a stage is %s (severe or worse: %s); the longest executor run time per executor of a stage is %s (severe or worse: %s).",
+			failed, done+failed, pct(stageRate), pct(worstRate), listOrNone(highFail), dur(worstRun), listOrNone(longRun)),
 		Evidence: append([]Evidence{
 			graded("stageFailureRate", stageRate, "share", p.StageFailureRate),
 			graded("maxStageTaskFailureRate", worstRate, "share", p.TaskFailureRate),

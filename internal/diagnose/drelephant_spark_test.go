@@ -129,7 +129,7 @@ func TestDrElephantPortedJobs(t *testing.T) {
 		r.jobs = append(r.jobs, shs.JobData{JobID: int32(i), Status: status, NumCompletedTasks: c[1], NumFailedTasks: c[2]})
 	}
 	fs := jobsFindings(r, p, Scope{Kind: ScopeApplication, IDs: []string{"a"}})
-	if len(fs) != 1 || fs[0].Severity != Critical {
+	if len(fs) != 1 || fs[0].Severity != Critical || !contains(fs[0].Summary, "severe or worse: 3, 4.") {
 		t.Fatalf("findings %+v, want one critical", fs)
 	}
 	for name, want := range map[string]float64{"jobFailureRate": 0.4, "maxJobTaskFailureRate": 0.8, "succeededJobs": 3, "failedJobs": 2, "jobsWithHighTaskFailureRate": 2,
@@ -147,8 +147,8 @@ func TestDrElephantPortedJobs(t *testing.T) {
 		}
 		r.jobs = append(r.jobs, shs.JobData{JobID: int32(i), Status: status, NumCompletedTasks: 1})
 	}
-	if fs := jobsFindings(r, DefaultDrElephantSparkJobsParams, Scope{}); len(fs) != 1 || fs[0].Severity != Low {
-		t.Errorf("1 of 10 jobs failed: %+v, want low", fs)
+	if fs := jobsFindings(r, DefaultDrElephantSparkJobsParams, Scope{}); len(fs) != 1 || fs[0].Severity != Low || !contains(fs[0].Summary, "severe or worse: none") {
+		t.Errorf("1 of 10 jobs failed: %+v, want low, no job listed as severe", fs)
 	}
 }
 
