@@ -150,7 +150,7 @@
     var t = A.totals, e = A.efficiency, df = A.dataflow;
     var cards = add(sec, "div", "cards");
     card(cards, "Wall clock", dur(A.identity.durationMs), utc(A.identity.start).slice(0, 19));
-    card(cards, "Tasks", num(t.tasks), num(t.failedTasks) + " failed · " + num(t.killedTasks) + " killed · " + num(t.stages) + " stages · " + num(t.jobs) + " jobs");
+    card(cards, "Tasks", num(t.tasks), num(t.failedTasks) + " failed" + (t.resubmittedTasks ? " (" + num(t.resubmittedTasks) + " resubmitted)" : "") + " · " + num(t.killedTasks) + " killed · " + num(t.stages) + " stages · " + num(t.jobs) + " jobs");
     card(cards, "Executors", num(t.executors), num(t.hosts) + " hosts" + (e ? " · " + num(e.slots) + " slots" : ""));
     if (df && df.totalMs > 0) {
       card(cards, "Slot time busy", pct(df.causes[0], df.totalMs), "of " + dur(df.totalMs) + " allocated slot time");
