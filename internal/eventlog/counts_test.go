@@ -1,13 +1,11 @@
 package eventlog
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -93,26 +91,7 @@ func (c closers) Close() error { return errors.Join(c[0].Close(), c[1].Close()) 
 // its expected-counts.tsv, failing unless there are at least 100.
 func sparkRows(t *testing.T) (string, [][]string) {
 	t.Helper()
-	root := sharedtest.Dir(t, "logs")
-	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if col := strings.Split(sc.Text(), "\t"); col[0] == "spark-eventlog" {
-			rows = append(rows, col)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 100 {
-		t.Fatalf("only %d Spark logs listed", len(rows))
-	}
-	return root, rows
+	return sharedtest.ExpectedRows(t, "spark-eventlog", 100)
 }
 
 func TestExpectedCounts(t *testing.T) {

@@ -1,11 +1,9 @@
 package summary
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -21,25 +19,7 @@ import (
 // counts a rolling or Spark 1.x directory log per file, so each file is read
 // and summarized on its own, as internal/eventlog's TestExpectedCounts does.
 func TestExpectedCounts(t *testing.T) {
-	root := sharedtest.Dir(t, "logs")
-	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if col := strings.Split(sc.Text(), "\t"); col[0] == "spark-eventlog" {
-			rows = append(rows, col)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 100 {
-		t.Fatalf("only %d Spark logs listed", len(rows))
-	}
+	root, rows := sharedtest.ExpectedRows(t, "spark-eventlog", 100)
 	resubmitted := 0
 	for _, col := range rows {
 		path := col[1]
