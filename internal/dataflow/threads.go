@@ -113,8 +113,10 @@ type ThreadOptions struct {
 	IntervalMs int64
 }
 
-// VertexInstance is one vertex instance found in thread samples: the
-// samples of one thread of one task attempt that fell in one vertex.
+// VertexInstance is one vertex instance found in thread samples: a run of
+// consecutive samples of one thread of one task attempt in one vertex. A
+// thread that leaves a vertex and comes back (fetch wait interleaved with
+// compute, a stray sample between two phases) has one instance per stay.
 type VertexInstance struct {
 	Vertex  string `json:"vertex"`
 	Pool    Pool   `json:"pool"`
@@ -123,8 +125,8 @@ type VertexInstance struct {
 	Attempt string `json:"attempt"` // Spark TID, or the MapReduce attempt id
 	Thread  string `json:"thread"`  // "pid/tid"
 	Name    string `json:"threadName"`
-	// Main is set for the attempt's main thread, classified by its stack;
-	// other threads are their vertex by name.
+	// Main is set for the attempt's main thread (a Spark task thread, a
+	// YarnChild's "main").
 	Main bool `json:"main"`
 	// Start is the first sample; End the last plus the sampling interval.
 	Start int64 `json:"start"`
@@ -324,21 +326,20 @@ func (tr *ThreadReconstruction) build(groups []*threadGroup, spec *Spec, opts Th
 			attempts[aKey] = sa
 		}
 		cands := threadMappings(spec, g.pool, g.name)
-		byVertex := map[string]int{} // vertex → index into tr.Instances
+		cur := -1 // index into tr.Instances of the run the previous sample extended
 		for _, p := range g.samples {
 			v, ph := sampleVertex(spec, rules, g, cands, p.stack)
 			if v == "" {
 				unmapped[[2]string{g.key.host, g.key.thread}] = true
+				cur = -1
 				continue
 			}
-			i, ok := byVertex[v]
-			if !ok {
-				i = len(tr.Instances)
-				byVertex[v] = i
+			if cur < 0 || tr.Instances[cur].Vertex != v {
+				cur = len(tr.Instances)
 				tr.Instances = append(tr.Instances, VertexInstance{Vertex: v, Pool: g.pool, Phase: ph, Host: g.key.host,
-					Attempt: g.key.attempt, Thread: g.key.thread, Name: g.name, Main: len(cands) == 0, Start: p.t})
+					Attempt: g.key.attempt, Thread: g.key.thread, Name: g.name, Main: g.main, Start: p.t})
 			}
-			in := &tr.Instances[i]
+			in := &tr.Instances[cur]
 			in.End = p.t + tr.IntervalMs
 			in.Samples++
 			switch stateKind(p.state) {
@@ -368,16 +369,18 @@ func (tr *ThreadReconstruction) build(groups []*threadGroup, spec *Spec, opts Th
 }
 
 // threadMappings are the vertex mappings of pool p whose thread names
-// prefix a thread's name.
+// prefix a thread's name, its spaces read as '-' (specification names
+// cannot hold spaces: Executor-task-launch-worker).
 func threadMappings(spec *Spec, p Pool, name string) []VertexMapping {
 	var out []VertexMapping
+	dashed := strings.ReplaceAll(name, " ", "-")
 	for _, m := range spec.VertexMappings {
 		if m.TaskPool != p {
 			continue
 		}
 		names := append([]string{m.Thread, m.ThreadPool}, m.ThreadGroupPool...)
 		for _, n := range names {
-			if n != "" && strings.HasPrefix(name, n) {
+			if n != "" && strings.HasPrefix(dashed, n) {
 				out = append(out, m)
 				break
 			}
@@ -453,6 +456,7 @@ func stateKind(s string) int {
 func (tr *ThreadReconstruction) aggregate(spec *Spec) {
 	idx := map[[2]string]int{}
 	threads := map[[3]string]int{} // (vertex, pool, attempt) → threads
+	seen := map[[4]string]bool{}   // (vertex, pool, attempt, thread)
 	attempts := map[[3]string]bool{}
 	tr.Vertices = []ThreadVertex{}
 	for _, in := range tr.Instances {
@@ -473,7 +477,8 @@ func (tr *ThreadReconstruction) aggregate(spec *Spec) {
 			attempts[ak] = true
 			v.Attempts++
 		}
-		if !in.Main {
+		if tk := [4]string{in.Vertex, in.Pool.String(), in.Attempt, in.Thread}; !in.Main && !seen[tk] {
+			seen[tk] = true
 			threads[ak]++
 			v.MaxThreads = max(v.MaxThreads, threads[ak])
 		}

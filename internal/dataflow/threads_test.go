@@ -30,14 +30,15 @@ func mustBuiltin(t testing.TB, name string) *Spec {
 	return s
 }
 
-// instance finds the instance of vertex v in attempt a's thread named name.
+// instance finds the longest instance of vertex v in attempt a's thread named name.
 func instance(tr *ThreadReconstruction, a, name, v string) (VertexInstance, bool) {
+	var best VertexInstance
 	for _, in := range tr.Instances {
-		if in.Attempt == a && in.Name == name && in.Vertex == v {
-			return in, true
+		if in.Attempt == a && in.Name == name && in.Vertex == v && in.Samples > best.Samples {
+			best = in
 		}
 	}
-	return VertexInstance{}, false
+	return best, best.Samples > 0
 }
 
 func TestReconstructThreadsSpark(t *testing.T) {
