@@ -41,6 +41,7 @@ func (f *Frame) Value(i, m int) float32 { return f.Values[i*NumMetrics+m] }
 type Frames struct {
 	byHost  map[string]*Frame
 	hosts   []*Frame
+	threads []model.Sample // JVM thread samples, for the dataflow reconstruction
 	ignored int64
 	spans   [][2]int64 // sorted, disjoint; nil keeps all
 }
@@ -91,9 +92,13 @@ func (fs *Frames) keep(t int64) bool {
 }
 
 // Add keeps a sample when it is a canonical node metric about the whole
-// node (Target "") with a finite value; other samples (devices, threads,
-// log lines, NaN) are counted in Ignored.
+// node (Target "") with a finite value, or a JVM thread sample (Threads);
+// other samples (devices, log lines, NaN) are counted in Ignored.
 func (fs *Frames) Add(s *model.Sample) {
+	if s.Type == model.ThreadSampleType && s.Host != "" && fs.keep(s.Time) {
+		fs.threads = append(fs.threads, *s)
+		return
+	}
 	m := model.NodeMetricIndex(s.Type)
 	if m < 0 || s.Target != "" || s.Host == "" || !fs.keep(s.Time) || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		fs.ignored++
@@ -147,6 +152,10 @@ var nanRow = func() (r [NumMetrics]float32) {
 	}
 	return r
 }()
+
+// Threads returns the JVM thread samples Add kept (model.ThreadSampleType),
+// in the order added: the dataflow reconstruction's input (HiTune §4.1).
+func (fs *Frames) Threads() []model.Sample { return fs.threads }
 
 // Ignored counts the samples Add did not keep.
 func (fs *Frames) Ignored() int64 { return fs.ignored }

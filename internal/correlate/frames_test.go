@@ -90,6 +90,13 @@ func TestFramesWithin(t *testing.T) {
 	if f := fs.Host("h"); f == nil || len(f.Times) != 8 || f.Times[0] != 1000 || f.Times[4] != 3000 || f.Times[5] != 5000 || fs.Ignored() != 7 {
 		t.Fatalf("kept %v, ignored %d", f.Times, fs.Ignored())
 	}
+	// JVM thread samples are kept apart, within the same spans.
+	for ts := int64(0); ts <= 7000; ts += 1000 {
+		fs.Add(&model.Sample{Time: ts, Host: "h", Type: model.ThreadSampleType, Target: "1/2", Value: 3, Text: "1\tmain\tRUNNABLE\t"})
+	}
+	if th := fs.Threads(); len(th) != 5 || th[0].Time != 1000 || th[4].Time != 6000 || fs.Ignored() != 10 || len(fs.Host("h").Times) != 8 {
+		t.Errorf("threads %v, ignored %d", th, fs.Ignored())
+	}
 	if fs := NewFrames(0, 0); !fs.keep(-5) || !fs.keep(1<<62) {
 		t.Error("NewFrames(0, 0) does not keep everything")
 	}

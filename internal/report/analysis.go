@@ -35,7 +35,10 @@ type Analysis struct {
 	// Nodes is the node diagnosis from the metrics (HybridTune's abnormal
 	// nodes per stage, Ganesha's culprits), with AnalysisOptions.Nodes.
 	Nodes *nodediag.Result `json:"nodes,omitempty"`
-	Notes []string         `json:"notes,omitempty"`
+	// Threads is the dataflow reconstructed from the JVM thread samples
+	// among the metrics (HiTune §4.1, §5), compared with the log's.
+	Threads *dataflow.ThreadReconstruction `json:"threads,omitempty"`
+	Notes   []string                       `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
 	recon    *dataflow.Reconstruction
@@ -94,6 +97,15 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 	if opts.Metrics != nil {
 		a.corr = correlate.New(app, opts.Metrics, opts.Correlate)
 		a.Metrics = a.corr.Result()
+		if th := opts.Metrics.Threads(); len(th) > 0 && err == nil {
+			hosts := map[string]string{}
+			for _, m := range a.Metrics.Hosts {
+				hosts[m.SampleHost] = m.Host
+			}
+			if tr := dataflow.SampledFor(df.Reconstruction, th, hosts, dataflow.ThreadOptions{}); tr.Samples > 0 {
+				a.Threads = tr
+			}
+		}
 		if opts.Nodes != nil {
 			a.Nodes = nodediag.Diagnose(a.corr, opts.Metrics, *opts.Nodes)
 			a.Findings = append(a.Findings, a.Nodes.Findings(opts.Diagnose.MinSeverity)...)
@@ -159,6 +171,9 @@ func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
 	}
 	if a.Nodes != nil {
 		nodeDiagText(w, a.Nodes, s.App.Start, maxRows)
+	}
+	if a.Threads != nil {
+		threadsText(w, a.Threads)
 	}
 	findingsText(w, a.Findings)
 	for _, n := range a.Notes {
@@ -298,4 +313,30 @@ func stageList(ids []int32, max int) string {
 		fmt.Fprintf(&b, " %d", id)
 	}
 	return b.String()
+}
+
+// threadsText writes the dataflow rebuilt from thread samples: per vertex
+// its instances, thread time and busy share, then how its phases agree
+// with the log's.
+func threadsText(w io.Writer, tr *dataflow.ThreadReconstruction) {
+	fmt.Fprintf(w, "Phases from JVM thread samples (HiTune §5; %d samples of %d threads every %s, %d attempts)\n",
+		tr.Samples, tr.Threads, Millis(tr.IntervalMs), tr.Attempts)
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  vertex\tpool\tphase\tinstances\tattempts\tthread time\trunnable\twaiting")
+	for _, v := range tr.Vertices {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\t%.0f%%\t%.0f%%\n", v.Vertex, v.Pool, v.Phase, v.Instances, v.Attempts,
+			Millis(v.SampledMs), 100*v.RunnableShare, 100*v.WaitingShare)
+	}
+	tw.Flush()
+	if ag := tr.Agreement; ag != nil {
+		fmt.Fprintf(w, "  against the log: %d attempts (%d sampled attempts not in it); median start %+dms, end %+dms\n",
+			ag.Attempts, ag.NotInLog, ag.MedianStartDiffMs, ag.MedianEndDiffMs)
+		tw = newTable(w)
+		fmt.Fprintln(tw, "  pool\tphase\tattempts\tsampled\tlogged\t|sampled − logged|")
+		for _, p := range ag.Phases {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\n", p.Pool, p.Phase, p.Attempts, Millis(p.SampledMs), Millis(p.LoggedMs), Millis(p.AbsDiffMs))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
 }
