@@ -14,6 +14,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sampler"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // scripted is a phase a stand-in JVM ran, as it printed it.
@@ -76,7 +77,7 @@ func TestThreadsRealJVM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three JVMs")
 	}
-	javac := javaTool(t, "javac")
+	javac := sharedtest.JavaTool(t, "javac")
 	dir := t.TempDir()
 	var srcs []string
 	_ = filepath.WalkDir("testdata/standin", func(p string, d os.DirEntry, err error) error {
@@ -308,27 +309,3 @@ func cmpMin(a, b int64) int64 {
 	}
 	return min(a, b)
 }
-
-// javaTool finds a JDK's tool: JAVA_HOME, PATH, /usr/lib/jvm. Locally a
-// missing JDK skips; under CI (which installs one) it fails.
-func javaTool(t *testing.T, tool string) string {
-	t.Helper()
-	if h := os.Getenv("JAVA_HOME"); h != "" {
-		if p := filepath.Join(h, "bin", tool); fileExists(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(tool); err == nil {
-		return p
-	}
-	if m, _ := filepath.Glob("/usr/lib/jvm/*/bin/" + tool); len(m) > 0 {
-		return m[0]
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("no %s, but CI=true: .ci/packages-sysstat.txt installs a JDK", tool)
-	}
-	t.Skipf("no %s: install a JDK to run this test", tool)
-	return ""
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // TestParseThreadDumpJDK17 parses a dump jcmd wrote for a small program
@@ -167,28 +168,6 @@ func FuzzClassifyJVM(f *testing.F) {
 	})
 }
 
-// javaBin finds a JDK's tool (javac, jcmd): JAVA_HOME, PATH, /usr/lib/jvm.
-// Locally a missing JDK skips; under CI (which installs one) it fails.
-func javaBin(t *testing.T, tool string) string {
-	t.Helper()
-	if h := os.Getenv("JAVA_HOME"); h != "" {
-		if p := filepath.Join(h, "bin", tool); fileExists(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(tool); err == nil {
-		return p
-	}
-	if m, _ := filepath.Glob("/usr/lib/jvm/*/bin/" + tool); len(m) > 0 {
-		return m[0]
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("no %s, but CI=true: .ci/packages-sysstat.txt installs a JDK", tool)
-	}
-	t.Skipf("no %s: install a JDK to run this test", tool)
-	return ""
-}
-
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // executorSource is a stand-in Spark executor: its main class has the
@@ -217,7 +196,7 @@ public class CoarseGrainedExecutorBackend {
 // the JVM is killed when the test ends.
 func startJava(t *testing.T, class, source string, args ...string) int {
 	t.Helper()
-	javac := javaBin(t, "javac")
+	javac := sharedtest.JavaTool(t, "javac")
 	java := filepath.Join(filepath.Dir(javac), "java")
 	dir := t.TempDir()
 	src := filepath.Join(dir, strings.ReplaceAll(class, ".", "/")+".java")
@@ -243,7 +222,7 @@ func startJava(t *testing.T, class, source string, args ...string) int {
 }
 
 func TestJVMSamplerLive(t *testing.T) {
-	jcmd := javaBin(t, "jcmd")
+	jcmd := sharedtest.JavaTool(t, "jcmd")
 	pid := startJava(t, "org.apache.spark.executor.CoarseGrainedExecutorBackend", executorSource, "--executor-id", "5")
 
 	s, err := Build("jvm", Config{Host: "n1"})
