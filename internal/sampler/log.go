@@ -132,9 +132,9 @@ func (s *logSampler) scan() map[fileID]fileStat {
 }
 
 // lineLimit is where lines are cut: maxLine, or less when the read budget
-// could not hold such a line with the byte before it and its newline (a
-// file given the whole budget then always progresses).
-func (s *logSampler) lineLimit() int { return max(1, min(s.maxLine, s.budget-2)) }
+// could not hold such a line with the byte before it and a CRLF (a file
+// given the whole budget, at least 4 bytes, then always progresses).
+func (s *logSampler) lineLimit() int { return max(1, min(s.maxLine, s.budget-3)) }
 
 // Sample implements Sampler.
 func (s *logSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, error) {
@@ -209,9 +209,9 @@ func (s *logSampler) follow(f *logFile, size int64, budget int, ms int64, dst []
 				text = text[:limit]
 			}
 			dst = append(dst, model.Sample{Time: ms, Host: s.host, Type: model.LogLineType, Target: f.path, Value: float64(f.off), Text: string(text)})
-		case !f.skipping && len(line) >= limit:
-			// An over-long line still without its newline: ship its head now,
-			// drop the rest as it arrives.
+		case !f.skipping && len(bytes.TrimSuffix(line, []byte{'\r'})) > limit:
+			// An over-long line still without its newline (a last CR may be
+			// its CRLF's): ship its head now, drop the rest as it arrives.
 			dst = append(dst, model.Sample{Time: ms, Host: s.host, Type: model.LogLineType, Target: f.path, Value: float64(f.off), Text: string(line[:limit])})
 			f.skipping = true
 			f.off += int64(len(line))
