@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"os"
 	"testing"
 
@@ -61,9 +62,9 @@ func TestProfilesAcrossScenarios(t *testing.T) {
 					}
 				})
 			}
-			t.Logf("%-14s seed %d: %d/%d = %.1f%%   samples only: %d/%d = %.1f%%", cmpOr(name, "classes"), seed, ok, n, 100*float64(ok)/float64(n), fok, fn, 100*float64(fok)/float64(fn))
+			t.Logf("%-14s seed %d: %d/%d = %.1f%%   samples only: %d/%d = %.1f%%", cmp.Or(name, "classes"), seed, ok, n, 100*float64(ok)/float64(n), fok, fn, 100*float64(fok)/float64(fn))
 			if float64(ok) < 0.9*float64(n) || float64(fok) < 0.6*float64(fn) {
-				t.Errorf("%s seed %d: %d/%d right from the logs (want 90%%), %d/%d from the samples alone (want 60%%)", cmpOr(name, "classes"), seed, ok, n, fok, fn)
+				t.Errorf("%s seed %d: %d/%d right from the logs (want 90%%), %d/%d from the samples alone (want 60%%)", cmp.Or(name, "classes"), seed, ok, n, fok, fn)
 			}
 		}
 	}

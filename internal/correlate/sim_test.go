@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"bufio"
+	"cmp"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,13 +43,6 @@ type phase struct {
 
 var simCache = map[string]*simRun{}
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // runSim simulates a named scenario (or with name "" clean plus every other
 // job class) with metrics on every node and the
 // phases, into a temporary folder (cached per test binary).
@@ -58,7 +52,7 @@ func runSim(t testing.TB, name string, seed uint64) *simRun {
 	if r := simCache[key]; r != nil {
 		return r
 	}
-	sc, err := sim.Named(cmpOr(name, "clean"))
+	sc, err := sim.Named(cmp.Or(name, "clean"))
 	if err != nil {
 		t.Fatal(err)
 	}

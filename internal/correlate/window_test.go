@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"fmt"
 	"testing"
 
@@ -126,7 +127,7 @@ func TestStageWindowsMatchTruth(t *testing.T) {
 		for _, skew := range []int64{0, -1} {
 			wc := checkStageWindows(t, r, r.frames, noShift, Options{SkewMs: skew})
 			t.Logf("%s skew %d: %d sample rows, %d in a stage window, %d assigned wrongly, %d missed",
-				cmpOr(name, "classes"), skew, wc.rows, wc.inStage, wc.wrong, wc.missed)
+				cmp.Or(name, "classes"), skew, wc.rows, wc.inStage, wc.wrong, wc.missed)
 			if wc.wrong > 0 || wc.missed > 0 || wc.inStage < 1000 {
 				t.Errorf("%s skew %d: %d wrong, %d missed of %d rows (%d in stages); first: %s",
 					name, skew, wc.wrong, wc.missed, wc.rows, wc.inStage, wc.firstBad)

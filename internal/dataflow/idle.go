@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -61,14 +62,14 @@ func (r *Reconstruction) idleTimeline(tails []stageTail) []idleSeg {
 		e := &r.Executors[i]
 		slotEv = append(slotEv, delta{e.Start, e.Slots}, delta{e.End, -e.Slots})
 	}
-	slices.SortFunc(slotEv, func(a, b delta) int { return cmpInt64(a.t, b.t) })
+	slices.SortFunc(slotEv, func(a, b delta) int { return cmp.Compare(a.t, b.t) })
 	tailEv := make([]delta, 0, 2*len(tails)) // v: +(i+1) opens tail i, -(i+1) closes it
 	for i, t := range tails {
 		if t.finish > t.median {
 			tailEv = append(tailEv, delta{t.median, i + 1}, delta{t.finish, -(i + 1)})
 		}
 	}
-	slices.SortFunc(tailEv, func(a, b delta) int { return cmpInt64(a.t, b.t) })
+	slices.SortFunc(tailEv, func(a, b delta) int { return cmp.Compare(a.t, b.t) })
 
 	segs := []idleSeg{{start: math.MinInt64, cause: CauseDriver, stage: -1}}
 	var si, ei, li, ti int
@@ -158,14 +159,4 @@ func classify(segs []idleSeg, x, y int64, add func(c Cause, stage int32, d int64
 			x = end
 		}
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

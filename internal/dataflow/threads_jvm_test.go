@@ -262,7 +262,7 @@ func scriptedSpark(script []scripted) *model.App {
 			}
 		}
 		st.AddTask(task, &m)
-		app.Start = cmpMin(app.Start, task.Launch)
+		app.Start = minNonZero(app.Start, task.Launch)
 		app.End = max(app.End, task.Finish)
 	}
 	app.Stages = []*model.Stage{st}
@@ -303,7 +303,8 @@ func scriptedMapReduce(script []scripted, mapID, redID string) *model.App {
 	return app
 }
 
-func cmpMin(a, b int64) int64 {
+// minNonZero is the smaller of a and b, b when a is unset (0).
+func minNonZero(a, b int64) int64 {
 	if a == 0 {
 		return b
 	}

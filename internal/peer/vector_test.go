@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -37,7 +38,7 @@ func TestTableMatchesAssembler(t *testing.T) {
 		if a.t != b.t {
 			return int(a.t - b.t)
 		}
-		return cmpStr(a.host, b.host)
+		return cmp.Compare(a.host, b.host)
 	}
 	slices.SortFunc(want, cmpVec)
 	dropped := samples[len(samples)-1]
@@ -55,14 +56,4 @@ func TestTableMatchesAssembler(t *testing.T) {
 		}
 		j++
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -21,7 +22,7 @@ func concurrencyByEvents(groups [][][2]int64) int {
 	}
 	slices.SortFunc(evs, func(a, b ev) int {
 		if a.t != b.t {
-			return cmp64(a.t, b.t)
+			return cmp.Compare(a.t, b.t)
 		}
 		return a.d - b.d
 	})

@@ -1,6 +1,9 @@
 package perfmodel
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // CriticalPath is the longest chain of per-stage maximum task times through
 // the stage DAG: the time the application's stages would take with infinite
@@ -97,10 +100,10 @@ func jobOrder(w *Workload) order {
 		o.jobs[k] = k
 	}
 	slices.SortStableFunc(o.jobs, func(a, b int) int {
-		if c := cmp64(w.Jobs[a].Completed, w.Jobs[b].Completed); c != 0 {
+		if c := cmp.Compare(w.Jobs[a].Completed, w.Jobs[b].Completed); c != 0 {
 			return c
 		}
-		return cmp64(w.Jobs[a].Submitted, w.Jobs[b].Submitted)
+		return cmp.Compare(w.Jobs[a].Submitted, w.Jobs[b].Submitted)
 	})
 	for pos, k := range o.jobs {
 		sub := w.Jobs[k].Submitted

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -88,7 +89,7 @@ func CoresOf(w *Workload) Cores {
 	// Removals before additions at the same instant.
 	slices.SortFunc(evs, func(a, b ev) int {
 		if a.t != b.t {
-			return cmp64(a.t, b.t)
+			return cmp.Compare(a.t, b.t)
 		}
 		return a.cores - b.cores
 	})

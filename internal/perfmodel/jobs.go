@@ -82,7 +82,7 @@ func (w *Workload) buildJobs(app *model.App, keep []int, jobIDs [][]int32) {
 	}
 	slices.SortStableFunc(w.Jobs, func(a, b Job) int {
 		if a.Submitted != b.Submitted {
-			return cmp64(a.Submitted, b.Submitted)
+			return cmp.Compare(a.Submitted, b.Submitted)
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -122,7 +123,7 @@ func heldBackMs(app *model.App, slots int) int64 {
 			evs = append(evs, ev{first, 0, 1}, ev{lastLaunch, 0, -1})
 		}
 	}
-	slices.SortFunc(evs, func(a, b ev) int { return cmp64(a.t, b.t) })
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.t, b.t) })
 	var held int64
 	running, pending := 0, 0
 	for i, e := range evs {

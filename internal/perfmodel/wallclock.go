@@ -1,6 +1,9 @@
 package perfmodel
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // WallClock splits the application's wall clock between the driver and the
 // executors.
@@ -66,7 +69,7 @@ func stageUnion(w *Workload) [][2]int64 {
 			spans = append(spans, [2]int64{a, b})
 		}
 	}
-	slices.SortFunc(spans, func(x, y [2]int64) int { return cmp64(x[0], y[0]) })
+	slices.SortFunc(spans, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
 	var out [][2]int64
 	for _, s := range spans {
 		if n := len(out); n > 0 && s[0] <= out[n-1][1] {

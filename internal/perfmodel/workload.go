@@ -240,9 +240,9 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 				return cmp.Compare(a.attempt, b.attempt)
 			}
 			if a.launch != b.launch {
-				return cmp64(a.launch, b.launch)
+				return cmp.Compare(a.launch, b.launch)
 			}
-			return cmp64(a.id, b.id)
+			return cmp.Compare(a.id, b.id)
 		}
 		if !slices.IsSortedFunc(ts, byLaunch) { // logs list tasks mostly in launch order
 			slices.SortFunc(ts, byLaunch)
@@ -357,16 +357,6 @@ func minSubmitted(w *Workload) int64 {
 		}
 	}
 	return m
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // concurrency is the most intervals open at once; an interval ending at the

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -126,19 +127,9 @@ func slowNodes(a *appRun, cl *cluster) []SlowNodeTruth {
 		}
 		out = append(out, SlowNodeTruth{Host: cl.nodes[n].name, Slowdown: round3(s), Attempts: len(v), Cause: cause, Straggler: s >= StragglerThD})
 	}
-	slices.SortFunc(out, func(x, y SlowNodeTruth) int { return cmpString(x.Host, y.Host) })
+	slices.SortFunc(out, func(x, y SlowNodeTruth) int { return cmp.Compare(x.Host, y.Host) })
 	a.nodeSlow = nil
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

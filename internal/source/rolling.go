@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -83,7 +84,7 @@ func (s *scanner) rolling(dir string, entries []fs.DirEntry) {
 	// Index order; a compacted file sorts after the plain file of its index.
 	slices.SortFunc(parts, func(a, b Part) int {
 		if a.Index != b.Index {
-			return cmpInt(a.Index, b.Index)
+			return cmp.Compare(a.Index, b.Index)
 		}
 		return cmpBool(a.Compact, b.Compact)
 	})
@@ -113,16 +114,6 @@ func (s *scanner) rolling(dir string, entries []fs.DirEntry) {
 	l.Parts = parts
 	l.ModTime = latest(parts)
 	s.logs = append(s.logs, l)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpBool(a, b bool) int {

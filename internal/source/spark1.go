@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,7 +74,7 @@ func (s *scanner) spark1(dir string, entries []fs.DirEntry) {
 			s.skip(p, "unexpected file in a Spark 1.x log folder")
 		}
 	}
-	slices.SortFunc(l.Parts, func(a, b Part) int { return cmpInt(a.Index, b.Index) })
+	slices.SortFunc(l.Parts, func(a, b Part) int { return cmp.Compare(a.Index, b.Index) })
 	for i := range l.Parts {
 		l.Parts[i].Codec = c
 	}

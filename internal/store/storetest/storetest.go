@@ -8,6 +8,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,17 +143,7 @@ func compareSamples(a, b model.Sample) int {
 	if c := strings.Compare(a.Target, b.Target); c != 0 {
 		return c
 	}
-	return cmpInt(a.Time, b.Time)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.Time, b.Time)
 }
 
 // sameValue is exact equality of stored values: the same bits, except that
