@@ -15,13 +15,6 @@ const (
 	// task finished while fewer than this fraction of the allocated slots run
 	// tasks.
 	DefaultTailFraction = 0.5
-	// clockSlack is how far before its stage's submission (or, when the log
-	// does not say, the application's start), or after the application's
-	// end, a Spark task may claim to have launched. The driver stamps them
-	// all with one clock, so a launch outside is a corrupt or spliced record
-	// (test logs in the shared data launch tasks five years early and two
-	// months late), not skew.
-	clockSlack = 60_000
 	// maxSpan bounds an attempt's length (about 24.8 days) so that phase
 	// durations fit 32 bits; longer attempts are cut at it.
 	maxSpan = math.MaxInt32
@@ -124,7 +117,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
-			if t.Launch > 0 && !misdated(app, st, t) {
+			if t.Launch > 0 && !app.Misdated(st, t) {
 				n++
 				last = max(last, t.Launch, t.Finish)
 				if first == 0 || t.Launch < first {
@@ -167,7 +160,7 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 				continue
 			}
 			if t.Launch <= 0 || t.Launch > math.MaxInt64-maxSpan || int(t.Executor) >= len(app.Executors) ||
-				app.Executors[t.Executor] == nil || misdated(app, st, t) {
+				app.Executors[t.Executor] == nil || app.Misdated(st, t) {
 				r.Skipped++
 				continue
 			}
@@ -194,21 +187,6 @@ func Reconstruct(app *model.App, opts Options) (*Reconstruction, error) {
 	r.shuffleWaits()
 	r.assignSlots(taskCPUs(app, opts.TaskCPUs))
 	return r, nil
-}
-
-// misdated reports whether a Spark task's launch lies more than
-// clockSlack before its stage's submission (or, when that is unknown, the
-// application's start) or after the application's recorded end.
-// MapReduce attempts are stamped by node clocks and are left alone.
-func misdated(app *model.App, st *model.Stage, t *model.Task) bool {
-	if st.Kind != model.StageSpark {
-		return false
-	}
-	anchor := st.Submitted
-	if anchor <= 0 {
-		anchor = app.Start
-	}
-	return anchor > 0 && t.Launch < anchor-clockSlack || app.End > 0 && t.Launch > app.End+clockSlack
 }
 
 // split lays an attempt's phases end to end inside [Start, End].

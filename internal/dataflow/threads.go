@@ -528,6 +528,10 @@ type PhaseAgreement struct {
 	AbsDiffMs int64 `json:"absDiffMs"`
 }
 
+// sampleSlackMs widens the application's run on either side for the
+// thread samples SampledFor keeps (node clocks may differ from the driver's).
+const sampleSlackMs = 60_000
+
 // SampledFor reconstructs the application of r from thread samples taken
 // on its hosts during its run and compares them with r. hosts maps sample
 // hosts to the log's host names (nil: the same names); samples of other
@@ -540,7 +544,7 @@ func SampledFor(r *Reconstruction, samples []model.Sample, hosts map[string]stri
 	}
 	var kept []model.Sample
 	for _, s := range samples {
-		if s.Type != model.ThreadSampleType || s.Time < r.Start-clockSlack || s.Time > r.End+clockSlack {
+		if s.Type != model.ThreadSampleType || s.Time < r.Start-sampleSlackMs || s.Time > r.End+sampleSlackMs {
 			continue
 		}
 		if hosts != nil {

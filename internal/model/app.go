@@ -185,3 +185,26 @@ const ReasonResubmitted = "Resubmitted"
 func (a *App) Resubmitted(t *Task) bool {
 	return t.Reason != 0 && int(t.Reason) < len(a.Reasons) && a.Reasons[t.Reason].Kind == ReasonResubmitted
 }
+
+// MisdatedSlackMs is how far before its stage's submission (or, when the
+// log does not say, the application's start), or after the application's
+// end, a Spark task may claim to have launched. The driver stamps them all
+// with one clock, so a launch outside is a corrupt or spliced record (test
+// logs in the shared data launch tasks five years early and two months
+// late), not skew.
+const MisdatedSlackMs = 60_000
+
+// Misdated reports whether a Spark task of st launched more than
+// MisdatedSlackMs outside its stage's submission and the application's end;
+// analyses leave such records out rather than stretch the application over
+// years. MapReduce attempts are stamped by node clocks and are left alone.
+func (a *App) Misdated(st *Stage, t *Task) bool {
+	if st.Kind != StageSpark {
+		return false
+	}
+	anchor := st.Submitted
+	if anchor <= 0 {
+		anchor = a.Start
+	}
+	return anchor > 0 && t.Launch < anchor-MisdatedSlackMs || a.End > 0 && t.Launch > a.End+MisdatedSlackMs
+}

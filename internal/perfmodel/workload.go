@@ -207,7 +207,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		tasks[i] = slices.Grow(tasks[i], len(st.Tasks))
 		for k := range st.Tasks {
 			t := &st.Tasks[k]
-			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch || app.Resubmitted(t) || misdated(app, st, t) {
+			if !t.Done() || t.Launch <= 0 || t.Finish < t.Launch || app.Resubmitted(t) || app.Misdated(st, t) {
 				continue
 			}
 			d := t.Finish - t.Launch
@@ -321,29 +321,6 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	}
 	w.ObservedConcurrency = maxOpen(starts, ends)
 	return w, nil
-}
-
-// clockSlack is how far before its stage's submission (or, when the log
-// does not say, the application's start), or after the application's end,
-// a Spark task may claim to have launched: the driver stamps them all with
-// one clock, so a launch outside is a corrupt or spliced record (test logs
-// in the shared data launch tasks five years early and two months late),
-// left out rather than stretching the application over years.
-const clockSlack = 60_000
-
-// misdated reports whether a Spark task's launch lies more than
-// clockSlack before its stage's submission (or, when that is unknown, the
-// application's start) or after the application's recorded end.
-// MapReduce attempts are stamped by node clocks and are left alone.
-func misdated(app *model.App, st *model.Stage, t *model.Task) bool {
-	if st.Kind != model.StageSpark {
-		return false
-	}
-	anchor := st.Submitted
-	if anchor <= 0 {
-		anchor = app.Start
-	}
-	return anchor > 0 && t.Launch < anchor-clockSlack || app.End > 0 && t.Launch > app.End+clockSlack
 }
 
 func minSubmitted(w *Workload) int64 {
