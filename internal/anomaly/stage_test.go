@@ -2,13 +2,13 @@ package anomaly_test
 
 import (
 	"bytes"
-	"slices"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/anomaly"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -37,26 +37,7 @@ func stagesOf(t *testing.T, res *sim.Result, csv []byte) []stageInputs {
 	for _, app := range res.Apps {
 		c := correlate.New(app, fs, correlate.Options{})
 		mats := c.StageMatrices()
-		series := make([][][][]float64, len(mats))
-		for si, sm := range mats {
-			series[si] = make([][][]float64, len(sm.Hosts))
-			for h := range sm.Hosts {
-				series[si][h] = make([][]float64, len(sm.Metrics))
-			}
-		}
-		for k := 0; k < c.Hosts(); k++ {
-			match, frame, _ := c.Host(k)
-			c.EachStage(k, func(row int, si int32) {
-				sm := &mats[si]
-				h, ok := slices.BinarySearch(sm.Hosts, match.Host)
-				if !ok {
-					return
-				}
-				for j, name := range sm.Metrics {
-					series[si][h][j] = append(series[si][h][j], float64(frame.Value(row, model.NodeMetricIndex(name))))
-				}
-			})
-		}
+		series := nodediag.StageSeries(c, mats)
 		for si, sm := range mats {
 			if len(sm.Hosts) < 3 {
 				continue
