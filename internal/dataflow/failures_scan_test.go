@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
-	"io"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // rawKey is a stage attempt as the raw events name it.
@@ -99,20 +96,7 @@ type rawEvent struct {
 // line by line, independently of internal/eventlog.
 func scanRaw(t *testing.T, path string) *rawLog {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rd io.Reader = f
-	if strings.HasSuffix(path, ".zstd") {
-		z, err := zstd.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer z.Close()
-		rd = z
-	}
+	rd := sharedtest.RawLog(t, path)
 	l := &rawLog{stages: map[rawKey]*rawStage{}, execs: map[string]*rawExec{}, taskCPUs: 1}
 	type ended struct {
 		key rawKey

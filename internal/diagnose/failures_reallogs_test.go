@@ -3,15 +3,10 @@ package diagnose
 import (
 	"bufio"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -47,20 +42,7 @@ type rawAttempt struct{ stage, attempt int32 }
 // an attempt declared at submission.
 func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other map[string]bool, longest map[int32]int64, declared map[int32]int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rd io.Reader = f
-	if strings.HasSuffix(path, ".zstd") {
-		z, err := zstd.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer z.Close()
-		rd = z
-	}
+	rd := sharedtest.RawLog(t, path)
 	ok, other, longest, declared = map[rawAttempt][]string{}, map[string]bool{}, map[int32]int64{}, map[int32]int{}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(nil, 64<<20)

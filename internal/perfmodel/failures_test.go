@@ -1,7 +1,6 @@
 package perfmodel
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -119,18 +115,8 @@ func TestRetryReplayByHand(t *testing.T) {
 func TestResubmittedRealLog(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
 	rel := "rapids-tools/core/src/test/resources/spark-events-profiling/tasks_executors_fail_compressed_eventlog.zstd"
-	taskEnds := expectedTasks(t, root, rel)
-	f, err := os.Open(filepath.Join(root, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer z.Close()
-	raw, err := io.ReadAll(z)
+	taskEnds := expectedTasks(t, rel)
+	raw, err := io.ReadAll(sharedtest.RawLog(t, filepath.Join(root, rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,17 +163,11 @@ func TestResubmittedRealLog(t *testing.T) {
 
 // expectedTasks is the tasks column of shared/data/logs/expected-counts.tsv
 // for the log at rel.
-func expectedTasks(t *testing.T, root, rel string) int {
+func expectedTasks(t *testing.T, rel string) int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) > 8 && cols[1] == rel {
+	_, rows := sharedtest.ExpectedRows(t, "spark-eventlog", 1)
+	for _, cols := range rows {
+		if cols[1] == rel {
 			n, err := strconv.Atoi(cols[8])
 			if err != nil {
 				t.Fatalf("expected-counts.tsv: tasks of %s: %v", rel, err)
