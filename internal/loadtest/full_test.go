@@ -46,19 +46,9 @@ func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	kind, dsn := storeDSN(t, dir)
 
-	bin := os.Getenv("CLUSTERLENS_BIN")
-	if bin == "" {
-		bin = filepath.Join(dir, "clusterlens")
-		build := exec.Command("go", "build", "-o", bin, "github.com/clusterlens/clusterlens/cmd/clusterlens")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build clusterlens: %v\n%s", err, out)
-		}
-	}
+	bin := binary(t, dir)
 	token := "load-test-token"
-	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile := writeToken(t, dir, token)
 	addr := freePort(t)
 	logFile, err := os.Create(filepath.Join(dir, "collector.log"))
 	if err != nil {
@@ -121,6 +111,29 @@ func TestLoad(t *testing.T) {
 	if !chk.OK() || res.Spooled+res.Dropped+res.Rejected != 0 {
 		t.Fatalf("samples lost or duplicated: %v; agents: %d spooled, %d dropped, %d rejected", chk, res.Spooled, res.Dropped, res.Rejected)
 	}
+}
+
+// binary is $CLUSTERLENS_BIN, or clusterlens built into dir.
+func binary(t *testing.T, dir string) string {
+	t.Helper()
+	if bin := os.Getenv("CLUSTERLENS_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(dir, "clusterlens")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/clusterlens/clusterlens/cmd/clusterlens").CombinedOutput(); err != nil {
+		t.Fatalf("build clusterlens: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// writeToken writes the collector's token file in dir and returns its path.
+func writeToken(t *testing.T, dir, token string) string {
+	t.Helper()
+	path := filepath.Join(dir, "token")
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // storeDSN returns the store kind and DSN of CLUSTERLENS_LOADTEST_STORE.

@@ -24,15 +24,8 @@ func TestCollectorKill9(t *testing.T) {
 		t.Skip("set CLUSTERLENS_LOADTEST=1 to run the fault test with a real collector process")
 	}
 	dir := t.TempDir()
-	bin := os.Getenv("CLUSTERLENS_BIN")
-	if bin == "" {
-		bin = filepath.Join(dir, "clusterlens")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/clusterlens/clusterlens/cmd/clusterlens").CombinedOutput(); err != nil {
-			t.Fatalf("build clusterlens: %v\n%s", err, out)
-		}
-	}
-	tokenFile := filepath.Join(dir, "token")
-	os.WriteFile(tokenFile, []byte("kill9\n"), 0o600)
+	bin := binary(t, dir)
+	tokenFile := writeToken(t, dir, "kill9")
 	dsn := "sqlite:" + filepath.Join(dir, "samples.db")
 	addr := freePort(t)
 	base := "http://" + addr

@@ -28,15 +28,8 @@ func TestAgentOverhead(t *testing.T) {
 		duration = d
 	}
 	dir := t.TempDir()
-	bin := os.Getenv("CLUSTERLENS_BIN")
-	if bin == "" {
-		bin = filepath.Join(dir, "clusterlens")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/clusterlens/clusterlens/cmd/clusterlens").CombinedOutput(); err != nil {
-			t.Fatalf("build clusterlens: %v\n%s", err, out)
-		}
-	}
-	tokenFile := filepath.Join(dir, "token")
-	os.WriteFile(tokenFile, []byte("overhead\n"), 0o600)
+	bin := binary(t, dir)
+	tokenFile := writeToken(t, dir, "overhead")
 	addr := freePort(t)
 	start := func(args ...string) (*exec.Cmd, <-chan error) {
 		cmd := exec.Command(bin, args...)
