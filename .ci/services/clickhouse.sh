@@ -8,20 +8,8 @@
 # package's config listens on ::1 too. Idempotent: a server already answering
 # on the port is reused. Waits at most ~60 s for `SELECT 1` over HTTP.
 
-# clickhouse_get PORT PATH prints the body of GET PATH (a path and query) on
-# 127.0.0.1:PORT, with curl when installed, else through bash's /dev/tcp.
-clickhouse_get() {
-	local port=$1 path=$2
-	if command -v curl >/dev/null 2>&1; then
-		curl -fsS --max-time 2 "http://127.0.0.1:${port}${path}" 2>/dev/null
-		return
-	fi
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/${port}" || exit 1
-		printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$path" >&3
-		timeout 2 cat <&3 | tr -d '\r' | sed '1,/^$/d'
-	) 2>/dev/null
-}
+# shellcheck source=http_get.bash
+source "$(dirname "${BASH_SOURCE[0]}")/http_get.bash"
 
 clickhouse_start() {
 	local port="${CLICKHOUSE_HTTP_PORT:-8123}"
@@ -30,7 +18,7 @@ clickhouse_start() {
 	local url="http://127.0.0.1:${port}"
 	local bin
 
-	if [ "$(clickhouse_get "$port" '/?query=SELECT%201')" = "1" ]; then
+	if [ "$(http_get "$port" '/?query=SELECT%201')" = "1" ]; then
 		export CLICKHOUSE_URL="$url"
 		echo "clickhouse: already running at $CLICKHOUSE_URL"
 		return 0
@@ -126,9 +114,9 @@ XML
 	)
 	local i
 	for i in $(seq 1 120); do
-		if [ "$(clickhouse_get "$port" '/?query=SELECT%201')" = "1" ]; then
+		if [ "$(http_get "$port" '/?query=SELECT%201')" = "1" ]; then
 			export CLICKHOUSE_URL="$url"
-			echo "clickhouse: $(clickhouse_get "$port" '/?query=SELECT%20version()') ready at $CLICKHOUSE_URL after ${i} tries"
+			echo "clickhouse: $(http_get "$port" '/?query=SELECT%20version()') ready at $CLICKHOUSE_URL after ${i} tries"
 			return 0
 		fi
 		if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then

@@ -10,20 +10,8 @@
 # Waits at most ~60 s until the node target is up and Prometheus holds at
 # least 5 samples of node_load1.
 
-# prometheus_get prints the body of GET $2 on 127.0.0.1:$1, with curl when
-# installed, else through bash's /dev/tcp.
-prometheus_get() {
-	local port=$1 path=$2
-	if command -v curl >/dev/null 2>&1; then
-		curl -fsS --max-time 2 "http://127.0.0.1:${port}${path}" 2>/dev/null
-		return
-	fi
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/${port}" || exit 1
-		printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$path" >&3
-		timeout 2 cat <&3 | tr -d '\r' | sed '1,/^$/d'
-	) 2>/dev/null
-}
+# shellcheck source=http_get.bash
+source "$(dirname "${BASH_SOURCE[0]}")/http_get.bash"
 
 # prometheus_spawn runs "$@" in the background with its output in $log and
 # its pid in $pidfile.
@@ -49,7 +37,7 @@ prometheus_start() {
 
 	# No pipe into grep -q here: under pipefail its early exit fails the pipe.
 	local metrics
-	metrics=$(prometheus_get "$exporter_port" /metrics || true)
+	metrics=$(http_get "$exporter_port" /metrics || true)
 	if [[ "$metrics" == *$'\nnode_load1 '* ]]; then
 		echo "prometheus: node_exporter already running on 127.0.0.1:$exporter_port"
 	else
@@ -57,7 +45,7 @@ prometheus_start() {
 			--web.listen-address="127.0.0.1:${exporter_port}" --collector.processes
 	fi
 
-	if prometheus_get "$port" /-/ready >/dev/null; then
+	if http_get "$port" /-/ready >/dev/null; then
 		echo "prometheus: server already running at $url"
 	else
 		cat >"$dir/prometheus.yml" <<YML
@@ -76,7 +64,7 @@ YML
 
 	local i body n p
 	for i in $(seq 1 120); do
-		body=$(prometheus_get "$port" '/api/v1/query?query=count_over_time(node_load1%5B1m%5D)' || true)
+		body=$(http_get "$port" '/api/v1/query?query=count_over_time(node_load1%5B1m%5D)' || true)
 		n=$(printf '%s' "$body" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
 		if [ "${n:-0}" -ge 5 ]; then
 			export PROMETHEUS_URL="$url"
