@@ -19,6 +19,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // sadfStats is the part of `sadf -j` output the comparison reads.
@@ -90,7 +91,7 @@ func TestProcAgreesWithSadc(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	generateLoad(ctx, t, dir)
+	sharedtest.GenerateLoad(ctx, t, dir)
 	// Let the load settle, and sample half a load period (31 ms) away from
 	// the load's ticks, which fall on every 62.5 ms from its start: sampled
 	// on them, the sampler (in the same process) would see the load's
@@ -241,7 +242,7 @@ func compareRuns(t *testing.T, refName string, mine, ref []map[key]float64) {
 		a, b = a/float64(n), b/float64(n)
 		sort.Float64s(per)
 		d := 100 * (a - b) / math.Max(math.Abs(b), 1e-9)
-		se := stdErr(diffs)
+		se := sharedtest.StdErr(diffs)
 		t.Logf("%-26s %-6s %14.2f %14.2f %8.2f %12.2f  (3 SE of paired diff %.2f)", k.typ, k.target, a, b, d, per[len(per)/2], 3*se)
 		tol := math.Max(0.05*math.Max(math.Abs(a), math.Abs(b)), floors[k.typ])
 		if gauges[k.typ] {
@@ -254,22 +255,6 @@ func compareRuns(t *testing.T, refName string, mine, ref []map[key]float64) {
 			t.Errorf("%s: %s[%s]: sampler %.2f, reference %.2f over %d s: beyond 5%% and %.3g", refName, k.typ, k.target, a, b, n, floors[k.typ])
 		}
 	}
-}
-
-// stdErr is the standard error of the mean of xs.
-func stdErr(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.Inf(1)
-	}
-	var m, v float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	return math.Sqrt(v / float64(len(xs)-1) / float64(len(xs)))
 }
 
 // sadcSeconds reads CLUSTERLENS_SADC: unset skips, 1 means 60 s, a larger

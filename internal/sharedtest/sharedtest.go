@@ -1,6 +1,8 @@
 // Package sharedtest locates the real data in ../shared/data for tests. It
 // never copies that data; tests skip with a message where it is absent, and
-// fail instead when CI=true, because CI always has it.
+// fail instead when CI=true, because CI always has it. It also finds the
+// real services CI starts and generates bounded load for the tests that
+// compare samplers with reference tools.
 package sharedtest
 
 import (

@@ -1,8 +1,9 @@
-package sampler
+package sharedtest
 
 import (
 	"context"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,12 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// generateLoad keeps a bounded, steady load on this machine until ctx ends,
-// so that every metric the proc sampler reads moves: one goroutine busy
+// GenerateLoad keeps a bounded, steady load on this machine until ctx ends,
+// so that every node metric a sampler or recorder reads moves (the proc
+// sampler's and nmon's agreement tests use it): one goroutine busy
 // half of each 100 ms, 8 MB/s of fsynced writes and 4 MB/s of reads past
 // the page cache in dir, 16 MB/s over a loopback TCP connection, and
 // 16 MB/s of fresh anonymous pages touched (page faults).
-func generateLoad(ctx context.Context, t testing.TB, dir string) {
+func GenerateLoad(ctx context.Context, t testing.TB, dir string) {
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)
 	every := func(period time.Duration, f func()) {
@@ -101,4 +103,22 @@ func generateLoad(ctx context.Context, t testing.TB, dir string) {
 	wg.Add(1)
 	go func() { <-ctx.Done(); c.Close(); ln.Close(); wg.Done() }()
 	every(62500*time.Microsecond, func() { _, _ = c.Write(block) }) // loopback: 1 MB per 1/16 s
+}
+
+// StdErr is the standard error of the mean of xs (+Inf for fewer than two):
+// the agreement tests' bound for instantaneous counts two readers take a
+// few milliseconds apart.
+func StdErr(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.Inf(1)
+	}
+	var m, v float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(xs)-1) / float64(len(xs)))
 }
