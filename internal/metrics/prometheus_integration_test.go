@@ -23,11 +23,14 @@ import (
 // procSnap is what the kernel says at one instant, read from /proc the way
 // node_exporter reads it, but by this test's own code.
 type procSnap struct {
+	at                             time.Time          // when the reading started
 	cpu                            map[string]float64 // jiffies by mode, all CPUs
 	ctxt, pgfault, pgpgin, pgpgout float64
+	running                        float64 // procs_running
 	diskRead, diskWrite, weighted  float64 // bytes, bytes, ms
 	netRx, netTx                   float64
 	load1, memUsage                float64
+	memUsedNoCache                 float64 // 100 × (1 − (MemFree + Buffers + Cached)/MemTotal)
 	threads                        float64
 }
 
@@ -37,7 +40,7 @@ var nodeExporterDiskExclude = regexp.MustCompile(`^(ram|loop|fd|(h|s|v|xv)d[a-z]
 
 func readProc(t *testing.T) procSnap {
 	t.Helper()
-	s := procSnap{cpu: map[string]float64{}}
+	s := procSnap{at: time.Now(), cpu: map[string]float64{}}
 	lines := func(path string, fn func(f []string)) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -58,6 +61,8 @@ func readProc(t *testing.T) procSnap {
 			}
 		case f[0] == "ctxt":
 			s.ctxt = num(f[1])
+		case f[0] == "procs_running":
+			s.running = num(f[1])
 		}
 	})
 	lines("/proc/vmstat", func(f []string) {
@@ -85,16 +90,19 @@ func readProc(t *testing.T) procSnap {
 		s.netRx += num(f[1])
 		s.netTx += num(f[9])
 	})
-	var total, avail float64
+	var total, avail, freeCache float64
 	lines("/proc/meminfo", func(f []string) {
 		switch f[0] {
 		case "MemTotal:":
 			total = num(f[1])
 		case "MemAvailable:":
 			avail = num(f[1])
+		case "MemFree:", "Buffers:", "Cached:":
+			freeCache += num(f[1])
 		}
 	})
 	s.memUsage = 100 * (1 - avail/total)
+	s.memUsedNoCache = 100 * (1 - freeCache/total)
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -14,6 +15,10 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
+// ErrPartial marks a metric file read only in part: its readable samples
+// were delivered and the error says, with line numbers, what was skipped.
+var ErrPartial = errors.New("read in part")
+
 // SourceOptions tune ReadSourceWith; the zero value is ReadSource's.
 type SourceOptions struct {
 	// Hosts maps Prometheus instance labels to host names (PromSource.Hosts).
@@ -23,6 +28,10 @@ type SourceOptions struct {
 	// Warn receives Prometheus's warnings and, for a directory, the files
 	// it skipped as not metric files; nil drops them.
 	Warn func(msg string)
+	// Notes receives what a reader says about a file it read without
+	// making the read partial: the canonical metrics the format does not
+	// record (nmon has no load1, …), an incomplete last line; nil drops them.
+	Notes func(msg string)
 }
 
 // ReadSource reads node samples from spec between from and to (inclusive)
@@ -34,14 +43,18 @@ type SourceOptions struct {
 //     every metric, `job="node"`), e.g. http://prom:9090?step=15s&scrape=15s.
 //     A zero to means now, a zero from one hour before to.
 //   - a file: CSV (timestamp_ms,host,metric,value; .csv, .csv.zst,
-//     .csv.gz), sadf -j JSON (.json, also compressed) or a sadc binary
+//     .csv.gz), sadf -j JSON (.json, also compressed), a sadc binary
 //     data file (sysstat's magic; read through sadf -j, which must be on
-//     PATH). The format is sniffed from the content, so names do not matter.
+//     PATH) or an nmon recording (a first line AAA,…; also compressed; its
+//     local times read in time.Local). The format is sniffed from the
+//     content, so names do not matter.
 //   - a directory: every file under it (recursively, hidden ones skipped)
 //     whose content is one of those formats, in lexical order; other
 //     files (event logs, truth.json, phases.csv.zst) are skipped.
 //
-// For files, a zero from or to leaves that end open. Stores (sqlite:,
+// For files, a zero from or to leaves that end open. A file read in part
+// (ErrPartial) does not stop a directory's read: the error, joining every
+// such file's, comes after all the samples. Stores (sqlite:,
 // clickhouse+http:) are not sources here: the CLI opens them through
 // internal/store, which imports this package.
 func ReadSource(ctx context.Context, spec string, from, to time.Time, fn func(*model.Sample) error) error {
@@ -73,7 +86,7 @@ func ReadSourceWith(ctx context.Context, spec string, from, to time.Time, opt So
 		if err != nil {
 			return fmt.Errorf("metric source: %w", err)
 		}
-		return sourceReadFile(ctx, spec, kind, filter)
+		return sourceReadFile(ctx, spec, kind, opt, filter)
 	}
 	return sourceDir(ctx, spec, opt, filter)
 }
@@ -135,9 +148,11 @@ func sourceFilter(ctx context.Context, from, to time.Time, fn func(*model.Sample
 	}
 }
 
-// sourceDir reads every metric file under dir.
+// sourceDir reads every metric file under dir, going on past files read
+// in part.
 func sourceDir(ctx context.Context, dir string, opt SourceOptions, fn func(*model.Sample) error) error {
 	found := 0
+	var partial []error
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("metric source: %w", err)
@@ -165,10 +180,18 @@ func sourceDir(ctx context.Context, dir string, opt SourceOptions, fn func(*mode
 			return nil
 		}
 		found++
-		return sourceReadFile(ctx, path, kind, fn)
+		err = sourceReadFile(ctx, path, kind, opt, fn)
+		if errors.Is(err, ErrPartial) {
+			partial = append(partial, err)
+			return nil
+		}
+		return err
 	})
 	if err == nil && found == 0 {
-		return fmt.Errorf("metric source %s: no metric file in the directory (want CSV, sadf -j JSON or sadc data files)", dir)
+		return fmt.Errorf("metric source %s: no metric file in the directory (want CSV, sadf -j JSON, sadc data or nmon files)", dir)
+	}
+	if err == nil {
+		err = errors.Join(partial...)
 	}
 	return err
 }

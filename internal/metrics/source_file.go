@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -20,6 +21,7 @@ const (
 	sourceCSV                // timestamp_ms,host,metric,value, any codec
 	sourceSadf               // sadf -j JSON, any codec
 	sourceSadc               // a sadc binary data file (read through sadf)
+	sourceNmon               // an nmon recording, any codec
 )
 
 // sourceSniffSize is how many (decompressed) leading bytes decide a
@@ -39,6 +41,18 @@ func ReadSysstatFile(path string, fn func(*model.Sample) error) error {
 	return sourceOpen(path, func(r *bufio.Reader) error { return ReadSysstat(r, path, fn) })
 }
 
+// ReadNmonFile streams the samples of an nmon recording (ReadNmon, times
+// in loc), decompressing it like ReadCSVFile.
+func ReadNmonFile(path string, loc *time.Location, fn func(*model.Sample) error) (NmonInfo, error) {
+	var info NmonInfo
+	err := sourceOpen(path, func(r *bufio.Reader) error {
+		var err error
+		info, err = ReadNmon(r, path, loc, fn)
+		return err
+	})
+	return info, err
+}
+
 // sourceOpen opens path, decompresses it and hands the stream to read.
 func sourceOpen(path string, read func(*bufio.Reader) error) error {
 	f, err := os.Open(path)
@@ -56,8 +70,8 @@ func sourceOpen(path string, read func(*bufio.Reader) error) error {
 
 // sourceSniff tells a metric file's format from its content (after
 // decompression): sysstat's magic number, a JSON object naming "sysstat"
-// near its start, or a first line that is the CSV header or a
-// timestamp_ms,host,metric,value row.
+// near its start, nmon's AAA first line, or a first line that is the CSV
+// header or a timestamp_ms,host,metric,value row.
 func sourceSniff(path string) (sourceKind, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -82,11 +96,15 @@ func sourceSniff(path string) (sourceKind, error) {
 	return sourceSniffText(head[:n]), nil
 }
 
-// sourceSniffText tells sadf -j output or metric CSV from its first bytes.
+// sourceSniffText tells sadf -j output, an nmon recording or metric CSV
+// from its first bytes.
 func sourceSniffText(head []byte) sourceKind {
 	t := bytes.TrimLeft(head, " \t\r\n")
 	if len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"sysstat"`)) {
 		return sourceSadf
+	}
+	if bytes.HasPrefix(head, []byte("AAA,")) {
+		return sourceNmon
 	}
 	line, _, complete := bytes.Cut(head, []byte{'\n'})
 	if !complete && len(head) == sourceSniffSize {
@@ -109,8 +127,9 @@ func sourceSniffText(head []byte) sourceKind {
 	return sourceCSV
 }
 
-// sourceReadFile reads one metric file of a known kind.
-func sourceReadFile(ctx context.Context, path string, kind sourceKind, fn func(*model.Sample) error) error {
+// sourceReadFile reads one metric file of a known kind, passing what the
+// reader says about it to opt.Notes.
+func sourceReadFile(ctx context.Context, path string, kind sourceKind, opt SourceOptions, fn func(*model.Sample) error) error {
 	switch kind {
 	case sourceCSV:
 		return ReadCSVFile(path, fn)
@@ -118,6 +137,14 @@ func sourceReadFile(ctx context.Context, path string, kind sourceKind, fn func(*
 		return ReadSysstatFile(path, fn)
 	case sourceSadc:
 		return ReadSadc(ctx, path, fn)
+	case sourceNmon:
+		info, err := ReadNmonFile(path, nil, fn)
+		if opt.Notes != nil {
+			for _, n := range info.Notes {
+				opt.Notes(n)
+			}
+		}
+		return err
 	}
-	return fmt.Errorf("%s: not a metric file: want timestamp_ms,host,metric,value CSV (optionally .zst or .gz), sadf -j JSON or a sadc data file", path)
+	return fmt.Errorf("%s: not a metric file: want timestamp_ms,host,metric,value CSV (optionally .zst or .gz), sadf -j JSON, a sadc data file or an nmon recording", path)
 }
