@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/peer"
@@ -33,7 +35,7 @@ recorded tasks), and the findings with their evidence and recommendations.
 needed) with the overview, the timeline, stage and node breakdowns, the findings and
 the what-if curve, one section per application; docs/REPORT.md describes it.
 
---metrics SOURCE joins node samples (a CSV, sadf -j or sadc file, plain or compressed,
+--metrics SOURCE joins node samples (a CSV, sadf -j, sadc or nmon file, plain or compressed,
 a folder of them, a Prometheus URL, or a store: sqlite:PATH, clickhouse+http://HOST:PORT/DB)
 with each application's task, stage and job windows per host (HybridTune's correlation,
 within --clock-skew, after --align-clocks if given; --host-alias names hosts the logs and
@@ -63,7 +65,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
 		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
-		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
+		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc, nmon), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
@@ -121,9 +123,10 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 		return nil, err
 	}
 	load.ByStart(res.Apps)
+	var metricsErr error // a metric source read in part
 	if o.metrics != "" {
-		if err := addMetrics(&opts, res.Apps, o); err != nil {
-			return nil, err
+		if metricsErr = addMetrics(e, &opts, res.Apps, o); metricsErr != nil && !errors.Is(metricsErr, metrics.ErrPartial) {
+			return nil, metricsErr
 		}
 		if o.nodes && opts.Metrics != nil {
 			nopt, err := nodeOptions(o, res.Apps)
@@ -156,7 +159,7 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 			}
 		}
 	}
-	return as, partial(e, res)
+	return as, metricsPartial(e, metricsErr, partial(e, res))
 }
 
 // nodeOptions are the node diagnosis's options: the underlying methods'

@@ -21,29 +21,52 @@ var errMetricsSource = errors.New("metrics source")
 
 // readMetrics reads the node samples of --metrics SOURCE stamped within
 // spans (Unix ms) into frames for the correlation; the source is asked for
-// the samples between the first span's start and the last's end.
-func readMetrics(ctx context.Context, spec string, spans [][2]int64) (*correlate.Frames, error) {
+// the samples between the first span's start and the last's end. A source
+// read in part (metrics.ErrPartial) gives its frames and that error.
+func readMetrics(ctx context.Context, e *env, spec string, spans [][2]int64) (*correlate.Frames, error) {
 	from, to := spans[0][0], spans[0][1]
 	for _, sp := range spans {
 		from, to = min(from, sp[0]), max(to, sp[1])
 	}
 	fr := correlate.NewFramesWithin(spans)
-	err := readMetricsSource(ctx, spec, from, to, func(s *model.Sample) error {
+	err := readMetricsSource(ctx, e, spec, from, to, func(s *model.Sample) error {
 		fr.Add(s)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, metrics.ErrPartial) {
 		return nil, err
 	}
 	fr.Finish()
-	return fr, nil
+	return fr, err
+}
+
+// metricNotes prints what the metric readers say about the files they
+// read (metrics a format does not record, an incomplete last line) as
+// warnings.
+func (e *env) metricNotes() metrics.SourceOptions {
+	return metrics.SourceOptions{Notes: func(m string) { fmt.Fprintln(e.stderr, "clusterlens: warning:", m) }}
+}
+
+// metricsPartial reports a metric source read only in part (a
+// metrics.ErrPartial error) on stderr and turns it into exit code 3 unless
+// err, the command's own outcome, already says something.
+func metricsPartial(e *env, partial, err error) error {
+	if partial == nil {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "clusterlens: warning:", partial)
+	if err != nil {
+		return err
+	}
+	return withCode(ExitPartial, errors.New("the metric source could be read only in part"))
 }
 
 // readMetricsSource streams the samples of SOURCE stamped within [from,
 // to]: a store (sqlite:PATH, PATH.db, clickhouse+http://HOST:PORT/DB,
 // through store/open), else whatever metrics.ReadSource reads (a
-// Prometheus URL, a CSV, sadf -j or sadc file, a folder of them).
-func readMetricsSource(ctx context.Context, spec string, from, to int64, fn func(*model.Sample) error) error {
+// Prometheus URL, a CSV, sadf -j, sadc or nmon file, a folder of them),
+// its readers' notes printed as warnings.
+func readMetricsSource(ctx context.Context, e *env, spec string, from, to int64, fn func(*model.Sample) error) error {
 	if isStoreDSN(spec) {
 		if path, ok := sqlitePath(spec); ok {
 			if _, err := os.Stat(path); err != nil {
@@ -60,7 +83,7 @@ func readMetricsSource(ctx context.Context, spec string, from, to int64, fn func
 		}
 		return nil
 	}
-	return metrics.ReadSource(ctx, spec, time.UnixMilli(from), time.UnixMilli(to), fn)
+	return metrics.ReadSourceWith(ctx, spec, time.UnixMilli(from), time.UnixMilli(to), e.metricNotes(), fn)
 }
 
 // sqlitePath is the file a SQLite DSN names.
@@ -89,8 +112,9 @@ func isStoreDSN(spec string) bool {
 }
 
 // addMetrics reads --metrics over the applications' runs (each widened by
-// the tolerance and a minute) into opts.
-func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
+// the tolerance and a minute) into opts; a source read in part fills opts
+// and returns its metrics.ErrPartial error.
+func addMetrics(e *env, opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
 	if o.clockSkew < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
 	}
@@ -110,13 +134,16 @@ func addMetrics(opts *report.AnalysisOptions, apps []*model.App, o analyzeOption
 	if len(spans) == 0 {
 		return nil // no application with known times: nothing to correlate
 	}
-	fr, err := readMetrics(context.Background(), o.metrics, spans)
-	if err != nil {
+	fr, err := readMetrics(context.Background(), e, o.metrics, spans)
+	if fr == nil {
 		return fmt.Errorf("--metrics: %w", err)
 	}
 	opts.Metrics = fr
 	if o.alignClocks {
 		opts.Correlate.Offsets = correlate.Offsets(correlate.EstimateOffsets(apps, fr, opts.Correlate))
+	}
+	if err != nil {
+		return fmt.Errorf("--metrics: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/metrics"
@@ -241,4 +242,110 @@ func (d *metricsDemo) viaStore(t *testing.T, dsn string) {
 	if got := d.json(t, "--metrics", dsn, "--clock-skew", "1500ms"); got != d.withMetrics {
 		t.Errorf("%s and metrics.csv.zst give different analyses", dsn)
 	}
+}
+
+// TestAnalyzeMetricsNmon gives analyze --metrics a folder holding an nmon
+// recording of one demo node, written from the simulator's own samples of
+// it in nmon's layout (local ZZZZ times, values to 0.1): the node's samples
+// join the applications (its host is matched), the metrics nmon does not
+// record are named on stderr, and the exit code is 0. With a bad line in
+// the middle the analysis still comes, stderr names the file and line, and
+// the exit code is 3. peer train on the same folder refuses for lack of
+// Ganesha's load1 and procs_total, and says why.
+func TestAnalyzeMetricsNmon(t *testing.T) {
+	d := newMetricsDemo(t)
+	host := d.res.Truth.Nodes[0].Host
+	dir := t.TempDir()
+	path := filepath.Join(dir, host+".nmon")
+	text := nmonOf(t, host, d.plain)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"analyze", "--format", "json", "--clock-skew", "1500ms", "--metrics", dir}, d.logs...)
+	code, out, errs := run(t, args...)
+	if code != ExitOK || !strings.Contains(errs, "clusterlens: warning: "+path+": host "+host+": no procs_total, load1, weighted_io (nmon records none of them)") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var doc struct {
+		Applications []struct {
+			Metrics *struct{ Hosts []struct{ Host, SampleHost string } }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, a := range doc.Applications {
+		for _, h := range a.Metrics.Hosts {
+			if h.SampleHost == host {
+				matched++
+			}
+		}
+	}
+	if matched == 0 {
+		t.Errorf("no application joined %s's nmon samples", host)
+	}
+
+	lines := strings.SplitAfter(text, "\n")
+	mid := len(lines) / 2
+	for !strings.HasPrefix(lines[mid], "PROC,T") {
+		mid++
+	}
+	lines[mid] = strings.Replace(lines[mid], ",", ",T9999,", 1)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(t, args...)
+	want := fmt.Sprintf("clusterlens: warning: --metrics: %s: read in part: 1 line skipped: %s:%d: PROC,T9999: want the current snapshot", path, path, mid+1)
+	if code != ExitPartial || !strings.Contains(errs, want) || !strings.Contains(out, `"applications"`) {
+		t.Errorf("exit %d, stderr %q: want 3, the analysis and %q", code, errs, want)
+	}
+
+	code, _, errs = run(t, "peer", "train", "--out", filepath.Join(t.TempDir(), "p.json"), dir)
+	if code != ExitError || !strings.Contains(errs, "lacked some of Ganesha's 14 metrics") || !strings.Contains(errs, "read in part") {
+		t.Errorf("peer train: exit %d, stderr %q", code, errs)
+	}
+}
+
+// nmonOf writes host's samples from the simulator's CSV as an nmon
+// recording (CPU_ALL, MEM, PROC, NET, DISKREAD, DISKWRITE; times local,
+// values to 0.1 as nmon prints them).
+func nmonOf(t *testing.T, host string, csv []byte) string {
+	t.Helper()
+	bySec := map[int64]map[string]float64{}
+	var secs []int64
+	err := metrics.ReadCSV(bytes.NewReader(csv), "nodes.csv", func(s *model.Sample) error {
+		if s.Host != host {
+			return nil
+		}
+		sec := s.Time / 1000
+		if bySec[sec] == nil {
+			bySec[sec] = map[string]float64{}
+			secs = append(secs, sec)
+		}
+		bySec[sec][s.Type] = s.Value
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "AAA,progname,nmon\nAAA,host,%s\nAAA,OS,Linux,6.1.0,#1 SMP,x86_64\nAAA,interval,1\n", host)
+	b.WriteString("CPU_ALL,CPU Total h,User%,Sys%,Wait%,Idle%,Steal%,Busy,CPUs\n")
+	b.WriteString("MEM,Memory MB h,memtotal,hightotal,lowtotal,swaptotal,memfree,highfree,lowfree,swapfree,memshared,cached,active,bigfree,buffers,swapcached,inactive\n")
+	b.WriteString("PROC,Processes h,Runnable,Blocked,pswitch,syscall,read,write,fork,exec,sem,msg\n")
+	b.WriteString("NET,Network I/O h,lo-read-KB/s,eth0-read-KB/s,lo-write-KB/s,eth0-write-KB/s\n")
+	b.WriteString("DISKREAD,Disk Read KB/s h,sda\nDISKWRITE,Disk Write KB/s h,sda\n")
+	for i, sec := range secs {
+		m := bySec[sec]
+		user, sys, wait := m["cpu_user_pct"], m["cpu_system_pct"], m["cpu_iowait_pct"]
+		tag := fmt.Sprintf("T%04d", i+1)
+		fmt.Fprintf(&b, "ZZZZ,%s,%s\n", tag, strings.ToUpper(time.Unix(sec, 0).Format("15:04:05,02-Jan-2006")))
+		fmt.Fprintf(&b, "CPU_ALL,%s,%.1f,%.1f,%.1f,%.1f,0.0,,8\n", tag, user, sys, wait, max(0, 100-user-sys-wait))
+		fmt.Fprintf(&b, "MEM,%s,1000.0,-0.0,-0.0,0.0,%.1f,-0.0,-0.0,0.0,0.0,0.0,0.0,-1.0,0.0,0.0,0.0\n", tag, 10*(100-m["mem_usage"]))
+		fmt.Fprintf(&b, "PROC,%s,%.0f,0,%.1f,-1.0,-1.0,-1.0,0.0,-1.0,-1.0,-1.0\n", tag, m["procs_runnable"], m["context_switches_per_s"])
+		fmt.Fprintf(&b, "NET,%s,0.0,%.1f,0.0,%.1f\n", tag, m["net_rx_bytes_per_s"]/1024, m["net_tx_bytes_per_s"]/1024)
+		fmt.Fprintf(&b, "DISKREAD,%s,%.1f\nDISKWRITE,%s,%.1f\n", tag, m["disk_read_bytes_per_s"]/1024, tag, m["disk_write_bytes_per_s"]/1024)
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,7 +44,7 @@ func peerTrainCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train --out PROFILE.json SOURCE...",
 		Short: "Learn a peer profile from fault-free runs' node metrics",
-		Long: `train reads node metrics of fault-free runs from each SOURCE (a CSV, sadf or sadc file,
+		Long: `train reads node metrics of fault-free runs from each SOURCE (a CSV, sadf, sadc or nmon file,
 a folder of them such as a simulator output folder, or a Prometheus URL; --from/--to bound
 it), normalises the 14 Ganesha metrics, chooses the number of states by the elbow rule over
 k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned profile.`,
@@ -57,22 +58,29 @@ k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned pro
 				return withCode(ExitUsage, err)
 			}
 			var vectors [][]float64
+			var partial []error
+			incomplete := 0
 			for _, spec := range args {
-				tb, err := readTable(cmd.Context(), spec, from, to)
-				if err != nil {
+				tb, err := readTable(cmd.Context(), e, spec, from, to)
+				if errors.Is(err, metrics.ErrPartial) {
+					partial = append(partial, err)
+				} else if err != nil {
 					return err
 				}
-				tb.Each(func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
+				incomplete += tb.Each(func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
 			}
 			prof, err := peer.Train(vectors, peer.GaneshaMetrics, opt, peer.DefaultParams())
-			if err != nil {
-				return err
+			if err != nil && incomplete > 0 {
+				err = fmt.Errorf("%w (%d node instants lacked some of Ganesha's 14 metrics: the warnings above name what the sources do not record)", err, incomplete)
 			}
-			if err := prof.SaveFile(out); err != nil {
-				return err
+			if err == nil {
+				err = prof.SaveFile(out)
+			}
+			if err != nil {
+				return metricsPartial(e, errors.Join(partial...), err)
 			}
 			fmt.Fprintf(e.stdout, "clusterlens peer train: %d vectors, K = %d states, wrote %s\n", prof.Vectors, prof.K, out)
-			return nil
+			return metricsPartial(e, errors.Join(partial...), nil)
 		},
 	}
 	f := cmd.Flags()
@@ -107,7 +115,7 @@ func peerDiagnoseCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diagnose --profile PROFILE.json [--logs DIR] SOURCE",
 		Short: "Find the nodes that behave unlike their peers",
-		Long: `diagnose replays node metrics (a CSV, sadf or sadc file, a folder of them such as a
+		Long: `diagnose replays node metrics (a CSV, sadf, sadc or nmon file, a folder of them such as a
 simulator output folder, or a Prometheus URL; --from/--to bound it) through a trained
 profile with Ganesha's peer comparison and lists the indicted nodes. With --logs (the run's
 Spark event logs and MapReduce histories), nodes are compared only with peers running as
@@ -144,9 +152,9 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			tb, err := readTable(cmd.Context(), args[0], from, to)
-			if err != nil {
-				return err
+			tb, partial := readTable(cmd.Context(), e, args[0], from, to)
+			if partial != nil && !errors.Is(partial, metrics.ErrPartial) {
+				return partial
 			}
 			incomplete := tb.Each(o.ObserveVector)
 			o.Flush()
@@ -168,10 +176,10 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			if format == "json" {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return metricsPartial(e, partial, enc.Encode(rep))
 			}
 			printPeerReport(e.stdout, &rep)
-			return nil
+			return metricsPartial(e, partial, nil)
 		},
 	}
 	f := cmd.Flags()
@@ -217,11 +225,12 @@ func parseRange(rng [2]string) (from, to time.Time, err error) {
 }
 
 // readTable reads a metric source (file, folder or Prometheus URL, as
-// metrics.ReadSource) into complete Ganesha vectors; sources may deliver
-// samples in any order.
-func readTable(ctx context.Context, spec string, from, to time.Time) (*peer.Table, error) {
+// metrics.ReadSource, its readers' notes printed as warnings) into
+// complete Ganesha vectors; sources may deliver samples in any order. A
+// source read in part gives its table and its metrics.ErrPartial error.
+func readTable(ctx context.Context, e *env, spec string, from, to time.Time) (*peer.Table, error) {
 	tb := peer.NewTable(peer.GaneshaMetrics)
-	err := metrics.ReadSource(ctx, spec, from, to, func(s *model.Sample) error { tb.Add(s); return nil })
+	err := metrics.ReadSourceWith(ctx, spec, from, to, e.metricNotes(), func(s *model.Sample) error { tb.Add(s); return nil })
 	return tb, err
 }
 
