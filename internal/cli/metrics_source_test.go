@@ -268,7 +268,9 @@ func TestAnalyzeMetricsNmon(t *testing.T) {
 	}
 	var doc struct {
 		Applications []struct {
-			Metrics *struct{ Hosts []struct{ Host, SampleHost string } }
+			Metrics *struct {
+				Hosts []struct{ Host, SampleHost string }
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
