@@ -106,16 +106,18 @@ var nmonWanted = [nmonKinds][]string{
 const nmonDiskGroups = 17
 
 // nmonLayout is one section's header: how many values its data lines
-// carry and where the read columns are (-1: not in the header).
+// carry and which of them the mapping reads.
 type nmonLayout struct {
 	header bool // a header line was read
 	usable bool // it has what the mapping needs
 	n      int
-	col    [5]int
-	// sel marks NET's and the disks' columns: 1 summed as received/read,
-	// 2 as sent/written, 0 left out; any says whether one is summed.
-	sel []uint8
-	any bool
+	// slot says where each column's value goes, 0 nowhere: for the named
+	// sections 1 + its position in nmonWanted; for NET and the disks 1
+	// (summed as received or read) or 2 (as sent or written). any says
+	// whether a column has a slot; have marks the slots present.
+	slot []uint8
+	any  bool
+	have uint8
 }
 
 // nmonSnap is the snapshot being read.
@@ -144,10 +146,9 @@ type nmonReader struct {
 	disk     [2][nmonDiskGroups]nmonLayout // [0] DISKREAD, [1] DISKWRITE
 
 	snap     nmonSnap
-	prevMs   int64
+	prevMs   int64 // the previous snapshot's time; -1 when its ZZZZ line was unreadable
 	emitted  [len(model.NodeMetricNames)]bool
 	s        model.Sample
-	fields   [][]byte
 	problems int
 	first    []string
 	cpuBad   int // CPU_ALL rows not adding up to 100
@@ -197,16 +198,16 @@ func (p *nmonReader) handle(b []byte) error {
 	case "ZZZZ":
 		return p.zzzz(rest)
 	}
-	kind, dir, group := p.kindOf(sec)
+	kind, write, group := nmonKindOf(sec)
 	if kind == nmonOther {
 		return nil
 	}
-	return p.section(kind, dir, group, sec, rest)
+	return p.section(kind, write, group, sec, rest)
 }
 
-// kindOf tells a section's kind; for the disks, whether it is DISKWRITE
+// nmonKindOf tells a section's kind; for the disks, whether it is DISKWRITE
 // and which group of 150 disks.
-func (p *nmonReader) kindOf(sec []byte) (kind nmonKind, write, group int) {
+func nmonKindOf(sec []byte) (kind nmonKind, write, group int) {
 	if k, ok := nmonSections[string(sec)]; ok {
 		return k, 0, 0
 	}
@@ -275,11 +276,13 @@ func (p *nmonReader) zzzz(rest []byte) error {
 	p.snap.tag = append(p.snap.tag[:0], tag...)
 	if !nmonTag(tag) {
 		p.problem("ZZZZ: want a snapshot tag Tnnnn, got %q: its data skipped", clip(tag, 20))
+		p.prevMs = -1
 		return nil
 	}
 	t, ok := nmonTime(clock, date, p.loc)
 	if !ok {
 		p.problem("ZZZZ,%s: want hh:mm:ss,DD-MON-YYYY, got %q,%q: snapshot skipped", tag, clip(clock, 20), clip(date, 20))
+		p.prevMs = -1
 		return nil
 	}
 	p.snap.valid, p.snap.ms = true, t.UnixMilli()
@@ -290,12 +293,16 @@ func (p *nmonReader) zzzz(rest []byte) error {
 }
 
 // vmInterval is the time VM's deltas of the snapshot just opened span: the
-// AAA interval when the ZZZZ times agree with it to their 1 s resolution,
-// else their difference (nmon overran its interval); 0 for the first
-// snapshot, whose span (nmon's start-up) the file does not record.
+// AAA interval when the ZZZZ times agree with it to their 1 s resolution
+// (or the previous ZZZZ line was unreadable), else their difference (nmon
+// overran its interval); 0 for the first snapshot, whose span (nmon's
+// start-up) the file does not record.
 func (p *nmonReader) vmInterval() float64 {
 	if p.info.Snapshots == 0 {
 		return 0
+	}
+	if p.prevMs < 0 {
+		return p.interval
 	}
 	gap := float64(p.snap.ms-p.prevMs) / 1000
 	switch {
@@ -331,23 +338,25 @@ func nmonTime(clock, date []byte, loc *time.Location) (time.Time, bool) {
 		n, ok := csvInt(b)
 		return int(n), ok && n >= lo && n <= hi
 	}
-	hms := bytes.Split(clock, []byte{':'})
-	dmy := bytes.Split(date, []byte{'-'})
-	if len(hms) != 3 || len(dmy) != 3 || len(dmy[1]) != 3 {
+	hh, rest, cut1 := bytes.Cut(clock, []byte{':'})
+	mm, ss, cut2 := bytes.Cut(rest, []byte{':'})
+	dd, rest, cut3 := bytes.Cut(date, []byte{'-'})
+	mon3, yyyy, cut4 := bytes.Cut(rest, []byte{'-'})
+	if !cut1 || !cut2 || !cut3 || !cut4 {
 		return time.Time{}, false
 	}
-	h, ok1 := num(hms[0], 0, 23)
-	mi, ok2 := num(hms[1], 0, 59)
-	s, ok3 := num(hms[2], 0, 60)
-	d, ok4 := num(dmy[0], 1, 31)
-	y, ok5 := num(dmy[2], 1970, 9999)
+	h, okH := num(hh, 0, 23)
+	mi, okM := num(mm, 0, 59)
+	s, okS := num(ss, 0, 60)
+	d, okD := num(dd, 1, 31)
+	y, okY := num(yyyy, 1970, 9999)
 	mon := 0
 	for i, m := range nmonMonths {
-		if strings.EqualFold(string(dmy[1]), m) {
+		if bytes.EqualFold(mon3, []byte(m)) {
 			mon = i + 1
 		}
 	}
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || mon == 0 {
+	if !okH || !okM || !okS || !okD || !okY || mon == 0 {
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(mon), d, h, mi, s, 0, loc)
@@ -390,78 +399,66 @@ func (p *nmonReader) section(kind nmonKind, write, group int, sec, rest []byte) 
 		p.problem("%s: a second line for snapshot %s", sec, tag)
 		return nil
 	}
-	p.fields = p.fields[:0]
+	n := 0
 	if hasVals {
-		p.fields = splitComma(p.fields, vals)
+		n = bytes.Count(vals, []byte{','}) + 1
 	}
-	if len(p.fields) != lay.n {
-		p.problem("%s: want %d values, one per header column, got %d", sec, lay.n, len(p.fields))
+	if n != lay.n {
+		p.problem("%s: want %d values, one per header column, got %d", sec, lay.n, n)
 		return nil
 	}
-	var v [5]float64
-	for i, c := range lay.col {
-		if c < 0 {
-			v[i] = math.NaN()
+	var acc [6]float64
+	for i, start, k := 0, 0, 0; hasVals && k <= len(vals); k++ {
+		if k < len(vals) && vals[k] != ',' {
 			continue
 		}
-		x, ok := csvFloat(p.fields[c])
-		if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
-			p.problem("%s: column %d: want a number, got %q", sec, c+3, clip(p.fields[c], 20))
-			return nil
+		if s := lay.slot[i]; s != 0 {
+			x, ok := csvFloat(vals[start:k])
+			if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
+				p.problem("%s: column %d: want a number, got %q", sec, i+3, clip(vals[start:k], 20))
+				return nil
+			}
+			acc[s] += x
 		}
-		v[i] = x
-	}
-	var sum [3]float64
-	for i, s := range lay.sel {
-		if s == 0 {
-			continue
-		}
-		x, ok := csvFloat(p.fields[i])
-		if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
-			p.problem("%s: column %d: want a number, got %q", sec, i+3, clip(p.fields[i], 20))
-			return nil
-		}
-		sum[s] += x
+		i, start = i+1, k+1
 	}
 	p.snap.done |= bit
-	p.apply(kind, lay, write, v, sum)
+	p.apply(kind, lay, write, acc)
 	return nil
 }
 
 // header records a section's columns.
 func (p *nmonReader) header(kind nmonKind, lay *nmonLayout, sec, cols []byte, hasCols bool) {
-	*lay = nmonLayout{header: true, col: [5]int{-1, -1, -1, -1, -1}, sel: lay.sel[:0]}
-	p.fields = p.fields[:0]
-	if hasCols {
-		p.fields = splitComma(p.fields, cols)
-	}
-	lay.n = len(p.fields)
-	switch kind {
-	case nmonNet, nmonDisk:
-		for _, c := range p.fields {
-			role := nmonColumn(kind, c)
-			lay.sel = append(lay.sel, role)
-			lay.any = lay.any || role != 0
+	*lay = nmonLayout{header: true, slot: lay.slot[:0]}
+	for start, k := 0, 0; hasCols && k <= len(cols); k++ {
+		if k < len(cols) && cols[k] != ',' {
+			continue
 		}
-		lay.usable = true
-		return
-	}
-	for i, want := range nmonWanted[kind] {
-		for j, c := range p.fields {
-			if string(bytes.TrimSpace(c)) == want {
-				lay.col[i] = j
+		c := bytes.TrimSpace(cols[start:k])
+		start = k + 1
+		var s uint8
+		switch kind {
+		case nmonNet, nmonDisk:
+			s = nmonColumn(kind, c)
+		default:
+			for i, want := range nmonWanted[kind] {
+				if string(c) == want {
+					s = uint8(i + 1)
+				}
 			}
 		}
+		lay.slot = append(lay.slot, s)
+		lay.any = lay.any || s != 0
+		lay.have |= 1 << s
 	}
+	lay.n = len(lay.slot)
 	need := len(nmonWanted[kind])
 	if kind == nmonCPU {
 		need = 4 // Steal% came with nmon 14; AIX has none
 	}
 	lay.usable = true
-	for i := range need {
-		if lay.col[i] < 0 {
-			lay.usable = false
-		}
+	for i := 1; i <= need; i++ {
+		lay.usable = lay.usable && lay.have&(1<<i) != 0
 	}
 	if !lay.usable && kind != nmonMem { // AIX's MEM has other columns: MEMNEW serves
 		p.problem("%s header: want the columns %s", sec, strings.Join(nmonWanted[kind][:need], ", "))
@@ -477,7 +474,6 @@ var nmonDiskSkipped = regexp.MustCompile(`^(?:(?:sd[a-z]+|hd[a-z]|vd[a-z]+|xvd[a
 
 // nmonColumn is the role of a NET or disk header column.
 func nmonColumn(kind nmonKind, c []byte) uint8 {
-	c = bytes.TrimSpace(c)
 	if kind == nmonDisk {
 		if len(c) == 0 || nmonDiskSkipped.Match(c) {
 			return 0
@@ -496,18 +492,18 @@ func nmonColumn(kind nmonKind, c []byte) uint8 {
 	return role
 }
 
-// apply maps one section's values (v in nmonWanted's order, or the sums
-// of the selected columns) onto the snapshot.
-func (p *nmonReader) apply(kind nmonKind, lay *nmonLayout, write int, v [5]float64, sum [3]float64) {
+// apply maps one section's values, added up by slot (lay.slot), onto the
+// snapshot: v holds nmonWanted's columns in order; sum[1] and sum[2] are
+// the received and sent (or the disks' read or written) totals.
+func (p *nmonReader) apply(kind nmonKind, lay *nmonLayout, write int, acc [6]float64) {
 	sn := &p.snap
 	set := func(i int, x float64) { sn.val[i], sn.has[i] = x, true }
+	v, sum := acc[1:], acc[:3]
 	switch kind {
 	case nmonCPU:
-		total := v[0] + v[1] + v[2] + v[3]
-		if !math.IsNaN(v[4]) {
-			total += v[4]
-		}
-		if math.Abs(total-100) > 1 { // nmon zeroes a row it cannot compute
+		// The shares add up to 100 (Steal% is 0 where nmon has none);
+		// nmon zeroes a row it cannot compute.
+		if math.Abs(v[0]+v[1]+v[2]+v[3]+v[4]-100) > 1 {
 			p.cpuBad++
 			return
 		}
@@ -642,16 +638,17 @@ func (p *nmonReader) problem(format string, args ...any) {
 	}
 }
 
-// splitComma appends b's comma-separated fields to dst.
+// splitComma appends b's comma-separated fields to dst, in one pass
+// (fields are short: a bytes.IndexByte call per field cost twice as much).
 func splitComma(dst [][]byte, b []byte) [][]byte {
-	for {
-		i := bytes.IndexByte(b, ',')
-		if i < 0 {
-			return append(dst, b)
+	start := 0
+	for i, c := range b {
+		if c == ',' {
+			dst = append(dst, b[start:i])
+			start = i + 1
 		}
-		dst = append(dst, b[:i])
-		b = b[i+1:]
 	}
+	return append(dst, b[start:])
 }
 
 // clip shortens b for an error message.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -64,9 +65,9 @@ func (h *heapWatch) sample(*model.Sample) error {
 	return nil
 }
 
-// TestReadersStream checks that the sadf -j and Prometheus readers hold
-// one record or series, not the input: a ~30 MB document of either keeps
-// the live heap under 16 MB.
+// TestReadersStream checks that the sadf -j, Prometheus and nmon readers
+// hold one record, series or snapshot, not the input: a ~30 MB input of
+// each keeps the live heap under 8 MB.
 func TestReadersStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 60 MB")
@@ -105,4 +106,18 @@ func TestReadersStream(t *testing.T) {
 		t.Fatalf("prometheus: %d points (want %d), peak live heap %d MB", h.n, n*11000, h.peak>>20)
 	}
 	t.Logf("prometheus: %d series of 11,000 points (%d MB), peak live heap %.1f MB", n, n*len(one)>>20, float64(h.peak)/(1<<20))
+
+	rec2 := benchNmon(2)
+	i = bytes.Index(rec2, []byte("ZZZZ,T0002"))
+	j = bytes.LastIndex(rec2[:i], []byte("ZZZZ,T0001"))
+	snap := bytes.ReplaceAll(rec2[i:], []byte("T0002"), []byte("T0001")) // one snapshot, again and again
+	n = 30 << 20 / len(snap)
+	h = newHeapWatch()
+	if _, err := ReadNmon(repeatReader(rec2[:j], snap, nil, nil, n), "big.nmon", time.UTC, h.sample); err != nil {
+		t.Fatal(err)
+	}
+	if want := n*19 - 3; h.n != want || h.peak > 8<<20 { // no paging rates in the first snapshot
+		t.Fatalf("nmon: %d samples (want %d), peak live heap %d MB", h.n, want, h.peak>>20)
+	}
+	t.Logf("nmon: %d snapshots (%d MB), peak live heap %.1f MB", n, n*len(snap)>>20, float64(h.peak)/(1<<20))
 }
