@@ -398,6 +398,13 @@ func TestReadNmonErrors(t *testing.T) {
 			t.Errorf("%s: %d samples, want %d of the intact file's %d", c.name, len(got), len(intact)-c.lost, len(intact))
 		}
 	}
+	// After an unreadable ZZZZ line, VM's deltas span one interval (5 s),
+	// not the 10 s since the last readable snapshot.
+	third := "ZZZZ,T0003,12:00:10,15-MAR-2024\nVM,T0003,100,100,100\n"
+	got, _, err := readNmonString(t, strings.Replace(nmonMini, "12:00:05,15-MAR", "12:00:05,15-MRZ", 1)+third)
+	if !errors.Is(err, ErrPartial) || got[model.SampleKey{Time: nmonAt(10), Host: "h1", Type: "page_faults_per_s"}] != 20 {
+		t.Errorf("after a bad ZZZZ line: page faults %v, error %v; want 20/s", got[model.SampleKey{Time: nmonAt(10), Host: "h1", Type: "page_faults_per_s"}], err)
+	}
 	_, _, err = readNmonString(t, "AAA,progname,nmon\nAAA,host,h1\n")
 	if !errors.Is(err, ErrPartial) || err.Error() != "x.nmon: read in part: no snapshot (ZZZZ line) yet: nmon may still be starting" {
 		t.Errorf("no snapshot: %v", err)
