@@ -1,7 +1,8 @@
 // Package metrics reads node samples (model.Sample) from every source
 // clusterlens knows: the agent's batches (its versioned wire format), the
 // Prometheus HTTP API over node_exporter (PromSource), sysstat's `sadf -j`
-// output and sadc data files (ReadSysstat, ReadSadc) and CSV
+// output and sadc data files (ReadSysstat, ReadSadc), nmon recordings of
+// Linux and AIX (ReadNmon, ReadNmonFile) and CSV
 // (timestamp_ms,host,metric,value, plain or compressed: ReadCSV,
 // ReadCSVFile). ReadSource picks the reader for a URL, a file or a
 // directory. Each reader maps what it reads to the canonical names in
