@@ -262,7 +262,7 @@ func TestReadNmonOddCases(t *testing.T) {
 					t.Errorf("notes %q", info.Notes)
 				}
 			},
-			notes:  2,
+			notes: 2,
 		},
 		{
 			name: "CRLF and blank lines",
