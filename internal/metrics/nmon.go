@@ -41,7 +41,7 @@ const nmonMaxLine = 1 << 20
 const nmonMaxProblems = 3
 
 // ReadNmon streams the samples of one nmon recording (`nmon -f` of nmon for
-// Linux 12 to 16, or AIX's topas_nmon): one file per node, AAA lines (host,
+// Linux, checked with 16n, or AIX's topas_nmon): one file per node, AAA lines (host,
 // interval), section headers (SECTION,description,column,…) and, after each
 // ZZZZ,Tnnnn,hh:mm:ss,DD-MON-YYYY line, that snapshot's data lines
 // (SECTION,Tnnnn,value,…). CPU_ALL, MEM (Linux) or MEMNEW (AIX), VM (Linux)
@@ -91,7 +91,8 @@ var nmonSections = map[string]nmonKind{
 	"PROC": nmonProc, "NET": nmonNet,
 }
 
-// nmonWanted are the header columns each kind reads, by position in col.
+// nmonWanted are the header columns each kind reads; a column's slot is
+// 1 + its position here.
 var nmonWanted = [nmonKinds][]string{
 	nmonCPU:    {"User%", "Sys%", "Wait%", "Idle%", "Steal%"},
 	nmonMem:    {"memtotal", "memfree", "cached", "buffers"},
