@@ -53,6 +53,16 @@ type Decoder struct {
 	missing     string // a required field the line's event lacks
 	te          taskEvent
 	counts      []int64 // valid events by handler index
+
+	// Databricks part markers (dbc.go): the Spark context being read, the
+	// parts read so far, whether the current part's first event was seen,
+	// and the applications finished when the context changed.
+	context     string
+	parts       []partMark
+	partStarted bool
+	done        []*model.App
+
+	photon photonUse // Photon metrics taken into task metrics (photon.go)
 }
 
 type taskRef struct {
@@ -84,7 +94,7 @@ func NewDecoder() *Decoder {
 // (for example a truncated compressed stream) marks the log truncated and is
 // returned wrapped, with the application still usable.
 func (d *Decoder) Feed(name string, r io.Reader) error {
-	d.file, d.line, d.lastBad = name, 0, false
+	d.file, d.line, d.lastBad, d.partStarted = name, 0, false, false
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := d.readLine(br)
@@ -165,6 +175,9 @@ func (d *Decoder) decodeLine(line []byte) {
 	d.events++
 	if idx >= 0 {
 		d.counts[idx]++
+	}
+	if !d.partStarted {
+		d.startPart(string(name))
 	}
 	if d.missing != "" {
 		d.app.Quality.Incomplete++
@@ -255,9 +268,16 @@ func (d *Decoder) eventName(s *jsonscan.Scanner) ([]byte, bool) {
 // scanLine returns the bytes the scanner is reading (for a rewind).
 func (d *Decoder) scanLine() []byte { return d.scan.Source() }
 
-// App finishes decoding and returns the application. The decoder must not be
-// used afterwards.
-func (d *Decoder) App() *model.App {
+// Apps finishes decoding and returns the applications read: one, unless
+// Databricks part markers named another Spark context on the way (parts of
+// two applications concatenated), each then read as its own. The decoder
+// must not be used afterwards.
+func (d *Decoder) Apps() []*model.App {
+	return append(d.done, d.finish())
+}
+
+// finish completes the application being read.
+func (d *Decoder) finish() *model.App {
 	a := d.app
 	a.Hosts = d.hosts.All
 	for i, n := range d.counts {
@@ -277,20 +297,46 @@ func (d *Decoder) App() *model.App {
 			st.Tasks = append([]model.Task(nil), st.Tasks...)
 		}
 	}
+	checkRollovers(d.parts, &a.Quality)
+	d.photon.note(a)
 	d.running = nil
 	return a
+}
+
+// split finishes the application being read and starts another at the
+// current line, a part marker of a new Spark context: the marker's line and
+// event move to the new application.
+func (d *Decoder) split() {
+	done := d.finish()
+	done.Quality.Lines--
+	if done.Quality.Events[dbcEvent]--; done.Quality.Events[dbcEvent] == 0 {
+		delete(done.Quality.Events, dbcEvent)
+	}
+	next := NewDecoder()
+	next.file, next.line, next.lineBuf, next.events = d.file, d.line, d.lineBuf, d.events
+	next.partStarted, next.done = true, append(d.done, done)
+	next.app.Quality.Lines = 1
+	next.counts[handlers[dbcEvent].index] = 1
+	*d = *next
 }
 
 // Events is the number of valid event lines decoded so far.
 func (d *Decoder) Events() int64 { return d.events }
 
-// Read decodes a single-part event log.
+// Read decodes a single-part event log of one application. A log holding
+// several (Databricks parts of two Spark contexts concatenated) gives the
+// first and an error; Decoder.Apps gives them all.
 func Read(name string, r io.Reader) (*model.App, error) {
 	d := NewDecoder()
 	err := d.Feed(name, r)
-	app := d.App()
-	if d.events == 0 && app.Quality.Lines > 0 {
+	events := d.events
+	apps := d.Apps()
+	app := apps[0]
+	if events == 0 && app.Quality.Lines > 0 {
 		return app, fmt.Errorf("%q: line 1: %w: want a JSON object with an \"Event\" field", name, ErrNotEventLog)
+	}
+	if len(apps) > 1 && err == nil {
+		err = fmt.Errorf("%q holds %d applications (Spark contexts); only the first is returned", name, len(apps))
 	}
 	return app, err
 }

@@ -73,7 +73,7 @@ func (e *encoder) begin(name string) {
 
 func (e *encoder) run() error {
 	app := e.app
-	for _, f := range []func(){e.logStart, e.resourceProfiles, e.environment, e.appStart} {
+	for _, f := range []func(){e.rollovers, e.logStart, e.resourceProfiles, e.environment, e.appStart} {
 		f()
 		if len(e.j.b) > 0 {
 			if err := e.flush(e.j.b); err != nil {
@@ -136,6 +136,25 @@ func (e *encoder) event(ev event) error {
 		e.taskEnd(app.Stages[i], int(ev.task))
 	}
 	return e.end()
+}
+
+// rollovers writes the application's Databricks part markers first, as
+// Databricks does; the model does not keep where later ones stood.
+func (e *encoder) rollovers() {
+	for _, r := range e.app.Rollovers {
+		e.begin(dbcEvent)
+		e.j.kstr("Spark Version", r.SparkVersion)
+		e.j.kint("Timestamp", r.Timestamp)
+		e.j.kint("Rollover Number", r.Number)
+		e.j.key("SparkContext Id")
+		if _, err := strconv.ParseInt(r.ContextID, 10, 64); err == nil {
+			e.j.raw(r.ContextID)
+		} else {
+			e.j.str(r.ContextID)
+		}
+		e.j.close('}')
+		e.j.newline()
+	}
 }
 
 func (e *encoder) logStart() {

@@ -47,6 +47,7 @@ func init() {
 		"SparkListenerMiscellaneousProcessAdded": decodeProcessAdded,
 		"SparkListenerSQLExecutionStart":         decodeSQLStart,
 		"SparkListenerSQLExecutionEnd":           decodeSQLEnd,
+		dbcEvent:                                 decodeDBCMetadata,
 	} {
 		add(name, h)
 	}
@@ -188,7 +189,12 @@ func decodeEnvironment(d *Decoder, s *jsonscan.Scanner) {
 		}
 	}
 	env.Seen = true
-	d.pending = func() { d.app.Env = env }
+	d.pending = func() {
+		d.app.Env = env
+		if !d.photon.on {
+			d.photon.photonEnvironment(env.Spark)
+		}
+	}
 }
 
 func decodeResourceProfile(d *Decoder, s *jsonscan.Scanner) {

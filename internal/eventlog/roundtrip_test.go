@@ -85,12 +85,15 @@ func viewOf(a *model.App) appView {
 //     tables and indexes into them; the views compare what they name (host
 //     names, executor ids, reasons, unpacked metrics) instead, since the order
 //     of first appearance may differ when events share a timestamp;
+//   - App.Platform: load identifies it from what was read (no event holds it);
+//   - Rollover.File and Line: the writer puts Databricks' markers first;
 //   - Executor.ExcludedStages: compared as a set (the model keeps no time of
 //     an exclusion; the writer logs it at the stage's submission).
 func roundTripOptions() cmp.Options {
 	return cmp.Options{
-		cmpopts.IgnoreFields(model.App{}, "Quality", "Source", "LastUpdated", "Hosts", "Reasons", "Stages", "Executors"),
+		cmpopts.IgnoreFields(model.App{}, "Quality", "Source", "LastUpdated", "Hosts", "Reasons", "Stages", "Executors", "Platform"),
 		cmpopts.IgnoreFields(model.Stage{}, "Tasks", "Metrics", "ExecutorPeaks", "ExcludedExecutors"),
+		cmpopts.IgnoreFields(model.Rollover{}, "File", "Line"),
 		// Task views are flat values: compared whole, which keeps the
 		// comparison of million-task models fast.
 		cmp.Comparer(func(a, b taskView) bool { return a == b }),

@@ -1,6 +1,8 @@
 package eventlog
 
 import (
+	"bytes"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -53,7 +55,7 @@ func decodeStageInfo(s *jsonscan.Scanner) stageInfo {
 			si.hasFailure = s.Kind() != 'n'
 			si.failure = s.String()
 		case "Accumulables":
-			si.accums = decodeAccumulables(s, nil)
+			si.accums = keepAccumulables(s.SkipRaw(), nil)
 		case "Resource Profile Id":
 			si.profile = int32(s.Int())
 		case "Shuffle Push Enabled":
@@ -301,6 +303,7 @@ func decodeStageCompleted(d *Decoder, s *jsonscan.Scanner) {
 
 func decodeSQLStart(d *Decoder, s *jsonscan.Scanner) {
 	x := &model.SQLExecution{}
+	photon := false
 	for k := s.Key(); k != nil; k = s.Key() {
 		switch string(k) {
 		case "executionId":
@@ -311,6 +314,8 @@ func decodeSQLStart(d *Decoder, s *jsonscan.Scanner) {
 			x.Details = s.String()
 		case "time":
 			x.Start = s.Int()
+		case "sparkPlanInfo":
+			photon = bytes.Contains(s.SkipRaw(), photonPlan)
 		default:
 			s.Skip()
 		}
@@ -318,6 +323,9 @@ func decodeSQLStart(d *Decoder, s *jsonscan.Scanner) {
 	d.pending = func() {
 		d.sql[x.ID] = x
 		d.app.SQL = append(d.app.SQL, x)
+		if photon && !d.photon.on {
+			d.photon.enable(fmt.Sprintf("Photon operators in the plan of SQL execution %d", x.ID))
+		}
 	}
 }
 

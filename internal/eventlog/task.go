@@ -33,6 +33,7 @@ type taskEvent struct {
 	hasMetrics             bool
 	execMetrics            model.ExecutorMetrics
 	accums                 []model.Accumulable
+	accumRaw               []byte // the raw list, aliasing the line
 }
 
 func (t *taskEvent) reset() {
@@ -121,7 +122,8 @@ func decodeTaskInfo(s *jsonscan.Scanner, t *taskEvent) {
 		case "Killed":
 			t.killed = s.Bool()
 		case "Accumulables":
-			t.accums = decodeAccumulables(s, t.accums)
+			t.accumRaw = s.SkipRaw()
+			t.accums = keepAccumulables(t.accumRaw, t.accums)
 		default:
 			s.Skip()
 		}
@@ -260,13 +262,12 @@ func decodeExecutorMetrics(s *jsonscan.Scanner, e *model.ExecutorMetrics) {
 	}
 }
 
-// decodeAccumulables reads an accumulable list, keeping only the entries
+// keepAccumulables reads a raw accumulable list, keeping only the entries
 // the History Server shows: not internal and not SQL metrics. The common
 // case, where every entry is internal or SQL, is recognized from the raw
 // array (Spark writes compact JSON) without walking the entries; otherwise
 // each entry is parsed.
-func decodeAccumulables(s *jsonscan.Scanner, dst []model.Accumulable) []model.Accumulable {
-	raw := s.SkipRaw()
+func keepAccumulables(raw []byte, dst []model.Accumulable) []model.Accumulable {
 	if len(raw) < 2 || raw[0] != '[' {
 		return dst
 	}
@@ -405,6 +406,7 @@ func (d *Decoder) applyTaskEnd(e *taskEvent) {
 	if e.hasReason && e.reason.Kind != "Success" {
 		t.Reason = d.reasonRef(e.reason)
 	}
+	d.photon.task(e.accumRaw, &e.metrics)
 	ref.stage.SetTaskMetrics(ref.index, &e.metrics)
 	t.HasMetrics = e.hasMetrics
 	if len(e.accums) > 0 {

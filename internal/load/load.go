@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/mapreduce"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/platform"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
 
@@ -39,7 +42,7 @@ type Result struct {
 
 // Find lists the logs under paths, keeping the kinds asked for.
 func Find(paths []string, opts Options) ([]*source.Log, []source.Skipped, error) {
-	logs, skipped, err := source.Find(paths)
+	logs, skipped, err := source.Find(paths, source.Options{PartHeader: eventlog.PartHeader})
 	if len(opts.Kinds) > 0 {
 		kept := logs[:0]
 		for _, l := range logs {
@@ -118,11 +121,7 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 	var err error
 	switch l.Kind {
 	case source.SparkEventLog:
-		var a *model.App
-		a, err = readSpark(l, progress)
-		if a != nil {
-			apps = []*model.App{a}
-		}
+		apps, err = readSpark(l, progress)
 	case source.MapReduceJhist:
 		apps, err = readOne(l, progress, func(r io.Reader, name string) ([]*model.App, error) {
 			a, err := mapreduce.ReadJhist(r, name)
@@ -158,6 +157,17 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 		if a.Version == "" && l.SparkVersion != "" {
 			a.Version = l.SparkVersion
 		}
+		a.Quality.Notes = append(slices.Clone(l.Notes), a.Quality.Notes...)
+		if a.Engine == model.Spark {
+			platform.Identify(a)
+			if a.ID == "" && l.ID != "" {
+				a.ID = l.ID
+				a.Quality.Note(false, "no SparkListenerApplicationStart was read: the application is named after its file or folder")
+			}
+		}
+		if perr := partial(a); perr != nil {
+			err = errors.Join(err, perr)
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", l.Name, err)
@@ -165,8 +175,24 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 	return apps, err
 }
 
-// readSpark feeds the parts of one Spark application in order.
-func readSpark(l *source.Log, progress func(int64)) (*model.App, error) {
+// partial returns an error naming what the notes of a say is missing from
+// it, or nil when nothing is.
+func partial(a *model.App) error {
+	var what []string
+	for _, n := range a.Quality.Notes {
+		if n.Partial {
+			what = append(what, n.Text)
+		}
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s read in part: %s", a.ID, strings.Join(what, "; "))
+}
+
+// readSpark feeds the parts of one Spark log in order: one application, or
+// several when Databricks markers inside name several Spark contexts.
+func readSpark(l *source.Log, progress func(int64)) ([]*model.App, error) {
 	d := eventlog.NewDecoder()
 	var errs []error
 	for i, p := range l.Parts {
@@ -180,12 +206,13 @@ func readSpark(l *source.Log, progress func(int64)) (*model.App, error) {
 		}
 		r.Close()
 	}
-	a := d.App()
-	if d.Events() == 0 {
-		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, a.Quality.Lines))
+	events := d.Events()
+	apps := d.Apps()
+	if events == 0 {
+		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, apps[0].Quality.Lines))
 		return nil, errors.Join(errs...)
 	}
-	return a, errors.Join(errs...)
+	return apps, errors.Join(errs...)
 }
 
 // readOne reads a single-part MapReduce log with dec.

@@ -28,7 +28,7 @@ type App struct {
 	Name      string
 	User      string
 	Engine    Engine
-	Version   string // Spark version from SparkListenerLogStart, or the history format's
+	Version   string // Spark version from SparkListenerLogStart (or Databricks' metadata), or the history format's
 	Start     int64
 	End       int64 // 0 while running
 	Complete  bool  // an application-end (or job-finished) record was read
@@ -56,6 +56,11 @@ type App struct {
 
 	// Conf holds MapReduce job configuration (key, value) when a conf XML lies beside the history.
 	Conf [][2]string
+
+	// Rollovers are the Databricks part markers read, in log order.
+	Rollovers []Rollover
+	// Platform is where the application ran.
+	Platform Platform
 
 	Quality Quality
 }
@@ -130,6 +135,9 @@ type Quality struct {
 	Truncated bool // the input ended inside a record
 	// Samples of problems, with file and line, at most MaxIssueSamples.
 	Issues []Issue
+	// Notes are about the input as a whole (parts missing, repeated or
+	// ordered by a guess; metrics taken from other names).
+	Notes []Note
 }
 
 // MaxIssueSamples caps Quality.Issues.
@@ -147,6 +155,21 @@ func (q *Quality) Add(file string, line int64, what string) {
 	if len(q.Issues) < MaxIssueSamples {
 		q.Issues = append(q.Issues, Issue{File: file, Line: line, What: what})
 	}
+}
+
+// Note records a note about the input as a whole.
+func (q *Quality) Note(partial bool, text string) {
+	q.Notes = append(q.Notes, Note{Text: text, Partial: partial})
+}
+
+// Partial reports whether a note says the numbers are partial.
+func (q *Quality) Partial() bool {
+	for _, n := range q.Notes {
+		if n.Partial {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is End-Start, or 0 when either is unknown.

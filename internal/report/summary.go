@@ -102,11 +102,82 @@ func qualityText(w io.Writer, q *summary.Quality) {
 	if q.Truncated {
 		fmt.Fprint(w, ", input truncated")
 	}
+	if q.Partial {
+		fmt.Fprint(w, ", PARTIAL (see the notes)")
+	}
 	fmt.Fprintln(w)
 	for _, is := range q.Issues {
 		fmt.Fprintf(w, "  %s:%d: %s\n", is.File, is.Line, truncate(is.What, 160))
 	}
+	for _, n := range q.Notes {
+		label := "note"
+		if n.Partial {
+			label = "PARTIAL"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", label, n.Text)
+	}
 	fmt.Fprintln(w)
+}
+
+// platformText writes where the application ran and what its cluster was,
+// on at most two lines.
+func platformText(w io.Writer, p *summary.Platform) {
+	if p == nil {
+		return
+	}
+	line := "   platform " + p.Name
+	if p.Photon {
+		line += ", Photon"
+	}
+	if p.Runtime != "" {
+		line += ", runtime " + p.Runtime
+	}
+	fmt.Fprintln(w, line)
+	if c := p.Cluster; c != nil {
+		fmt.Fprintf(w, "   cluster %s\n", clusterText(c))
+	}
+}
+
+// clusterText says what is known of a cluster in one line.
+func clusterText(c *summary.Cluster) string {
+	var parts []string
+	add := func(v string) {
+		if v != "" {
+			parts = append(parts, v)
+		}
+	}
+	add(strings.TrimSpace(c.ID + " " + parenthesized(c.Name)))
+	add(c.Job)
+	add(strings.TrimSpace(c.Cloud + " " + c.Region))
+	if c.DriverNodeType != "" {
+		add("driver " + c.DriverNodeType)
+	}
+	workers := ""
+	switch {
+	case c.Autoscaling:
+		workers = fmt.Sprintf("%d–%d workers (autoscaling, %d at start)", c.MinWorkers, c.MaxWorkers, c.Workers)
+	case c.Workers > 0 || c.TargetWorkers > 0:
+		workers = fmt.Sprintf("%d workers", max(c.Workers, c.TargetWorkers))
+	}
+	if c.WorkerNodeType != "" {
+		workers = strings.TrimSpace(workers + " " + c.WorkerNodeType)
+	}
+	add(workers)
+	add(c.Availability)
+	if c.Pool != "" {
+		add("pool " + c.Pool)
+	}
+	if c.Workspace != "" {
+		add("workspace " + c.Workspace)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
 }
 
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
@@ -141,6 +212,7 @@ func writeHeader(w io.Writer, s *summary.Summary) {
 	fmt.Fprintf(w, "   %s %s, user %s, %s\n", a.Engine, a.Version, orDash(a.User), status)
 	fmt.Fprintf(w, "   start %s  end %s  duration %s\n", Time(a.Start), Time(a.End), Millis(a.DurationMs))
 	fmt.Fprintf(w, "   source %s\n", a.Source)
+	platformText(w, a.Platform)
 	t := s.Totals
 	resubmitted := ""
 	if t.ResubmittedTasks > 0 {

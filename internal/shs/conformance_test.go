@@ -53,7 +53,7 @@ func readCases(t *testing.T, dir string) []conformanceCase {
 // the newest part's modification time as the attempt's last update.
 func loadDir(t testing.TB, dir string) []*model.App {
 	t.Helper()
-	logs, _, err := source.Find([]string{dir})
+	logs, _, err := source.Find([]string{dir}, source.Options{PartHeader: eventlog.PartHeader})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +73,10 @@ func loadDir(t testing.TB, dir string) []*model.App {
 			}
 			r.Close()
 		}
-		a := d.App()
-		a.LastUpdated = l.ModTime.UnixMilli()
-		apps = append(apps, a)
+		for _, a := range d.Apps() {
+			a.LastUpdated = l.ModTime.UnixMilli()
+			apps = append(apps, a)
+		}
 	}
 	return apps
 }

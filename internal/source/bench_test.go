@@ -12,7 +12,7 @@ func BenchmarkFind(b *testing.B) {
 	dir := sharedtest.Dir(b, "logs")
 	b.ReportAllocs()
 	for b.Loop() {
-		logs, _, err := Find([]string{dir})
+		logs, _, err := Find([]string{dir}, testOpts)
 		if err != nil || len(logs) == 0 {
 			b.Fatal(logs, err)
 		}

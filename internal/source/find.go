@@ -15,7 +15,7 @@ import (
 // (wrapping ErrNotLog), while logs and skipped hold what the other paths
 // gave. Logs are de-duplicated and sorted by name; names are built on the
 // paths as given.
-func Find(paths []string) (logs []*Log, skipped []Skipped, err error) {
+func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err error) {
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -34,7 +34,7 @@ func Find(paths []string) (logs []*Log, skipped []Skipped, err error) {
 			}
 		}
 		for _, m := range matches {
-			s, err := findOne(m)
+			s, err := findOne(m, opts)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -52,10 +52,10 @@ func Find(paths []string) (logs []*Log, skipped []Skipped, err error) {
 }
 
 // findOne scans one operating-system path through os.DirFS.
-func findOne(p string) (*scanner, error) {
+func findOne(p string, opts Options) (*scanner, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return &scanner{}, fmt.Errorf("source: %q: %w", p, err)
+		return newScanner(nil, nil, "", opts), fmt.Errorf("source: %q: %w", p, err)
 	}
 	dir, root := filepath.Dir(abs), filepath.Base(abs)
 	if dir == abs { // the file system's root
@@ -72,7 +72,7 @@ func findOne(p string) (*scanner, error) {
 		}
 		return filepath.Join(p, filepath.FromSlash(rel))
 	}
-	s := &scanner{list: fsys, open: fsys, display: display, key: filepath.ToSlash(dir) + "/"}
+	s := newScanner(fsys, display, filepath.ToSlash(dir)+"/", opts)
 	return s, s.explicit(root)
 }
 

@@ -55,7 +55,7 @@ func FuzzScanFile(f *testing.F) {
 		if cc := cs[int(c)%len(cs)]; cc != codec.None {
 			data = compressed(t, cc, string(data))
 		}
-		logs, _, _ := Scan(mapFS(map[string][]byte{"d/" + name: data}), "d")
+		logs, _, _ := Scan(mapFS(map[string][]byte{"d/" + name: data}), "d", testOpts)
 		for _, l := range logs {
 			for i := range l.Parts {
 				r, err := l.Open(i)

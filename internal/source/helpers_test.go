@@ -10,7 +10,11 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/eventlog"
 )
+
+// testOpts read Databricks part markers as load does.
+var testOpts = Options{PartHeader: eventlog.PartHeader}
 
 // sparkLines is a tiny Spark event log.
 const sparkLines = `{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}

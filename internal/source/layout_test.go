@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,7 +31,7 @@ func TestSingleFiles(t *testing.T) {
 		"logs/sub/deeper/binary":              {0, 1, 2, 3, 0xff},
 		"logs/sub/deeper/avro-not-jhist.avro": []byte("Obj\x01\x04\x16avro.schema"),
 	})
-	logs, skipped, err := Scan(fsys, "logs")
+	logs, skipped, err := Scan(fsys, "logs", testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestRolling(t *testing.T) {
 		files[dir+"events_"+n+"_"+app+".zstd"] = compressed(t, codec.Zstd, `{"Event":"Part`+n+`"}`+"\n")
 	}
 	files[dir+"events_3_"+app+".zstd.compact"] = compressed(t, codec.Zstd, `{"Event":"Compact3"}`+"\n")
-	logs, skipped, err := Scan(mapFS(files), ".")
+	logs, skipped, err := Scan(mapFS(files), ".", testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +115,8 @@ func TestRolling(t *testing.T) {
 	if d := cmp.Diff(want, order); d != "" {
 		t.Errorf("parts (-want +got):\n%s", d)
 	}
-	if len(l.Notes) != 1 || !strings.Contains(l.Notes[0], "between index 4 and 9") {
-		t.Errorf("notes %q", l.Notes)
+	if len(l.Notes) != 1 || !strings.Contains(l.Notes[0].Text, "between index 4 and 9") || !l.Notes[0].Partial {
+		t.Errorf("notes %v", l.Notes)
 	}
 	var superseded int
 	for _, s := range skipped {
@@ -135,7 +136,7 @@ func TestRolling(t *testing.T) {
 		"y/events_1_b":  []byte(`{"Event":"Alone"}` + "\n"),
 	})
 	fsys["eventlog_v2_c"] = &fstestDir
-	logs, skipped, err = Scan(fsys, ".")
+	logs, skipped, err = Scan(fsys, ".", testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestRolling(t *testing.T) {
 func TestRollingWithoutStatus(t *testing.T) {
 	logs, _, err := Scan(mapFS(map[string][]byte{
 		"eventlog_v2_a/events_1_a": []byte(sparkLines),
-	}), "eventlog_v2_a")
+	}), "eventlog_v2_a", testOpts)
 	if err != nil || len(logs) != 1 {
 		t.Fatal(logs, err)
 	}
@@ -179,7 +180,7 @@ func TestSpark1Dir(t *testing.T) {
 			"app-3/EVENT_LOG_1":                []byte(sparkLines),
 			"app-3/COMPRESSION_CODEC_brotli42": nil,
 		})
-		logs, skipped, err := Scan(fsys, ".")
+		logs, skipped, err := Scan(fsys, ".", testOpts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,14 +198,14 @@ func TestSpark1Dir(t *testing.T) {
 		if a1.Parts[0].Codec != codec.LZF || readPart(t, a1, 0) != sparkLines || readPart(t, a1, 2) != "ten\n" {
 			t.Errorf("app-1 part 0 codec %v", a1.Parts[0].Codec)
 		}
-		if !slices.ContainsFunc(a1.Notes, func(n string) bool { return strings.Contains(n, "between 2 and 10") }) {
-			t.Errorf("app-1 notes %q", a1.Notes)
+		if !slices.ContainsFunc(a1.Notes, func(n model.Note) bool { return n.Partial && strings.Contains(n.Text, "between 2 and 10") }) {
+			t.Errorf("app-1 notes %v", a1.Notes)
 		}
 		if a2.SparkVersion != "1.2.0" || !a2.Complete || a2.InProgress {
 			t.Errorf("app-2: %+v", a2)
 		}
-		if len(a3.Notes) != 1 || !strings.Contains(a3.Notes[0], "brotli42") || readPart(t, a3, 0) != sparkLines {
-			t.Errorf("app-3 notes %q", a3.Notes)
+		if len(a3.Notes) != 1 || !strings.Contains(a3.Notes[0].Text, "brotli42") || readPart(t, a3, 0) != sparkLines {
+			t.Errorf("app-3 notes %v", a3.Notes)
 		}
 		if len(skipped) != 1 || skipped[0].Name != "app-1/stray" {
 			t.Errorf("skipped %v", skipped)
@@ -221,7 +222,7 @@ func TestRotated(t *testing.T) {
 		"db/plain/eventlog":                        []byte(sparkLines),
 		"db/notspark/eventlog-2021-06-15--14-00":   []byte("hello\n"),
 	})
-	logs, skipped, err := Scan(fsys, "db")
+	logs, skipped, err := Scan(fsys, "db", testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestMapReduce(t *testing.T) {
 		"h/job_9_9_conf.xml":                                       []byte(conf),
 		"h/sample-conf.xml":                                        []byte(conf),
 	})
-	logs, skipped, err := Scan(fsys, "h")
+	logs, skipped, err := Scan(fsys, "h", testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestMapReduce(t *testing.T) {
 	}
 
 	// Given explicitly, a history file still finds its conf.
-	logs, _, err = Scan(fsys, "h/host_1265616107882_job_201002080801_40864_user_name.gz")
+	logs, _, err = Scan(fsys, "h/host_1265616107882_job_201002080801_40864_user_name.gz", testOpts)
 	if err != nil || len(logs) != 1 || logs[0].Conf == nil || logs[0].Conf.Name != "h/host_1265616107882_job_201002080801_40864_conf.xml" {
 		t.Errorf("explicit legacy log: %v %v", logs, err)
 	}
@@ -332,12 +333,12 @@ func TestExplicitErrors(t *testing.T) {
 		{"empty", `source: "empty": not a log: no log in this folder`},
 		{"bad.zip", `source: "bad.zip": not a log: no log in this zip archive`},
 	} {
-		_, _, err := Scan(fsys, tc.path)
+		_, _, err := Scan(fsys, tc.path, testOpts)
 		if !errors.Is(err, ErrNotLog) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Scan(%q) = %v, want %q", tc.path, err, tc.want)
 		}
 	}
-	if _, _, err := Scan(fsys, "missing"); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `"missing"`) {
+	if _, _, err := Scan(fsys, "missing", testOpts); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `"missing"`) {
 		t.Errorf("missing: %v", err)
 	}
 }

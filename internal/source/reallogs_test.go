@@ -21,7 +21,7 @@ func TestExpectedCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs, skipped, err := Find([]string{dir})
+	logs, skipped, err := Find([]string{dir}, testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestExpectedCounts(t *testing.T) {
 // are two logs).
 func TestSHSExpectations(t *testing.T) {
 	dir := sharedtest.Dir(t, "shs-expectations/spark-events")
-	logs, skipped, err := Find([]string{dir})
+	logs, skipped, err := Find([]string{dir}, testOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

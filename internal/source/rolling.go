@@ -69,7 +69,7 @@ func (s *scanner) rolling(dir string, entries []fs.DirEntry) {
 			parts = append(parts, part)
 		case strings.HasPrefix(e.Name(), appStatusPrefix):
 			if status != "" {
-				l.Notes = append(l.Notes, fmt.Sprintf("several appstatus files; using %s", status))
+				l.note(false, "several appstatus files; using %s", status)
 				continue
 			}
 			status = e.Name()
@@ -100,12 +100,12 @@ func (s *scanner) rolling(dir string, entries []fs.DirEntry) {
 	}
 	for i := 1; i < len(parts); i++ {
 		if parts[i].Index != parts[i-1].Index+1 {
-			l.Notes = append(l.Notes, fmt.Sprintf("missing events file(s) between index %d and %d", parts[i-1].Index, parts[i].Index))
+			l.note(true, "missing events file(s) between index %d and %d", parts[i-1].Index, parts[i].Index)
 		}
 	}
 	switch {
 	case status == "":
-		l.Notes = append(l.Notes, "no appstatus file: completeness unknown")
+		l.note(false, "no appstatus file: completeness unknown")
 	case strings.HasSuffix(status, ".inprogress"):
 		l.InProgress = true
 	default:

@@ -12,13 +12,24 @@ import (
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
+// Options tune Find and Scan. The zero value works.
+type Options struct {
+	// PartHeader reads the first line of a Spark log part: its event's name
+	// and, when it is Databricks' DBCEventLoggingListenerMetadata (ok), the
+	// part's Rollover Number and SparkContext Id. load passes
+	// eventlog.PartHeader (this package reads no events itself). Without
+	// it, the parts of a Databricks log are ordered by their names.
+	PartHeader func(line []byte) (event string, r model.Rollover, ok bool)
+}
+
 // Scan finds the logs at root in fsys: a file, or a folder searched
-// recursively (zip archives found inside are searched too). Names are fsys
+// recursively (archives found inside are searched too). Names are fsys
 // paths. root is explicit: when it holds no log, the error wraps ErrNotLog.
-func Scan(fsys fs.FS, root string) ([]*Log, []Skipped, error) {
-	s := &scanner{list: fsys, open: fsys, display: func(p string) string { return p }}
+func Scan(fsys fs.FS, root string, opts Options) ([]*Log, []Skipped, error) {
+	s := newScanner(fsys, func(p string) string { return p }, "", opts)
 	err := s.explicit(root)
 	return s.result(), s.skipped, err
 }
@@ -29,10 +40,20 @@ type scanner struct {
 	open    fs.FS               // given to logs, to open their parts later
 	display func(string) string // display name of a path in list
 	key     string              // prefix of log identities (where list is rooted)
-	zipped  bool                // list is a zip archive
+	depth   int                 // archives list is nested in
+	opts    Options
+	rolled  *[]rolledPart // Databricks parts found, shared with archives inside
 	logs    []*Log
 	skipped []Skipped
 }
+
+// newScanner returns a scanner of fsys.
+func newScanner(fsys fs.FS, display func(string) string, key string, opts Options) *scanner {
+	return &scanner{list: fsys, open: fsys, display: display, key: key, opts: opts, rolled: new([]rolledPart)}
+}
+
+// maxDepth bounds archives nested in archives.
+const maxDepth = 3
 
 func (s *scanner) skip(p, format string, args ...any) {
 	s.skipped = append(s.skipped, Skipped{Name: s.display(p), Reason: fmt.Sprintf(format, args...)})
@@ -52,25 +73,27 @@ func (s *scanner) explicit(p string) error {
 		return fmt.Errorf("source: %q: %w", s.display(p), err)
 	}
 	before := len(s.logs)
+	defer s.joinRolled()
 	if info.IsDir() {
 		s.dir(p)
-		if len(s.logs) == before {
+		if len(s.logs) == before && len(*s.rolled) == 0 {
 			return fmt.Errorf("source: %q: %w: no log in this folder (%d files skipped); want %s", s.display(p), ErrNotLog, len(s.skipped), wantLog)
 		}
 		return nil
 	}
 	f := s.classify(p, info)
 	switch {
+	case f.kind == SparkEventLog && isRolledName(path.Base(p)) && s.addRolled(p, info, f):
 	case f.kind != Unknown:
 		l := s.single(p, info, f)
 		if isMapReduce(f.kind) {
 			s.attachConfFromDir(l, path.Dir(p))
 		}
 		s.logs = append(s.logs, l)
-	case f.other == otherZip:
-		s.zip(p, info)
-		if len(s.logs) == before {
-			return fmt.Errorf("source: %q: %w: no log in this zip archive; want %s", s.display(p), ErrNotLog, wantLog)
+	case f.other == otherZip || f.other == otherTar:
+		s.archive(p, info, f)
+		if len(s.logs) == before && len(*s.rolled) == 0 {
+			return fmt.Errorf("source: %q: %w: no log in this %s archive; want %s", s.display(p), ErrNotLog, archiveKind(f), wantLog)
 		}
 	default:
 		return fmt.Errorf("source: %q: %w (%s); want %s", s.display(p), ErrNotLog, f.reason, wantLog)
@@ -94,13 +117,16 @@ func (s *scanner) dir(p string) {
 		s.spark1(p, entries)
 		return
 	}
-	entries = s.rotated(p, entries)
 	var mr []*Log
 	var confs []conf
 	for _, e := range entries {
 		child := path.Join(p, e.Name())
 		if strings.HasPrefix(e.Name(), ".") {
 			s.skip(child, "hidden")
+			continue
+		}
+		if e.Name() == macOSMeta && e.IsDir() {
+			s.skip(child, "macOS archive metadata (resource forks of the files beside it)")
 			continue
 		}
 		info, err := fs.Stat(s.list, child)
@@ -122,6 +148,7 @@ func (s *scanner) dir(p string) {
 		}
 		f := s.classify(child, info)
 		switch {
+		case f.kind == SparkEventLog && isRolledName(e.Name()) && s.addRolled(child, info, f):
 		case f.kind != Unknown:
 			l := s.single(child, info, f)
 			s.logs = append(s.logs, l)
@@ -130,10 +157,10 @@ func (s *scanner) dir(p string) {
 			}
 		case f.other == otherConf:
 			confs = append(confs, conf{path: child, info: info, codec: f.codec})
-		case f.other == otherZip && !s.zipped:
-			s.zip(child, info)
-		case f.other == otherZip:
-			s.skip(child, "zip archive inside a zip archive (not read)")
+		case (f.other == otherZip || f.other == otherTar) && s.depth < maxDepth:
+			s.archive(child, info, f)
+		case f.other == otherZip || f.other == otherTar:
+			s.skip(child, "%s archive nested %d deep in archives (not read)", archiveKind(f), s.depth)
 		default:
 			s.skip(child, "not a log: %s", f.reason)
 		}
@@ -143,12 +170,16 @@ func (s *scanner) dir(p string) {
 	}
 }
 
+// macOSMeta is the folder macOS adds to the zip archives it makes.
+const macOSMeta = "__MACOSX"
+
 // found is what classify learned about a file.
 type found struct {
 	kind   Kind
 	other  other
 	reason string      // why it is not a log
 	codec  codec.Codec // codec of its bytes
+	first  []byte      // a Spark log's first line, when it fits the sniffed bytes
 }
 
 // classify sniffs the first decompressed bytes of the file at p.
@@ -170,6 +201,9 @@ func (s *scanner) classify(p string, info fs.FileInfo) found {
 	if raw, _ := br.Peek(len(zipMagic)); bytes.Equal(raw, zipMagic) {
 		return found{other: otherZip, reason: "zip archive"}
 	}
+	if raw, _ := br.Peek(tarMagicEnd); isTar(raw) {
+		return found{other: otherTar, reason: "tar archive"}
+	}
 	r, c, err := codec.Open(s.display(p), br)
 	if err != nil {
 		return found{other: otherBinary, reason: fmt.Sprintf("unreadable: %v", err), codec: c}
@@ -183,6 +217,11 @@ func (s *scanner) classify(p string, info fs.FileInfo) found {
 	}
 	k, o := sniff(head)
 	f := found{kind: k, other: o, codec: c}
+	if k == SparkEventLog {
+		if line, _, ok := bytes.Cut(head, []byte("\n")); ok || n < SniffSize {
+			f.first = bytes.Clone(line)
+		}
+	}
 	if k == Unknown {
 		f.reason = describe(o, head)
 		if c != codec.None {

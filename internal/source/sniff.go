@@ -23,6 +23,7 @@ const (
 	otherJSON                  // some other JSON
 	otherAvro                  // an Avro file that is not a job history
 	otherZip                   // a zip archive
+	otherTar                   // a tar archive
 	otherText                  // some other text
 	otherBinary                // some other binary data
 )
@@ -56,6 +57,10 @@ func Sniff(head []byte) (Kind, string) {
 func sniff(head []byte) (Kind, other) {
 	if len(head) == 0 {
 		return Unknown, otherEmpty
+	}
+	if isTar(head) {
+		// Before the Spark checks: a tar of logs holds Spark events.
+		return Unknown, otherTar
 	}
 	head = bytes.TrimPrefix(head, bom)
 	trimmed := bytes.TrimLeft(head, " \t\r\n\f")
@@ -115,6 +120,8 @@ func describe(o other, head []byte) string {
 		return "Avro file, not a MapReduce job history"
 	case otherZip:
 		return "zip archive"
+	case otherTar:
+		return "tar archive"
 	case otherText:
 		line, _, _ := bytes.Cut(bytes.TrimPrefix(head, bom), []byte("\n"))
 		if len(line) > 40 {
@@ -125,6 +132,14 @@ func describe(o other, head []byte) string {
 	return "binary data"
 }
 
+// tarMagicEnd is where a tar header's "ustar" magic (POSIX and GNU) ends.
+const tarMagicEnd = 262
+
+// isTar reports whether head starts with a POSIX or GNU tar header.
+func isTar(head []byte) bool {
+	return len(head) >= tarMagicEnd && string(head[257:tarMagicEnd]) == "ustar"
+}
+
 // wantLog says what a log is, for errors about paths that are not logs.
 const wantLog = "a Spark event log, a Spark rolling (eventlog_v2_*) or 1.x (EVENT_LOG_1) log folder, " +
-	"a MapReduce .jhist, legacy job history or Rumen trace, or a folder or zip of them"
+	"a Databricks eventlog folder, a MapReduce .jhist, legacy job history or Rumen trace, or a folder, zip or tar of them"

@@ -11,7 +11,9 @@
 // reported as Skipped, each with one reason.
 //
 // Everything is read through an fs.FS: Scan works on any (fstest.MapFS in
-// tests, a zip archive), Find maps operating-system paths onto os.DirFS.
+// tests, a zip or tar archive), Find maps operating-system paths onto
+// os.DirFS. Archives (zip, tar, either compressed) found inside are read as
+// folders, nested up to maxDepth.
 package source
 
 import (
@@ -22,6 +24,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // Kind is what a log holds.
@@ -114,8 +117,9 @@ type Log struct {
 	// file (<jobid>_conf.xml), or nil.
 	Conf *Part
 	// Notes are oddities of the layout worth telling a user: a missing
-	// part, a missing status marker, an unknown codec name.
-	Notes []string
+	// part (partial), a missing status marker, an unknown codec name, parts
+	// ordered by a guess or read once of two copies.
+	Notes []model.Note
 
 	fsys fs.FS  // where Parts and Conf are opened
 	key  string // identity of the log for de-duplication
@@ -139,6 +143,8 @@ type Part struct {
 	Index int64
 	// Compact marks a rolling folder's compacted file (events_<n>_*.compact).
 	Compact bool
+
+	fsys fs.FS // where the part opens, when not in its log's file system
 }
 
 // Skipped is a file or folder that holds no log, and why.
@@ -180,7 +186,12 @@ func (l *Log) OpenProgress(i int, progress func(n int64)) (io.ReadCloser, error)
 	if i < 0 || i >= len(l.Parts) {
 		return nil, fmt.Errorf("source: %q: part %d of %d", l.Name, i, len(l.Parts))
 	}
-	return openPart(l.fsys, &l.Parts[i], progress)
+	p := &l.Parts[i]
+	fsys := l.fsys
+	if p.fsys != nil {
+		fsys = p.fsys
+	}
+	return openPart(fsys, p, progress)
 }
 
 // OpenConf returns the MapReduce job configuration XML, decompressed.
@@ -221,4 +232,9 @@ func (p *partReader) Close() error {
 		err = ferr
 	}
 	return err
+}
+
+// note records a note about the log's layout.
+func (l *Log) note(partial bool, format string, args ...any) {
+	l.Notes = append(l.Notes, model.Note{Text: fmt.Sprintf(format, args...), Partial: partial})
 }

@@ -2,7 +2,6 @@ package source
 
 import (
 	"cmp"
-	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
@@ -66,7 +65,7 @@ func (s *scanner) spark1(dir string, entries []fs.DirEntry) {
 			if pc, ok := codec.ParseName(v); ok {
 				c = pc
 			} else {
-				l.Notes = append(l.Notes, fmt.Sprintf("unknown compression codec %q: parts are sniffed", v))
+				l.note(false, "unknown compression codec %q: parts are sniffed", v)
 			}
 		case name == spark1Complete:
 			l.Complete = true
@@ -80,7 +79,7 @@ func (s *scanner) spark1(dir string, entries []fs.DirEntry) {
 	}
 	for i := 1; i < len(l.Parts); i++ {
 		if l.Parts[i].Index != l.Parts[i-1].Index+1 {
-			l.Notes = append(l.Notes, fmt.Sprintf("missing EVENT_LOG file(s) between %d and %d", l.Parts[i-1].Index, l.Parts[i].Index))
+			l.note(true, "missing EVENT_LOG file(s) between %d and %d", l.Parts[i-1].Index, l.Parts[i].Index)
 		}
 	}
 	l.InProgress = !l.Complete

@@ -38,6 +38,37 @@ type Identity struct {
 	DurationMs int64  `json:"durationMs"`
 	Complete   bool   `json:"complete"`
 	Source     string `json:"source"`
+	// Platform is where a Spark application ran; nil for MapReduce.
+	Platform *Platform `json:"platform,omitempty"`
+}
+
+// Platform says where the application ran and what the platform's
+// properties tell of its cluster (model.Platform, model.Cluster).
+type Platform struct {
+	Name     string   `json:"name"`
+	Photon   bool     `json:"photon"`
+	Runtime  string   `json:"runtime,omitempty"`
+	Evidence []string `json:"evidence"`
+	Cluster  *Cluster `json:"cluster,omitempty"`
+}
+
+// Cluster is model.Cluster; zero fields are unknown and left out.
+type Cluster struct {
+	ID             string `json:"id,omitempty"`
+	Name           string `json:"name,omitempty"`
+	Cloud          string `json:"cloud,omitempty"`
+	Region         string `json:"region,omitempty"`
+	DriverNodeType string `json:"driverNodeType,omitempty"`
+	WorkerNodeType string `json:"workerNodeType,omitempty"`
+	Workers        int    `json:"workers,omitempty"`
+	TargetWorkers  int    `json:"targetWorkers,omitempty"`
+	Autoscaling    bool   `json:"autoscaling,omitempty"`
+	MinWorkers     int    `json:"minWorkers,omitempty"`
+	MaxWorkers     int    `json:"maxWorkers,omitempty"`
+	Availability   string `json:"availability,omitempty"`
+	Pool           string `json:"pool,omitempty"`
+	Workspace      string `json:"workspace,omitempty"`
+	Job            string `json:"job,omitempty"`
 }
 
 // Totals count the application's work.
@@ -133,6 +164,26 @@ type Quality struct {
 	Truncated     bool             `json:"truncated"`
 	Events        map[string]int64 `json:"events,omitempty"`
 	Issues        []model.Issue    `json:"issues,omitempty"`
+	// Partial is set when a note says events are missing or may count twice.
+	Partial bool   `json:"partial"`
+	Notes   []Note `json:"notes,omitempty"`
+	// Rollovers are the Databricks part markers read.
+	Rollovers []Rollover `json:"rollovers,omitempty"`
+}
+
+// Note is something said about the input as a whole (model.Note).
+type Note struct {
+	Text    string `json:"text"`
+	Partial bool   `json:"partial"`
+}
+
+// Rollover is one DBCEventLoggingListenerMetadata line (model.Rollover).
+type Rollover struct {
+	Number    int64  `json:"number"`
+	ContextID string `json:"contextId"`
+	Timestamp int64  `json:"timestamp"`
+	File      string `json:"file"`
+	Line      int64  `json:"line"`
 }
 
 // Build summarizes app.
@@ -145,7 +196,16 @@ func Build(app *model.App) *Summary {
 	}
 	q := app.Quality
 	s.Quality = Quality{Lines: q.Lines, BadLines: q.BadLines, UnknownEvents: q.UnknownEvents,
-		Incomplete: q.Incomplete, Truncated: q.Truncated, Events: q.Events, Issues: q.Issues}
+		Incomplete: q.Incomplete, Truncated: q.Truncated, Events: q.Events, Issues: q.Issues,
+		Partial: q.Partial()}
+	for _, n := range q.Notes {
+		s.Quality.Notes = append(s.Quality.Notes, Note{Text: n.Text, Partial: n.Partial})
+	}
+	for _, r := range app.Rollovers {
+		s.Quality.Rollovers = append(s.Quality.Rollovers, Rollover{Number: r.Number, ContextID: r.ContextID,
+			Timestamp: r.Timestamp, File: r.File, Line: r.Line})
+	}
+	s.App.Platform = platform(&app.Platform)
 
 	for _, j := range app.Jobs {
 		s.Totals.Jobs++
@@ -258,6 +318,21 @@ func Build(app *model.App) *Summary {
 	s.Totals.Hosts = len(s.Hosts)
 	sort.SliceStable(s.Failures, func(i, j int) bool { return s.Failures[i].Count > s.Failures[j].Count })
 	return s
+}
+
+// platform summarizes p, nil when nothing was identified.
+func platform(p *model.Platform) *Platform {
+	if p.Name == "" {
+		return nil
+	}
+	out := &Platform{Name: p.Name, Photon: p.Photon, Runtime: p.Runtime, Evidence: p.Evidence}
+	if c := p.Cluster; c != (model.Cluster{}) {
+		out.Cluster = &Cluster{ID: c.ID, Name: c.Name, Cloud: c.Cloud, Region: c.Region,
+			DriverNodeType: c.DriverNodeType, WorkerNodeType: c.WorkerNodeType, Workers: c.Workers,
+			TargetWorkers: c.TargetWorkers, Autoscaling: c.Autoscaling, MinWorkers: c.MinWorkers,
+			MaxWorkers: c.MaxWorkers, Availability: c.Availability, Pool: c.Pool, Workspace: c.Workspace, Job: c.Job}
+	}
+	return out
 }
 
 // taskMetrics maps one attempt's metrics to the summary's engine-neutral totals.
