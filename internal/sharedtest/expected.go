@@ -14,7 +14,23 @@ import (
 func ExpectedRows(t testing.TB, kind string, min int) (string, [][]string) {
 	t.Helper()
 	root := Dir(t, "logs")
-	f, err := os.Open(filepath.Join(root, "expected-counts.tsv"))
+	var rows [][]string
+	for _, col := range Rows(t, filepath.Join(root, "expected-counts.tsv")) {
+		if col[0] == kind {
+			rows = append(rows, col)
+		}
+	}
+	if len(rows) < min {
+		t.Fatalf("expected-counts.tsv lists only %d %s rows, want at least %d", len(rows), kind, min)
+	}
+	return root, rows
+}
+
+// Rows returns the tab-separated columns of every row of a counts file,
+// comment lines (#) and blank lines left out.
+func Rows(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,15 +38,12 @@ func ExpectedRows(t testing.TB, kind string, min int) (string, [][]string) {
 	var rows [][]string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if col := strings.Split(sc.Text(), "\t"); col[0] == kind {
-			rows = append(rows, col)
+		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
+			rows = append(rows, strings.Split(line, "\t"))
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < min {
-		t.Fatalf("expected-counts.tsv lists only %d %s rows, want at least %d", len(rows), kind, min)
-	}
-	return root, rows
+	return rows
 }
