@@ -150,7 +150,7 @@ func missingParts(from, to, missing int64, first bool, p partMark) string {
 	which := fmt.Sprintf("part %d is", from)
 	switch {
 	case missing < to-from:
-		which = fmt.Sprintf("%d of parts %d to %d are", missing, from, to-1)
+		which = fmt.Sprintf("%d of parts %d to %d %s", missing, from, to-1, map[bool]string{true: "is", false: "are"}[missing == 1])
 	case missing > 1:
 		which = fmt.Sprintf("parts %d to %d are", from, to-1)
 	}
