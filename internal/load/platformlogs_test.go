@@ -237,3 +237,29 @@ func TestPartWithoutMarker(t *testing.T) {
 		t.Errorf("events %v", a.Quality.Events)
 	}
 }
+
+// TestArchivesApart: read together, the archives give the applications each
+// gives alone; the parts of one archive never join another's (several hold
+// the same Spark context).
+func TestArchivesApart(t *testing.T) {
+	dir := platformLogs(t)
+	all, _ := readAll(t, dir)
+	archives, err := filepath.Glob(filepath.Join(dir, "*", "*.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := filepath.Glob(filepath.Join(dir, "*.*"))
+	want := 0
+	for _, a := range append(top, archives...) {
+		res, _ := readAll(t, a)
+		want += len(res.Apps)
+	}
+	if len(all.Apps) != want {
+		t.Errorf("%d applications read together, %d one archive at a time", len(all.Apps), want)
+	}
+	for _, a := range all.Apps {
+		if hasNote(a, false, "copy of") && !strings.Contains(a.Source, "duplicate-part") || hasNote(a, true, "two different files") {
+			t.Errorf("%s: notes %v", a.Source, a.Quality.Notes)
+		}
+	}
+}

@@ -15,8 +15,13 @@ import (
 // History Server "download logs" file, or any zip of logs) or a tar archive,
 // either one plain or compressed (f.codec: .zip.gz, .tgz, .tar.zst, ...).
 // Its logs open the archive again for each part (zipFS, tarFS), so nothing
-// stays open after the scan. Databricks parts found inside join the parts
-// found outside (s.rolled).
+// stays open after the scan.
+//
+// An archive is a unit a user made: the Databricks parts in it are joined
+// among themselves, never with parts outside it (two archives of the same
+// application are two logs, not copies of each other's parts). An archive
+// of one file is only that file compressed (a part saved as .zip.gz): its
+// part joins the parts beside it.
 func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 	prefix := s.display(p) + "!/"
 	sub := &scanner{
@@ -26,10 +31,9 @@ func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 			}
 			return prefix + q
 		},
-		key:    s.key + p + "!/",
-		depth:  s.depth + 1,
-		opts:   s.opts,
-		rolled: s.rolled,
+		key:   s.key + p + "!/",
+		depth: s.depth + 1,
+		opts:  s.opts,
 	}
 	switch f.other {
 	case otherZip:
@@ -40,6 +44,7 @@ func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 		}
 		defer closer.Close()
 		sub.list, sub.open = zr, zipFS{parent: s.open, name: p, codec: f.codec}
+		sub.rolled = s.rolledScope(zipFiles(zr))
 	case otherTar:
 		t := tarFS{parent: s.open, name: p, codec: f.codec}
 		idx, err := indexTar(s.list, t)
@@ -51,10 +56,34 @@ func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 			sub.skip(bad, "a path that leaves the archive or is not valid (not read)")
 		}
 		sub.list, sub.open = idx, t
+		sub.rolled = s.rolledScope(idx.files)
 	}
 	sub.dir(".")
+	if sub.rolled != s.rolled {
+		sub.joinRolled()
+	}
 	s.logs = append(s.logs, sub.logs...)
 	s.skipped = append(s.skipped, sub.skipped...)
+}
+
+// rolledScope returns where the Databricks parts of an archive of n files
+// are joined: among themselves, or, for one file, with the parts beside it.
+func (s *scanner) rolledScope(n int) *[]rolledPart {
+	if n == 1 {
+		return s.rolled
+	}
+	return new([]rolledPart)
+}
+
+// zipFiles counts the files (not folders) of a zip archive.
+func zipFiles(zr *zip.Reader) int {
+	n := 0
+	for _, f := range zr.File {
+		if !f.Mode().IsDir() {
+			n++
+		}
+	}
+	return n
 }
 
 // archiveKind names an archive's kind and compression ("gzip-compressed zip").

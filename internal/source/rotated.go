@@ -18,9 +18,9 @@ import (
 // "eventlog-YYYY-MM-DD--HH-MM[.gz]". Every part starts with a
 // DBCEventLoggingListenerMetadata line giving its Rollover Number (0, 1, ...)
 // and the SparkContext Id of its application. Parts are joined per context in
-// Rollover Number order wherever they lie under the path a user gave
-// (folders, archives in it); a part without the line is placed by the date in
-// its name, the live "eventlog" last. What is missing, repeated or guessed is
+// Rollover Number order wherever they lie under the path a user gave, or
+// inside one archive (see archive); a part without the line is placed by the
+// date in its name, the live "eventlog" last. What is missing, repeated or guessed is
 // said in the log's notes; a Rollover Number gap is found by the decoder,
 // which sees every marker, also those inside concatenated files.
 
@@ -150,7 +150,7 @@ func archiveBase(name string) string {
 type rolledSet struct {
 	key     string // what the parts share: "context <id>" or "folder <folder>"
 	parts   []int  // indexes into the parts grouped, in reading order
-	dropped []int // parts not read: copies of a part read
+	dropped []int  // parts not read: copies of a part read
 	notes   []model.Note
 }
 

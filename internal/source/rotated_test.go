@@ -170,7 +170,12 @@ func TestArchives(t *testing.T) {
 	big := strings.Repeat(`{"Event":"SparkListenerJobEnd","Job ID":7,"Completion Time":1,"Job Result":{"Result":"JobSucceeded"}}`+"\n", 2000) // past headSize
 	inner := tarOf(t, map[string][]byte{"./set/": nil, "./set/eventlog-2022-01-14--18-00": dbcPart(1, "9", "p1"), "../evil": []byte(sparkLines)})
 	fsys := mapFS(map[string][]byte{
-		"a/logs.tgz":        compressed(t, codec.Gzip, string(tarOf(t, map[string][]byte{"app-1": []byte(sparkLines), "deep/app-2": []byte(sparkLines + big), "inner.tar.zst": compressed(t, codec.Zstd, string(inner))}))),
+		// One-file archives are the file compressed: their parts join
+		// the parts beside them. An archive of several files is a set of
+		// its own: the copy of the application in it is another log.
+		"a/inner.tar.zst":   compressed(t, codec.Zstd, string(inner)),
+		"a/copy.zip":        zipOf(t, map[string][]byte{"eventlog-2022-01-14--17-00": dbcPart(0, "9", "p0"), "eventlog": dbcPart(2, "9", "p2")}),
+		"a/logs.tgz":        compressed(t, codec.Gzip, string(tarOf(t, map[string][]byte{"app-1": []byte(sparkLines), "deep/app-2": []byte(sparkLines + big)}))),
 		"a/set/eventlog":    dbcPart(2, "9", "p2"),
 		"a/part0.zip.gz":    compressed(t, codec.Gzip, string(zipOf(t, map[string][]byte{"eventlog-2022-01-14--17-00": dbcPart(0, "9", "p0")}))),
 		"a/plain.tar":       tarOf(t, map[string][]byte{"app-3": []byte(sparkLines)}),
@@ -194,19 +199,22 @@ func TestArchives(t *testing.T) {
 	if set == nil || !slices.Equal(readNames(t, set), []string{"p0", "p1", "p2"}) || len(set.Notes) != 0 {
 		t.Fatalf("parts in a .zip.gz, a tar in a tgz and a folder: %+v", set)
 	}
-	if !strings.HasSuffix(set.Parts[1].Name, "a/logs.tgz!/inner.tar.zst!/set/eventlog-2022-01-14--18-00") {
+	if !strings.HasSuffix(set.Parts[1].Name, "a/inner.tar.zst!/set/eventlog-2022-01-14--18-00") {
 		t.Errorf("part 1 is %s", set.Parts[1].Name)
+	}
+	if c := m["a/copy.zip"]; c == nil || !slices.Equal(readNames(t, c), []string{"p0", "p2"}) || len(c.Notes) != 0 {
+		t.Errorf("the copy in an archive: %+v", c)
 	}
 	var why []string
 	for _, s := range skipped {
 		why = append(why, s.Name+": "+s.Reason)
 	}
-	for _, w := range []string{"a/logs.tgz!/inner.tar.zst!/../evil: a path that leaves the archive", "a/deep.zip!/1.zip!/2.zip!/3.zip: zip archive nested 3 deep"} {
+	for _, w := range []string{"a/inner.tar.zst!/../evil: a path that leaves the archive", "a/deep.zip!/1.zip!/2.zip!/3.zip: zip archive nested 3 deep"} {
 		if !slices.ContainsFunc(why, func(s string) bool { return strings.HasPrefix(s, w) }) {
 			t.Errorf("not skipped: %s\n%s", w, strings.Join(why, "\n"))
 		}
 	}
-	if len(logs) != 5 {
+	if len(logs) != 6 {
 		t.Errorf("logs %v", logs)
 	}
 }

@@ -110,6 +110,7 @@ func (f *tarFile) Close() error               { return f.closer.Close() }
 type tarIndex struct {
 	fs     tarFS
 	nodes  map[string]*tarNode
+	files  int      // regular files
 	unsafe []string // entry names that are not valid paths
 }
 
@@ -146,6 +147,9 @@ func indexTar(list fs.FS, t tarFS) (*tarIndex, error) {
 		}
 		n := idx.add(name)
 		n.info = h.FileInfo()
+		if h.Typeflag == tar.TypeReg {
+			idx.files++
+		}
 		if h.Typeflag == tar.TypeReg && budget > 0 {
 			n.head = make([]byte, min(int64(headSize), h.Size, int64(budget)))
 			k, err := io.ReadFull(tr, n.head)
