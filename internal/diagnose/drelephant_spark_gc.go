@@ -40,7 +40,11 @@ func drSparkExecutorGC(in *Input, p DrElephantExecutorGCParams) []Finding {
 	if err != nil {
 		return nil
 	}
-	return executorGCFindings(r, p, in.appScope())
+	fs := executorGCFindings(r, p, in.appScope())
+	for i := range fs {
+		in.photonGC(&fs[i])
+	}
+	return fs
 }
 
 // executorGCFindings grades the executor summaries of r.

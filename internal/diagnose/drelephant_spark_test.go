@@ -335,8 +335,16 @@ func TestDrElephantSparkEndToEnd(t *testing.T) {
 		m[model.JVMGCTime] = 8 * drMinuteMs / 3
 		app.Stages[0].SetTaskMetrics(i, &m)
 	}
-	if sev, f := drRun(t, app, "drelephant-spark-executor-gc", nil); sev != Critical || !near(evidence(t, f, "gcRatio"), 0.2) {
+	sev, f = drRun(t, app, "drelephant-spark-executor-gc", nil)
+	if sev != Critical || !near(evidence(t, f, "gcRatio"), 0.2) || strings.Contains(f.Summary, "Photon") {
 		t.Errorf("gc: %v %+v, want critical", sev, f.Evidence)
+	}
+	// Photon ran it: the same finding says whose GC it is and advises on
+	// the work Photon did not run, not on the JVM heap.
+	app.Platform.Photon = true
+	sev, f = drRun(t, app, "drelephant-spark-executor-gc", nil)
+	if sev != Critical || evidence(t, f, "photon") != 1 || !strings.HasSuffix(f.Summary, photonGCSummary) || f.Recommendation != photonGCAdvice {
+		t.Errorf("gc on Photon: %v %+v", sev, f)
 	}
 	// MapReduce jobs are not Spark applications.
 	for _, name := range []string{"drelephant-spark-executors", "drelephant-spark-executor-gc", "drelephant-spark-jobs", "drelephant-spark-stages", "drelephant-spark-configuration"} {

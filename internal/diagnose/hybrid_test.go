@@ -3,6 +3,7 @@ package diagnose
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -182,6 +183,17 @@ func TestStragglerTasks(t *testing.T) {
 	b.stage(0, 0, model.StageSpark, 0, append(wave(1, 9, 12, 0, 10, 100, 0), hbTask{host: 1, dur: 14, mib: 100})...)
 	if fs := runOnly(b, "straggler-tasks"); len(fs) != 0 {
 		t.Errorf("no stragglers reported: %+v", fs)
+	}
+	// A GC straggler: the JVM advice, unless Photon ran the application.
+	for _, photon := range []bool{false, true} {
+		b = newMulti(model.Spark, 100, 1, 12)
+		b.stage(0, 0, model.StageSpark, 0, append(wave(1, 9, 12, 0, 10, 100, model.NodeLocal), gc)...)
+		b.app.Platform.Photon = photon
+		fs = runOnly(b, "straggler-tasks")
+		if len(fs) != 1 || strings.HasPrefix(fs[0].Recommendation, "Find the work Photon did not run") != photon ||
+			slices.ContainsFunc(fs[0].Evidence, func(e Evidence) bool { return e.Name == "photon" }) != photon {
+			t.Errorf("GC straggler, Photon %v: %+v", photon, fs)
+		}
 	}
 }
 

@@ -87,6 +87,9 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD), float64(r.dur)-prof.medDur)]++
 		}
 		if f, ok := stragglerFinding(app, st, prof, strag, counts, p); ok {
+			if dominantCause(counts) == causeGC {
+				in.photonGC(&f)
+			}
 			out = append(out, f)
 		}
 	}

@@ -180,6 +180,8 @@ func (u *photonUse) note(a *model.App) {
 	a.Platform.Photon = true
 	a.Platform.Evidence = append(a.Platform.Evidence, u.evidence...)
 	if u.tasks == 0 {
+		a.Quality.Note(false, "Photon ran this application ("+strings.Join(u.evidence, "; ")+") but no task carried Photon's SQL metrics: "+
+			"Spark's task metrics leave out Photon operators' peak memory, spill and shuffle write time, which read 0 here")
 		return
 	}
 	var took []string

@@ -68,9 +68,15 @@ func TestPhotonMetrics(t *testing.T) {
 	if m[model.PeakExecutionMemory] != 7 || m[model.ShuffleWriteNanos] != 8 || m[model.DiskBytesSpilled] != 9 {
 		t.Errorf("Spark's metrics replaced: %d %d %d", m[model.PeakExecutionMemory], m[model.ShuffleWriteNanos], m[model.DiskBytesSpilled])
 	}
+	// Photon without its metrics in the tasks: said.
+	a, _ := photonMetricsOf(t, environment("spark.databricks.clusterUsageTags.runtimeEngine", "PHOTON")+
+		`{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Launch Time":1,"Finish Time":2,"Accumulables":[]},"Task Metrics":{"Executor Run Time":1}}`+"\n")
+	if !a.Platform.Photon || len(a.Quality.Notes) != 1 || !strings.Contains(a.Quality.Notes[0].Text, "no task carried Photon's SQL metrics") {
+		t.Errorf("Photon without metrics: notes %v", a.Quality.Notes)
+	}
 	// Databricks without Photon writes some of the names for its own
 	// operators: nothing is taken from them.
-	a, m := photonMetricsOf(t, environment("spark.databricks.clusterUsageTags.runtimeEngine", "STANDARD")+photonTaskEnd(0, 0, 0, 0))
+	a, m = photonMetricsOf(t, environment("spark.databricks.clusterUsageTags.runtimeEngine", "STANDARD")+photonTaskEnd(0, 0, 0, 0))
 	if m[model.PeakExecutionMemory] != 0 || m[model.ShuffleWriteNanos] != 0 || a.Platform.Photon || len(a.Quality.Notes) != 0 {
 		t.Errorf("not Photon: metrics %d %d, platform %+v, notes %v", m[model.PeakExecutionMemory], m[model.ShuffleWriteNanos], a.Platform, a.Quality.Notes)
 	}
