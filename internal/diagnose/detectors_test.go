@@ -3,6 +3,8 @@ package diagnose
 import (
 	"math"
 	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // only runs one detector with its defaults (or p) on the application.
@@ -80,6 +82,11 @@ func TestTooManyExecutors(t *testing.T) {
 	}
 	if !contains(f.Recommendation, "about 2 executors") {
 		t.Errorf("recommendation %q", f.Recommendation)
+	}
+	// On Databricks the executors are the cluster's workers.
+	b.app.Platform = model.Platform{Name: model.PlatformDatabricks, Cluster: model.Cluster{WorkerNodeType: "m5.4xlarge", Workers: 10}}
+	if fs := only(t, b, "too-many-executors", nil); len(fs) != 1 || !contains(fs[0].Recommendation, "about 2 workers (m5.4xlarge), 8 task slots (Databricks runs one executor per worker): set the cluster's number of workers to 2") {
+		t.Errorf("on Databricks: %+v", fs)
 	}
 	// A full cluster: 40 tasks on 40 slots; 90% would already be slower.
 	if fs := only(t, newApp(600, 10, 4).job(0, nil, 0, 40, repeat(40, 600)...), "too-many-executors", nil); len(fs) != 0 {

@@ -71,7 +71,24 @@ func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
 	if !in.spark() || !in.App.Env.Seen {
 		return nil
 	}
-	return configFindings(in.App.Env.SparkProp, p, in.appScope())
+	fs := configFindings(in.App.Env.SparkProp, p, in.appScope())
+	for i := range fs {
+		if in.databricks() && p.Memory.Ascending(evidenceValue(fs[i], "executorMemoryBytes")) > None {
+			fs[i].Recommendation += " " + databricksMemory(in.App.Platform.Cluster)
+			fs[i].Evidence = append(fs[i].Evidence, fact("platformSetsExecutorMemory", 1, "flag"))
+		}
+	}
+	return fs
+}
+
+// evidenceValue returns the value of a finding's named evidence, 0 without it.
+func evidenceValue(f Finding, name string) float64 {
+	for _, e := range f.Evidence {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return 0
 }
 
 // configFindings grades the Spark properties prop.

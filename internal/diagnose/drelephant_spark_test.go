@@ -234,6 +234,23 @@ func TestDrElephantSparkConfig(t *testing.T) {
 	}
 }
 
+// TestDrElephantSparkConfigDatabricks: Databricks sets the executor memory
+// from the worker type; the finding says to change that instead.
+func TestDrElephantSparkConfigDatabricks(t *testing.T) {
+	a := &model.App{Engine: model.Spark, Env: model.Environment{Seen: true, Spark: [][2]string{
+		{"spark.executor.memory", "47016m"}, {"spark.serializer", "org.apache.spark.serializer.KryoSerializer"}, {"spark.shuffle.service.enabled", "true"}}}}
+	for _, dbx := range []bool{false, true} {
+		if dbx {
+			a.Platform = model.Platform{Name: model.PlatformDatabricks, Cluster: model.Cluster{WorkerNodeType: "m5.4xlarge"}}
+		}
+		fs := drSparkConfig(NewInput(a), DefaultDrElephantSparkConfigParams)
+		if len(fs) != 1 || fs[0].Severity != Critical || strings.HasSuffix(fs[0].Recommendation, "(m5.4xlarge): choose another worker type rather than setting the property.") != dbx ||
+			slices.ContainsFunc(fs[0].Evidence, func(e Evidence) bool { return e.Name == "platformSetsExecutorMemory" }) != dbx {
+			t.Errorf("Databricks %v: %+v", dbx, fs)
+		}
+	}
+}
+
 // TestDrElephantStringToBytes: MemoryFormatUtils.stringToBytes, whose
 // pattern takes T, G, M, K with an optional B (no P), exponents, and no
 // surrounding spaces or commas.

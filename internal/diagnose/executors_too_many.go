@@ -89,5 +89,8 @@ func sizing(in *Input, e perfmodel.Estimate) string {
 		return fmt.Sprintf("Run with %d local threads (master local[%d])", e.Slots, e.Slots)
 	}
 	n := max(1, int(e.Executors+0.5))
+	if in.databricks() {
+		return databricksSizing(in.App.Platform.Cluster, n, e.Slots)
+	}
 	return fmt.Sprintf("Run with about %d executors of the recorded size (%d task slots): set spark.executor.instances, or spark.dynamicAllocation.maxExecutors, to %d", n, e.Slots, n)
 }
