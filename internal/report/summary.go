@@ -180,6 +180,14 @@ func parenthesized(s string) string {
 	return "(" + s + ")"
 }
 
+// count says n of a noun, plural unless n is 1: "1 host", "4 hosts".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
 
 func orDash(s string) string {
@@ -223,6 +231,6 @@ func writeHeader(w io.Writer, s *summary.Summary) {
 	if t.RunningTasks > 0 {
 		fmt.Fprintf(w, ", %d unfinished", t.RunningTasks)
 	}
-	fmt.Fprintf(w, "), %d executors on %d hosts\n\n", t.Executors, t.Hosts)
+	fmt.Fprintf(w, "), %s on %s\n\n", count(t.Executors, "executor"), count(t.Hosts, "host"))
 
 }
