@@ -26,15 +26,19 @@ import (
 //     Disk Bytes Spilled.
 //   - "cumulative time" (ns, time spent in Photon operators): no Spark task
 //     metric holds it; its sum is reported in the application's notes.
-var photonMetrics = []struct {
+var photonMetrics = []photonMetric{
+	{"peak memory usage", model.PeakExecutionMemory, true, []byte(`peak memory usage"`)},
+	{"part of shuffle file write", model.ShuffleWriteNanos, false, []byte(`part of shuffle file write"`)},
+	{"num bytes spilled to disk due to memory pressure", model.DiskBytesSpilled, false, []byte(`num bytes spilled to disk due to memory pressure"`)},
+	{"cumulative time", model.NumMetrics, false, []byte(`cumulative time"`)},
+}
+
+// photonMetric is a Photon metric and what it gives.
+type photonMetric struct {
 	name   string
 	metric model.Metric // NumMetrics: no task metric
 	max    bool         // the largest entry, not the sum
-}{
-	{"peak memory usage", model.PeakExecutionMemory, true},
-	{"part of shuffle file write", model.ShuffleWriteNanos, false},
-	{"num bytes spilled to disk due to memory pressure", model.DiskBytesSpilled, false},
-	{"cumulative time", model.NumMetrics, false},
+	quoted []byte       // the name and its closing quote, as Spark writes it
 }
 
 // photonTask holds one task's Photon metrics, by index into photonMetrics.
@@ -44,59 +48,53 @@ type photonTask struct {
 }
 
 // readPhotonMetrics reads Photon's metrics from a task's raw accumulable
-// list. Lists without any Photon name (every non-Photon log) are passed over
-// by a substring search, without parsing.
+// list. Spark writes each entry compact, "ID" then "Name" then "Update": an
+// entry is found by its Name":"<metric>" text (searched from the rare "N")
+// and parsed from the brace before it; the other entries are not parsed.
 func readPhotonMetrics(raw []byte, p *photonTask) {
 	*p = photonTask{}
-	named := false
-	for _, m := range photonMetrics {
-		if bytes.Contains(raw, []byte(m.name)) {
-			named = true
-			break
+	var e jsonscan.Scanner
+	for off := 0; off < len(raw); {
+		at := bytes.Index(raw[off:], nameKey)
+		if at < 0 {
+			return
 		}
-	}
-	if !named {
-		return
-	}
-	var arr, e jsonscan.Scanner
-	arr.Reset(raw)
-	if !arr.Array() {
-		return
-	}
-	for arr.Next() {
-		entry := arr.SkipRaw()
-		e.Reset(entry)
+		at += off
+		off = at + len(nameKey)
+		i := slices.IndexFunc(photonMetrics, func(m photonMetric) bool { return bytes.HasPrefix(raw[off:], m.quoted) })
+		start := bytes.LastIndexByte(raw[:at], '{')
+		if i < 0 || start < 0 {
+			continue
+		}
+		e.Reset(raw[start:])
 		if !e.Object() {
 			continue
 		}
-		var name string
 		var update int64
 		for k := e.Key(); k != nil; k = e.Key() {
-			switch string(k) {
-			case "Name":
-				name = e.String()
-			case "Update":
+			if string(k) == "Update" {
 				update = e.Int()
-			default:
+			} else {
 				e.Skip()
 			}
 		}
-		for i, m := range photonMetrics {
-			if name != m.name || e.Err() != nil {
-				continue
-			}
-			switch {
-			case p.found&(1<<i) == 0:
-				p.value[i] = update
-			case m.max:
-				p.value[i] = max(p.value[i], update)
-			default:
-				p.value[i] += update
-			}
-			p.found |= 1 << i
+		if e.Err() != nil {
+			continue
 		}
+		switch m := &photonMetrics[i]; {
+		case p.found&(1<<i) == 0:
+			p.value[i] = update
+		case m.max:
+			p.value[i] = max(p.value[i], update)
+		default:
+			p.value[i] += update
+		}
+		p.found |= 1 << i
 	}
 }
+
+// nameKey precedes an accumulable's name as Spark writes it.
+var nameKey = []byte(`Name":"`)
 
 // photonUse is what the decoder knows of Photon in the application: whether
 // it ran (the runtime's properties, Photon operators in a plan), why, and

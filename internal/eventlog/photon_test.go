@@ -81,3 +81,27 @@ func TestPhotonMetrics(t *testing.T) {
 		t.Errorf("not Photon: metrics %d %d, platform %+v, notes %v", m[model.PeakExecutionMemory], m[model.ShuffleWriteNanos], a.Platform, a.Quality.Notes)
 	}
 }
+
+// BenchmarkDecodePhoton decodes 100,000 task ends carrying Photon's SQL
+// metrics, on a Photon runtime (the metrics are read) and on a standard one
+// (they are passed over): the cost of reading them.
+func BenchmarkDecodePhoton(b *testing.B) {
+	var tasks strings.Builder
+	for i := range 100_000 {
+		tasks.WriteString(photonTaskEnd(i, 0, 0, 0))
+	}
+	for _, engine := range []string{"PHOTON", "STANDARD"} {
+		log := environment("spark.databricks.clusterUsageTags.runtimeEngine", engine) + tasks.String()
+		b.Run(engine, func(b *testing.B) {
+			b.SetBytes(int64(len(log)))
+			b.ReportAllocs()
+			cpu := cpuClock()
+			for b.Loop() {
+				if a, err := Read("log", strings.NewReader(log)); err != nil || a.Platform.Photon != (engine == "PHOTON") {
+					b.Fatal(err, a.Platform)
+				}
+			}
+			b.ReportMetric(float64(len(log))*float64(b.N)/(cpuClock()-cpu)/1e6, "MB/cpu-s")
+		})
+	}
+}
