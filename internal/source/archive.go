@@ -187,15 +187,13 @@ func (z zipFS) Open(name string) (fs.File, error) {
 		closer.Close()
 		return nil, err
 	}
-	return &archiveEntry{File: f, archive: closer}, nil
+	return &archiveEntry{File: f, archive: closers{f, closer}}, nil
 }
 
 // archiveEntry is an open entry that closes its archive too.
 type archiveEntry struct {
 	fs.File
-	archive io.Closer
+	archive closers
 }
 
-func (e *archiveEntry) Close() error {
-	return errors.Join(e.File.Close(), e.archive.Close())
-}
+func (e *archiveEntry) Close() error { return e.archive.Close() }

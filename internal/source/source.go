@@ -217,22 +217,19 @@ func openPart(fsys fs.FS, p *Part, progress func(n int64)) (io.ReadCloser, error
 		f.Close()
 		return nil, err
 	}
-	return &partReader{ReadCloser: rc, file: f}, nil
+	return readCloser{rc, closers{rc, f}}, nil
 }
 
-// partReader closes both the decompressor and the file.
-type partReader struct {
-	io.ReadCloser
-	file fs.File
+// readCloser reads from a Reader and closes with a Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
-func (p *partReader) Close() error {
-	err := p.ReadCloser.Close()
-	if ferr := p.file.Close(); err == nil {
-		err = ferr
-	}
-	return err
-}
+// closers closes both, the first first (a decompressor, then its file).
+type closers [2]io.Closer
+
+func (c closers) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
 
 // note records a note about the log's layout.
 func (l *Log) note(partial bool, format string, args ...any) {

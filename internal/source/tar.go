@@ -53,11 +53,6 @@ func (t tarFS) stream() (*tar.Reader, io.Closer, error) {
 	return tar.NewReader(r), closer, nil
 }
 
-// closers closes a decompressor and its file.
-type closers [2]io.Closer
-
-func (c closers) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
-
 // Open opens the regular file name of the archive.
 func (t tarFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
