@@ -21,20 +21,36 @@ func FuzzDecode(f *testing.F) {
 {"Event":"SparkListenerApplicationEnd","Timestamp":11}
 `))
 	f.Add([]byte("{\"Event\":\"SparkListenerTaskEnd\",\"Task Info\":{\"Task ID\":\"7\"}}\n{bad\n\n{\"Event\""))
+	// Databricks parts of two Spark contexts; a Photon task.
+	f.Add([]byte(marker(0, ctxA) + marker(2, ctxA) + marker(1, ctxB) + marker(1, ctxB) + "{bad\n" + marker(0, ctxA)))
+	f.Add([]byte(environment("spark.databricks.clusterUsageTags.runtimeEngine", "PHOTON") + photonTaskEnd(1, 0, 0, 0)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		app, _ := Read("fuzz", bytes.NewReader(b))
-		q := app.Quality
-		if q.Lines < 0 || q.BadLines > q.Lines {
-			t.Fatalf("quality inconsistent: %+v", q)
-		}
-		var m model.TaskMetrics
-		for _, st := range app.Stages {
-			for i := range st.Tasks {
-				st.TaskMetrics(i, &m)
-				if st.Tasks[i].Host >= uint32(len(app.Hosts)) || st.Tasks[i].Reason >= uint32(len(app.Reasons)) {
-					t.Fatalf("task refers outside the tables: %+v", st.Tasks[i])
+		d := NewDecoder()
+		d.Feed("fuzz", bytes.NewReader(b))
+		var lines, bad int64
+		for _, app := range d.Apps() {
+			q := app.Quality
+			if q.Lines < 0 || q.BadLines > q.Lines {
+				t.Fatalf("quality inconsistent: %+v", q)
+			}
+			lines, bad = lines+q.Lines, bad+q.BadLines
+			var m model.TaskMetrics
+			for _, st := range app.Stages {
+				for i := range st.Tasks {
+					st.TaskMetrics(i, &m)
+					if st.Tasks[i].Host >= uint32(len(app.Hosts)) || st.Tasks[i].Reason >= uint32(len(app.Reasons)) {
+						t.Fatalf("task refers outside the tables: %+v", st.Tasks[i])
+					}
 				}
 			}
+			for _, r := range app.Rollovers {
+				if r.ContextID != app.Rollovers[0].ContextID {
+					t.Fatalf("one application, two Spark contexts: %+v", app.Rollovers)
+				}
+			}
+		}
+		if want := int64(len(bytes.Fields(bytes.ReplaceAll(b, []byte(" "), []byte("x"))))); lines > want {
+			t.Fatalf("%d lines counted in %d non-blank lines", lines, want)
 		}
 	})
 }
