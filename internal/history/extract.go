@@ -1,0 +1,219 @@
+package history
+
+import (
+	"cmp"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/summary"
+)
+
+// FromApp condenses one analyzed application into a Run: log is where it
+// was read from, inProgress whether that log is still being written, and
+// findings what the detectors said of it.
+func FromApp(app *model.App, log string, inProgress bool, findings []diagnose.Finding) *Run {
+	s := summary.Build(app)
+	r := &Run{
+		Key: RunKey(app), Log: log,
+		ID: app.ID, Attempt: app.AttemptID, Name: app.Name, User: app.User,
+		Engine: app.Engine.String(), Version: app.Version,
+		Start: app.Start, End: app.End, DurationMs: app.Duration(), LastUpdated: app.LastUpdated,
+		Status:   status(app, s, inProgress),
+		Findings: []Finding{},
+	}
+	r.Totals = Totals{Jobs: s.Totals.Jobs, FailedJobs: s.Totals.FailedJobs, Stages: s.Totals.Stages,
+		FailedStages: s.Totals.FailedStages, Tasks: s.Totals.Tasks, FailedTasks: s.Totals.FailedTasks}
+	r.Cluster = cluster(app, s)
+
+	byKey := map[model.StageKey]int{}
+	for i, ss := range s.Stages {
+		st := Stage{ID: ss.ID, Attempt: ss.Attempt, Name: ss.Name, Status: ss.Status, Tasks: ss.Tasks,
+			Failed: ss.Failed, DurationMs: ss.DurationMs, InputBytes: ss.InputBytes, OutputBytes: ss.OutputBytes,
+			ShuffleReadBytes: ss.ShuffleReadBytes, ShuffleWriteBytes: ss.ShuffleWriteBytes,
+			SpillBytes: ss.SpillBytes, GCTimeMs: ss.GCTimeMs}
+		copy(st.Quantiles[:], ss.TaskDurationMs)
+		r.Stages = append(r.Stages, st)
+		byKey[model.StageKey{ID: ss.ID, Attempt: ss.Attempt}] = i
+		r.Totals.InputBytes += ss.InputBytes
+		r.Totals.OutputBytes += ss.OutputBytes
+		r.Totals.ShuffleReadBytes += ss.ShuffleReadBytes
+		r.Totals.ShuffleWriteBytes += ss.ShuffleWriteBytes
+		r.Totals.SpillBytes += ss.SpillBytes
+		r.Totals.TaskTimeMs += ss.TaskTimeMs
+		r.Totals.GCTimeMs += ss.GCTimeMs
+	}
+	var m model.TaskMetrics
+	for _, ms := range app.Stages {
+		st := &r.Stages[byKey[ms.Key()]]
+		hosts := map[uint32]*HostStage{}
+		for i := range ms.Tasks {
+			t := &ms.Tasks[i]
+			if t.Status != model.TaskSuccess || app.Resubmitted(t) {
+				continue
+			}
+			ms.TaskMetrics(i, &m)
+			st.InputRecords += m[model.InputRecords] + m[model.MapInputRecords]
+			st.OutputRecords += m[model.OutputRecords] + m[model.ReduceOutputRecords]
+			if app.Engine == model.Spark {
+				st.RunTimeMs += m[model.ExecutorRunTime]
+				st.CPUTimeMs += m[model.ExecutorCPUNanos] / 1e6
+			} else {
+				st.RunTimeMs += t.Duration()
+				st.CPUTimeMs += m[model.CPUMillis]
+			}
+			h := hosts[t.Host]
+			if h == nil {
+				h = &HostStage{Stage: ms.ID, Attempt: ms.Attempt, Host: app.Host(t.Host), MinMs: math.MaxInt64}
+				hosts[t.Host] = h
+			}
+			h.add(t.Duration(), m[model.InputBytes]+m.ShuffleReadBytes()+m[model.OutputBytes]+
+				m[model.ShuffleWriteBytes]+m[model.HDFSBytesRead]+m[model.HDFSBytesWritten])
+		}
+		st.Class = Classify(st)
+		r.Totals.CPUTimeMs += st.CPUTimeMs
+		for _, h := range hosts {
+			r.Hosts = append(r.Hosts, *h)
+		}
+	}
+	sort.Slice(r.Hosts, func(i, j int) bool {
+		a, b := &r.Hosts[i], &r.Hosts[j]
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(a.Host, b.Host)) < 0
+	})
+	signStages(app, r)
+	r.NameKey = NormalizeName(app.Name)
+	r.JobKey = JobKey(r.Engine, r.NameKey, r.DAG)
+	for _, f := range findings {
+		r.Findings = append(r.Findings, Finding{Detector: f.ID, Severity: f.Severity, Scope: string(f.Scope.Kind),
+			Title: f.Title, Summary: f.Summary})
+		r.Worst = max(r.Worst, f.Severity)
+	}
+	return r
+}
+
+func (h *HostStage) add(d, bytes int64) {
+	h.Tasks++
+	f := float64(d)
+	l := math.Log(math.Max(f, 1))
+	h.SumMs += f
+	h.SumSqMs += f * f
+	h.SumLog += l
+	h.SumSqLog += l * l
+	h.MinMs = min(h.MinMs, d)
+	h.MaxMs = max(h.MaxMs, d)
+	h.Bytes += bytes
+}
+
+// RunKey is a run's identity: engine, application id and attempt.
+func RunKey(app *model.App) string {
+	return app.Engine.String() + "/" + app.ID + "/" + app.AttemptID
+}
+
+func status(app *model.App, s *summary.Summary, inProgress bool) Status {
+	switch {
+	case app.Complete && s.Totals.FailedJobs > 0:
+		return StatusFailed
+	case app.Complete:
+		return StatusSucceeded
+	case inProgress:
+		return StatusRunning
+	}
+	return StatusIncomplete
+}
+
+// cluster reads the cluster's facts from the log: hosts that ran tasks,
+// executors, the most executor cores alive at once, the executor memory
+// setting and the instance types the properties name.
+func cluster(app *model.App, s *summary.Summary) Cluster {
+	c := Cluster{Hosts: s.Totals.Hosts, Executors: s.Totals.Executors, Cores: peakCores(app)}
+	if v, ok := app.Env.SparkProp("spark.executor.memory"); ok {
+		c.ExecutorMemoryMB = parseMemoryMB(v)
+	}
+	for _, kv := range app.Conf {
+		if kv[0] == "mapreduce.map.memory.mb" {
+			c.ExecutorMemoryMB, _ = strconv.ParseInt(strings.TrimSpace(kv[1]), 10, 64)
+		}
+	}
+	var types []string
+	for _, key := range instanceTypeProps {
+		if v, ok := app.Env.SparkProp(key); ok && v != "" && !containsString(types, v) {
+			types = append(types, v)
+		}
+	}
+	c.InstanceTypes = strings.Join(types, ",")
+	return c
+}
+
+// instanceTypeProps are the Spark properties in which managed platforms
+// name node types (Databricks' cluster usage tags; EMR and Dataproc do not
+// write theirs into Spark's properties).
+var instanceTypeProps = []string{
+	"spark.databricks.clusterUsageTags.driverNodeType",
+	"spark.databricks.clusterUsageTags.workerNodeType",
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// peakCores is the largest number of executor cores alive at once, from
+// the executors' add and remove times (the driver of a local-mode
+// application counts its cores).
+func peakCores(app *model.App) int {
+	type ev struct {
+		t     int64
+		cores int
+	}
+	var evs []ev
+	for _, e := range app.Executors {
+		if e.Cores <= 0 {
+			continue
+		}
+		evs = append(evs, ev{e.Added, int(e.Cores)})
+		if e.Removed > 0 {
+			evs = append(evs, ev{e.Removed, -int(e.Cores)})
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return evs[i].cores < evs[j].cores // removals first at equal times
+	})
+	cur, peak := 0, 0
+	for _, e := range evs {
+		cur += e.cores
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// parseMemoryMB reads a JVM memory setting ("4g", "512m", "2048") in MiB,
+// as Spark reads spark.executor.memory (a bare number is MiB).
+func parseMemoryMB(v string) int64 {
+	v = strings.ToLower(strings.TrimSpace(v))
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(v, "tb"), strings.HasSuffix(v, "t"):
+		mult = 1 << 20
+	case strings.HasSuffix(v, "gb"), strings.HasSuffix(v, "g"):
+		mult = 1 << 10
+	case strings.HasSuffix(v, "mb"), strings.HasSuffix(v, "m"):
+		mult = 1
+	case strings.HasSuffix(v, "kb"), strings.HasSuffix(v, "k"):
+		mult = 1.0 / (1 << 10)
+	}
+	n, err := strconv.ParseFloat(strings.TrimRight(v, "tgmkb"), 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return int64(n * mult)
+}
