@@ -93,11 +93,16 @@ func NewDecoder() *Decoder {
 // are recorded in the application's Quality. A read error after some lines
 // (for example a truncated compressed stream) marks the log truncated and is
 // returned wrapped, with the application still usable.
-func (d *Decoder) Feed(name string, r io.Reader) error {
-	d.file, d.line, d.lastBad, d.partStarted = name, 0, false, false
+func (d *Decoder) Feed(name string, r io.Reader) error { return d.FeedFrom(name, r, 0) }
+
+// FeedFrom is Feed for the rest of a part whose first lines were fed
+// earlier (FeedLines): line numbers go on from firstLine, and the part is
+// not taken for a new one.
+func (d *Decoder) FeedFrom(name string, r io.Reader, firstLine int64) error {
+	d.startFeed(name, firstLine)
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := d.readLine(br)
+		line, _, err := d.readLine(br)
 		if len(line) > 0 {
 			d.line++
 			d.decodeLine(line)
@@ -116,15 +121,27 @@ func (d *Decoder) Feed(name string, r io.Reader) error {
 	}
 }
 
-// readLine returns the next line without its newline. Lines longer than the
-// reader's buffer are assembled in lineBuf; lines over maxLine are dropped
-// (returned as a single invalid byte so they are counted as bad).
-func (d *Decoder) readLine(br *bufio.Reader) ([]byte, error) {
+// startFeed begins reading name at line firstLine+1: a new part when
+// firstLine is 0, the rest of the current one otherwise.
+func (d *Decoder) startFeed(name string, firstLine int64) {
+	d.file, d.line, d.lastBad = name, firstLine, false
+	if firstLine == 0 {
+		d.partStarted = false
+	}
+}
+
+// readLine returns the next line without its newline, and n the bytes it
+// took from br, newline included. Lines longer than the reader's buffer are
+// assembled in lineBuf; lines over maxLine are dropped (returned as a single
+// invalid byte so they are counted as bad).
+func (d *Decoder) readLine(br *bufio.Reader) (line []byte, n int64, err error) {
 	b, err := br.ReadSlice('\n')
+	n = int64(len(b))
 	if err == bufio.ErrBufferFull {
 		d.lineBuf = append(d.lineBuf[:0], b...)
 		for err == bufio.ErrBufferFull {
 			b, err = br.ReadSlice('\n')
+			n += int64(len(b))
 			if len(d.lineBuf) < maxLine {
 				d.lineBuf = append(d.lineBuf, b...)
 			}
@@ -138,7 +155,7 @@ func (d *Decoder) readLine(br *bufio.Reader) ([]byte, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		b = nil
 	}
-	return b, err
+	return b, n, err
 }
 
 func (d *Decoder) decodeLine(line []byte) {

@@ -1,0 +1,117 @@
+package eventlog
+
+import (
+	"bufio"
+	"encoding/gob"
+	"fmt"
+	"io"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Reading a log further. A log still being written grows; Snapshot keeps
+// what a decoder has folded so far and Resume returns a decoder that goes
+// on from there, so that the run history reads each byte of a growing log
+// once (FeedLines stops before a last line that is not yet whole).
+
+// resumeState is the decoder state beyond the application itself; the
+// maps the decoder keeps (stages, jobs, executors, hosts, reasons, SQL
+// executions, running tasks) are rebuilt from the application.
+type resumeState struct {
+	Events    int64
+	Counts    map[string]int64 // valid events by handler name
+	StageJobs map[int32][]int32
+}
+
+// Snapshot writes the decoder's state to w. The decoder stays usable.
+func (d *Decoder) Snapshot(w io.Writer) error {
+	d.app.Hosts = d.hosts.All
+	if err := model.WriteSnapshot(w, d.app); err != nil {
+		return err
+	}
+	st := resumeState{Events: d.events, Counts: map[string]int64{}, StageJobs: d.stageJobs}
+	for i, n := range d.counts {
+		if n > 0 {
+			st.Counts[handlerNames[i]] = n
+		}
+	}
+	if err := gob.NewEncoder(w).Encode(&st); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// Resume returns a decoder in the state a Snapshot wrote.
+func Resume(r io.Reader) (*Decoder, error) {
+	br := bufio.NewReader(r) // one buffered reader for both gob streams
+	app, err := model.ReadSnapshot(br)
+	if err != nil {
+		return nil, err
+	}
+	var st resumeState
+	if err := gob.NewDecoder(br).Decode(&st); err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	d := NewDecoder()
+	d.app = app
+	if len(app.Reasons) == 0 {
+		app.Reasons = []model.Reason{{}}
+	}
+	for _, h := range app.Hosts {
+		d.hosts.ID(h)
+	}
+	for i, e := range app.Executors {
+		d.execIndex[e.ID] = uint32(i)
+	}
+	for i, r := range app.Reasons {
+		d.reasons[r] = uint32(i)
+	}
+	for _, s := range app.Stages {
+		d.stages[s.Key()] = s
+		for i := range s.Tasks {
+			if s.Tasks[i].Status == model.TaskRunning {
+						d.running[s.Tasks[i].ID] = taskRef{s, i}
+			}
+		}
+	}
+	for _, j := range app.Jobs {
+		d.jobs[j.ID] = j
+	}
+	for _, x := range app.SQL {
+		d.sql[x.ID] = x
+	}
+	if st.StageJobs != nil {
+		d.stageJobs = st.StageJobs
+	}
+	d.events = st.Events
+	for i, name := range handlerNames {
+		d.counts[i] = st.Counts[name]
+	}
+	return d, nil
+}
+
+// FeedLines is Feed for a log still being written: it decodes the whole
+// lines of r, numbering them from firstLine+1, and stops before a last line
+// without its newline (the writer is still writing it). It returns the
+// bytes of r consumed, through the last newline, and the lines counted.
+func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed, lines int64, err error) {
+	d.file, d.line, d.lastBad = name, firstLine, false
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, n, err := d.readLine(br)
+		if err == io.EOF {
+			// A last line without its newline is left for the next pass.
+			return consumed, d.line - firstLine, nil
+		}
+		consumed += n
+		d.line++
+		if len(line) > 0 {
+			d.decodeLine(line)
+		}
+		if err != nil {
+			d.app.Quality.Truncated = true
+			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
+			return consumed, d.line - firstLine, fmt.Errorf("read %q after line %d: %w", name, d.line, err)
+		}
+	}
+}
