@@ -70,7 +70,7 @@ func Resume(r io.Reader) (*Decoder, error) {
 		d.stages[s.Key()] = s
 		for i := range s.Tasks {
 			if s.Tasks[i].Status == model.TaskRunning {
-						d.running[s.Tasks[i].ID] = taskRef{s, i}
+				d.running[s.Tasks[i].ID] = taskRef{s, i}
 			}
 		}
 	}
