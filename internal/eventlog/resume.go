@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -92,16 +93,17 @@ func Resume(r io.Reader) (*Decoder, error) {
 
 // FeedLines is Feed for a log still being written: it decodes the whole
 // lines of r, numbering them from firstLine+1, and stops before a last line
-// without its newline (the writer is still writing it). It returns the
-// bytes of r consumed, through the last newline, and the lines counted.
-func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed, lines int64, err error) {
+// without its newline (the writer is still writing it), which it returns
+// as tail (as Feed would decode it: without a CR, nil when blank). consumed is the bytes of r taken, through the last newline, and
+// lines the lines counted.
+func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed, lines int64, tail []byte, err error) {
 	d.file, d.line, d.lastBad = name, firstLine, false
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, n, err := d.readLine(br)
 		if err == io.EOF {
 			// A last line without its newline is left for the next pass.
-			return consumed, d.line - firstLine, nil
+			return consumed, d.line - firstLine, bytes.Clone(line), nil
 		}
 		consumed += n
 		d.line++
@@ -111,7 +113,7 @@ func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed
 		if err != nil {
 			d.app.Quality.Truncated = true
 			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
-			return consumed, d.line - firstLine, fmt.Errorf("read %q after line %d: %w", name, d.line, err)
+			return consumed, d.line - firstLine, nil, fmt.Errorf("read %q after line %d: %w", name, d.line, err)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func readResumed(t *testing.T, name string, data []byte, cuts []int) *model.App 
 		if int64(cut) < done {
 			continue
 		}
-		n, lines, err := d.FeedLines(name, bytes.NewReader(data[done:cut]), line)
+		n, lines, _, err := d.FeedLines(name, bytes.NewReader(data[done:cut]), line)
 		if err != nil {
 			t.Fatalf("%s: FeedLines to %d: %v", name, cut, err)
 		}

@@ -43,6 +43,7 @@ const growingVersion = 1
 
 // GrowingResult is what one growing read gives.
 type GrowingResult struct {
+	// App is the application, nil when the log held no Spark event.
 	App *model.App
 	// State is what to pass next time: nil when the application ended (or
 	// nothing was read), so there is nothing to go on from.
@@ -90,7 +91,7 @@ parts:
 			continue
 		}
 		if growing && plain {
-			n, lines, err := feedGrowing(d, l, i, offset, line, count)
+			n, lines, tail, err := feedGrowing(d, l, i, offset, line, count)
 			if err != nil {
 				errs = append(errs, err)
 				break parts
@@ -99,7 +100,10 @@ parts:
 			snap, errs = snapshot(d, m, errs)
 			// The tail after the last newline is decoded for this answer
 			// (labelled incomplete) and read again next time.
-			offset, line = m.Offset, m.Line
+			if err := d.FeedFrom(l.Parts[i].Name, bytes.NewReader(tail), m.Line); err != nil {
+				errs = append(errs, err)
+			}
+			continue
 		} else if growing {
 			// A compressed newest part cannot be read on from an offset:
 			// the snapshot is taken before it, and it is read again.
@@ -110,12 +114,14 @@ parts:
 			errs = append(errs, err)
 		}
 	}
-	res.App = d.App()
+	app := d.App()
 	res.Bytes = bytesRead
 	if d.Events() == 0 {
-		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, res.App.Quality.Lines))
+		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, app.Quality.Lines))
 		return res, fmt.Errorf("%s: %w", l.Name, errors.Join(errs...))
 	}
+	finish(l, app)
+	res.App = app
 	if !res.App.Complete {
 		res.State = snap
 	}
@@ -201,11 +207,12 @@ func snapshot(d *eventlog.Decoder, m mark, errs []error) ([]byte, []error) {
 }
 
 // feedGrowing decodes the whole lines of plain part i from offset,
-// numbering lines from line, and returns the bytes and lines taken.
-func feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) (int64, int64, error) {
+// numbering lines from line, and returns the bytes and lines taken and the
+// unfinished last line.
+func feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) (int64, int64, []byte, error) {
 	r, err := l.OpenFrom(i, offset, count)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	defer r.Close()
 	return d.FeedLines(l.Parts[i].Name, r, line)

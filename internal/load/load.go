@@ -150,22 +150,7 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 		}
 	}
 	for _, a := range apps {
-		a.Source = l.Name
-		if a.LastUpdated == 0 {
-			a.LastUpdated = l.ModTime.UnixMilli()
-		}
-		if a.Version == "" && l.SparkVersion != "" {
-			a.Version = l.SparkVersion
-		}
-		a.Quality.Notes = append(slices.Clone(l.Notes), a.Quality.Notes...)
-		if a.Engine == model.Spark {
-			platform.Identify(a)
-			if a.ID == "" && l.ID != "" {
-				a.ID = l.ID
-				a.Quality.Note(false, "no SparkListenerApplicationStart was read: the application is named after its file or folder")
-			}
-		}
-		if perr := partial(a); perr != nil {
+		if perr := finish(l, a); perr != nil {
 			err = errors.Join(err, perr)
 		}
 	}
@@ -173,6 +158,28 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 		err = fmt.Errorf("%s: %w", l.Name, err)
 	}
 	return apps, err
+}
+
+// finish fills in what the log's layout says of an application read from
+// it (its source, time, version, notes, platform) and returns an error
+// naming what its notes say is missing from it, or nil.
+func finish(l *source.Log, a *model.App) error {
+	a.Source = l.Name
+	if a.LastUpdated == 0 {
+		a.LastUpdated = l.ModTime.UnixMilli()
+	}
+	if a.Version == "" && l.SparkVersion != "" {
+		a.Version = l.SparkVersion
+	}
+	a.Quality.Notes = append(slices.Clone(l.Notes), a.Quality.Notes...)
+	if a.Engine == model.Spark {
+		platform.Identify(a)
+		if a.ID == "" && l.ID != "" {
+			a.ID = l.ID
+			a.Quality.Note(false, "no SparkListenerApplicationStart was read: the application is named after its file or folder")
+		}
+	}
+	return partial(a)
 }
 
 // partial returns an error naming what the notes of a say is missing from

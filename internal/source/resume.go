@@ -12,8 +12,7 @@ import (
 )
 
 // ErrNotResumable is wrapped by OpenFrom's error for a part that cannot be
-// read from an offset: compressed, or in a file system whose files cannot
-// seek (a zip archive).
+// read from an offset: a compressed one.
 var ErrNotResumable = errors.New("cannot be read from an offset")
 
 // OpenFrom opens part i, stored uncompressed, from byte offset on: the
@@ -33,19 +32,24 @@ func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (io.ReadClos
 	if err != nil {
 		return nil, fmt.Errorf("source: open %q: %w", p.Name, err)
 	}
-	var r io.Reader
-	switch sf := f.(type) {
-	case io.Seeker:
-		if _, err := sf.Seek(offset, io.SeekStart); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("source: %q: seek to %d: %w", p.Name, offset, err)
+	var r io.Reader = f
+	if offset > 0 {
+		switch sf := f.(type) {
+		case io.Seeker:
+			if _, err := sf.Seek(offset, io.SeekStart); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("source: %q: seek to %d: %w", p.Name, offset, err)
+			}
+		case io.ReaderAt:
+			r = io.NewSectionReader(sf, offset, 1<<62)
+		default:
+			// A file system that cannot seek (a zip archive): skip to
+			// the offset by reading.
+			if _, err := io.CopyN(io.Discard, f, offset); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("source: %q: skip to %d: %w", p.Name, offset, err)
+			}
 		}
-		r = f
-	case io.ReaderAt:
-		r = io.NewSectionReader(sf, offset, 1<<62)
-	default:
-		f.Close()
-		return nil, fmt.Errorf("source: %q: %w: its file system cannot seek", p.Name, ErrNotResumable)
 	}
 	if progress != nil {
 		r = NewCountingReader(r, progress)

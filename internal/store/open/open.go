@@ -22,11 +22,11 @@ import (
 
 // Open opens the store dsn names.
 func Open(ctx context.Context, dsn string) (store.Store, error) {
-	kind, addr, err := parse(dsn)
+	kind, addr, err := ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
-	if kind == kindClickHouse {
+	if kind == KindClickHouse {
 		s, err := clickhouse.Open(ctx, addr, clickhouse.Options{})
 		if err != nil {
 			return nil, err
@@ -36,25 +36,27 @@ func Open(ctx context.Context, dsn string) (store.Store, error) {
 	return openSQLite(addr)
 }
 
+// The kinds of store ParseDSN tells apart.
 const (
-	kindSQLite     = "sqlite"
-	kindClickHouse = "clickhouse"
+	KindSQLite     = "sqlite"
+	KindClickHouse = "clickhouse"
 )
 
-// parse splits dsn into the kind of store and its address: a file path
-// for SQLite, an http(s) URL for ClickHouse.
-func parse(dsn string) (kind, addr string, err error) {
+// ParseDSN splits dsn into the kind of store and its address: a file path
+// for SQLite, an http(s) URL for ClickHouse. The run history's stores take
+// the same DSNs.
+func ParseDSN(dsn string) (kind, addr string, err error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
 		addr = strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
 		if addr == "" {
 			return "", "", fmt.Errorf("open store %q: want sqlite:PATH with a path", dsn)
 		}
-		return kindSQLite, addr, nil
+		return KindSQLite, addr, nil
 	case strings.HasPrefix(dsn, "clickhouse+http://"), strings.HasPrefix(dsn, "clickhouse+https://"):
-		return kindClickHouse, strings.TrimPrefix(dsn, "clickhouse+"), nil
+		return KindClickHouse, strings.TrimPrefix(dsn, "clickhouse+"), nil
 	case !strings.Contains(dsn, "://") && hasSuffix(dsn, ".db", ".sqlite", ".sqlite3"):
-		return kindSQLite, dsn, nil
+		return KindSQLite, dsn, nil
 	}
 	return "", "", fmt.Errorf("open store %q: want sqlite:PATH, PATH.db or clickhouse+http://HOST:PORT/DB", dsn)
 }

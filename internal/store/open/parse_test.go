@@ -7,20 +7,20 @@ import (
 
 func TestParse(t *testing.T) {
 	for _, c := range []struct{ dsn, kind, addr string }{
-		{"sqlite:/var/lib/cl/metrics", kindSQLite, "/var/lib/cl/metrics"},
-		{"sqlite:///abs/m.db", kindSQLite, "/abs/m.db"},
-		{"sqlite:rel.data", kindSQLite, "rel.data"},
-		{"metrics.db", kindSQLite, "metrics.db"},
-		{"/x/y.sqlite3", kindSQLite, "/x/y.sqlite3"},
-		{"clickhouse+http://127.0.0.1:8123/cl", kindClickHouse, "http://127.0.0.1:8123/cl"},
-		{"clickhouse+https://u:p@h:8443/db", kindClickHouse, "https://u:p@h:8443/db"},
+		{"sqlite:/var/lib/cl/metrics", KindSQLite, "/var/lib/cl/metrics"},
+		{"sqlite:///abs/m.db", KindSQLite, "/abs/m.db"},
+		{"sqlite:rel.data", KindSQLite, "rel.data"},
+		{"metrics.db", KindSQLite, "metrics.db"},
+		{"/x/y.sqlite3", KindSQLite, "/x/y.sqlite3"},
+		{"clickhouse+http://127.0.0.1:8123/cl", KindClickHouse, "http://127.0.0.1:8123/cl"},
+		{"clickhouse+https://u:p@h:8443/db", KindClickHouse, "https://u:p@h:8443/db"},
 		{"metrics", "", ""},
 		{"http://h/x.db", "", ""},
 		{"sqlite:", "", ""},
 	} {
-		kind, addr, err := parse(c.dsn)
+		kind, addr, err := ParseDSN(c.dsn)
 		if kind != c.kind || addr != c.addr || (err != nil) != (c.kind == "") {
-			t.Errorf("parse(%q) = %q, %q, %v; want %q, %q", c.dsn, kind, addr, err, c.kind, c.addr)
+			t.Errorf("ParseDSN(%q) = %q, %q, %v; want %q, %q", c.dsn, kind, addr, err, c.kind, c.addr)
 		}
 	}
 }
@@ -32,22 +32,22 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, dsn string) {
-		kind, addr, err := parse(dsn)
+		kind, addr, err := ParseDSN(dsn)
 		switch {
 		case err != nil:
 			if kind != "" || addr != "" || !strings.Contains(err.Error(), "want") {
-				t.Fatalf("parse(%q): error %v with kind %q addr %q", dsn, err, kind, addr)
+				t.Fatalf("ParseDSN(%q): error %v with kind %q addr %q", dsn, err, kind, addr)
 			}
-		case kind == kindSQLite:
+		case kind == KindSQLite:
 			if addr == "" || !strings.HasSuffix(dsn, addr) {
-				t.Fatalf("parse(%q): sqlite address %q", dsn, addr)
+				t.Fatalf("ParseDSN(%q): sqlite address %q", dsn, addr)
 			}
-		case kind == kindClickHouse:
+		case kind == KindClickHouse:
 			if !strings.HasPrefix(addr, "http://") && !strings.HasPrefix(addr, "https://") {
-				t.Fatalf("parse(%q): clickhouse address %q", dsn, addr)
+				t.Fatalf("ParseDSN(%q): clickhouse address %q", dsn, addr)
 			}
 		default:
-			t.Fatalf("parse(%q): kind %q", dsn, kind)
+			t.Fatalf("ParseDSN(%q): kind %q", dsn, kind)
 		}
 	})
 }

@@ -1,0 +1,259 @@
+// Package indexer keeps the run history current: a pass finds every log
+// under the paths, skips those unchanged since the last pass (same size and
+// modification time, or the same content fingerprint), reads growing Spark
+// logs on from where the last pass stopped (load.Growing), reads the others
+// whole, diagnoses each application and writes it to the history store.
+// Logs are read on several cores at once; memory is bounded by the
+// applications being read at a time.
+package indexer
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/source"
+)
+
+// Options tune a pass.
+type Options struct {
+	// Workers is how many logs are read at once (0: one per CPU).
+	Workers int
+	// Prune forgets logs indexed earlier under the paths that are no
+	// longer there; by default their runs are kept.
+	Prune bool
+	// Diagnose tunes the detectors run on each application.
+	Diagnose diagnose.Options
+	// Progress, when set, is called with the stored bytes read, from
+	// several goroutines.
+	Progress func(n int64)
+	// Now gives the time recorded as IndexedAt (default time.Now).
+	Now func() time.Time
+}
+
+// Stats count what a pass did.
+type Stats struct {
+	Logs      int   `json:"logs"`      // logs found under the paths
+	Unchanged int   `json:"unchanged"` // skipped: unchanged since the last pass
+	Read      int   `json:"read"`      // read from the start
+	Resumed   int   `json:"resumed"`   // read on from where the last pass stopped
+	Failed    int   `json:"failed"`    // read only in part, or not at all (recorded with the error)
+	Pruned    int   `json:"pruned"`    // forgotten: no longer under the paths
+	Runs      int   `json:"runs"`      // runs written
+	// Moved counts runs whose application (engine, id and attempt) was
+	// held from another log: the log read last holds it now, as the
+	// History Server keeps one application per id (a log renamed from
+	// .inprogress, or a copy of a log in two folders).
+	Moved int `json:"moved"`
+	Bytes     int64 `json:"bytes"`     // stored bytes read
+	// Skipped are files under the paths that are not logs; Problems the
+	// logs read in part or not at all, one error each naming the log.
+	Skipped  []source.Skipped `json:"-"`
+	Problems []error          `json:"-"`
+}
+
+// Pass indexes every log under paths into st.
+func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*Stats, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	logs, skipped, ferr := source.Find(paths)
+	stats := &Stats{Logs: len(logs), Skipped: skipped}
+	if ferr != nil {
+		stats.Problems = append(stats.Problems, ferr)
+	}
+	known, err := st.Logs(ctx)
+	if err != nil {
+		return stats, err
+	}
+	prev := make(map[string]history.LogState, len(known))
+	for _, k := range known {
+		prev[k.Path] = k
+	}
+	var todo []*source.Log
+	seen := map[string]bool{}
+	for _, l := range logs {
+		seen[l.Name] = true
+		if p, ok := prev[l.Name]; ok && p.Size == l.Size() && p.ModTime == l.ModTime.UnixMilli() {
+			stats.Unchanged++
+			continue
+		}
+		todo = append(todo, l)
+	}
+	if opt.Prune {
+		for _, k := range known {
+			if !seen[k.Path] && under(k.Path, paths) {
+				if err := st.Forget(ctx, k.Path); err != nil {
+					return stats, err
+				}
+				stats.Pruned++
+			}
+		}
+	}
+	var mu sync.Mutex
+	var bytesRead atomic.Int64
+	progress := func(n int64) {
+		bytesRead.Add(n)
+		if opt.Progress != nil {
+			opt.Progress(n)
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan *source.Log)
+	var wg sync.WaitGroup
+	var fatal error
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for l := range next {
+				out, err := indexLog(ctx, st, l, prev[l.Name], opt, progress)
+				mu.Lock()
+				stats.add(out, err)
+				if err != nil && out == nil && fatal == nil {
+					fatal = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, l := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- l
+	}
+	close(next)
+	wg.Wait()
+	stats.Bytes = bytesRead.Load()
+	if fatal == nil {
+		fatal = ctx.Err()
+	}
+	return stats, fatal
+}
+
+// outcome is what indexing one log did.
+type outcome struct {
+	unchanged, resumed, failed bool
+	runs, moved                int
+	problem                    error
+}
+
+func (s *Stats) add(o *outcome, err error) {
+	switch {
+	case o == nil:
+		s.Failed++
+		s.Problems = append(s.Problems, err)
+		return
+	case o.unchanged:
+		s.Unchanged++
+	case o.resumed:
+		s.Resumed++
+	default:
+		s.Read++
+	}
+	if o.failed {
+		s.Failed++
+	}
+	if o.problem != nil {
+		s.Problems = append(s.Problems, o.problem)
+	}
+	s.Runs += o.runs
+	s.Moved += o.moved
+}
+
+// indexLog reads one log and writes its runs. It returns a nil outcome only
+// when the store failed (the pass stops); a log that cannot be read is
+// recorded with its error.
+func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history.LogState, opt Options, progress func(int64)) (*outcome, error) {
+	state := history.LogState{Path: l.Name, Size: l.Size(), ModTime: l.ModTime.UnixMilli(),
+		InProgress: l.InProgress, IndexedAt: opt.Now().UnixMilli()}
+	fp, err := l.Fingerprint()
+	if err != nil {
+		state.Error = err.Error()
+		return &outcome{failed: true, problem: err}, st.Put(ctx, state, nil)
+	}
+	state.Fingerprint = fp
+	if prev.Path != "" && prev.Fingerprint == fp && prev.Size == state.Size && prev.Error == "" {
+		// Touched, not changed (a copy, a restore): nothing to read. Its
+		// state keeps the old time, so the next pass checks it again, as
+		// cheaply.
+		return &outcome{unchanged: true}, nil
+	}
+	var apps []*model.App
+	var readErr error
+	o := &outcome{}
+	if l.Kind == source.SparkEventLog {
+		var resume []byte
+		if prev.Fingerprint == fp {
+			if resume, err = st.Resume(ctx, l.Name); err != nil {
+				return nil, err
+			}
+		}
+		res, err := load.Growing(l, resume, progress)
+		readErr = err
+		if res.App != nil {
+			apps = []*model.App{res.App}
+		}
+		o.resumed = res.Resumed
+		if err := st.PutResume(ctx, l.Name, res.State); err != nil {
+			return nil, err
+		}
+	} else {
+		apps, readErr = load.Log(l, progress)
+	}
+	if readErr != nil {
+		state.Error = readErr.Error()
+		o.failed, o.problem = true, readErr
+	}
+	runs := make([]*history.Run, 0, len(apps))
+	keys := map[string]int{}
+	for _, a := range apps {
+		r := history.FromApp(a, l.Name, l.InProgress, diagnose.Run(a, opt.Diagnose))
+		// A log can hold one job twice (a folded Rumen trace): the later
+		// ones are told apart by their position.
+		if n := keys[r.Key]; n > 0 {
+			r.Key = fmt.Sprintf("%s#%d", r.Key, n+1)
+		}
+		keys[r.Key]++
+		runs = append(runs, r)
+	}
+	o.runs = len(runs)
+	held, err := st.Runs(ctx, history.Filter{Keys: slices.Collect(maps.Keys(keys))})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range held {
+		if h.Log != l.Name {
+			o.moved++
+		}
+	}
+	if err := st.Put(ctx, state, runs); err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	return o, nil
+}
+
+// under reports whether path was found under one of paths (the path itself
+// or a folder holding it), so that pruning a pass over one folder leaves
+// logs indexed from other folders alone.
+func under(path string, paths []string) bool {
+	for _, p := range paths {
+		if path == p || len(path) > len(p) && path[:len(p)] == p && (path[len(p)] == '/' || p[len(p)-1] == '/') {
+			return true
+		}
+	}
+	return false
+}
