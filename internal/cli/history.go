@@ -173,7 +173,7 @@ func historyJobCmd(e *env) *cobra.Command {
 			}
 			if h.format == "json" {
 				return report.JSON(e.stdout, struct {
-					Job  *history.Job    `json:"job"`
+					Job  *history.Job   `json:"job"`
 					Runs []*history.Run `json:"runs"`
 				}{j, nonNil(runs)})
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/history"
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
-	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/indexer"
+	"github.com/clusterlens/clusterlens/internal/report"
 )
 
 // historyStoreFlag adds --store, the run history's DSN, to cmd.

@@ -9,10 +9,10 @@ package indexer
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,19 +42,19 @@ type Options struct {
 
 // Stats count what a pass did.
 type Stats struct {
-	Logs      int   `json:"logs"`      // logs found under the paths
-	Unchanged int   `json:"unchanged"` // skipped: unchanged since the last pass
-	Read      int   `json:"read"`      // read from the start
-	Resumed   int   `json:"resumed"`   // read on from where the last pass stopped
-	Failed    int   `json:"failed"`    // read only in part, or not at all (recorded with the error)
-	Pruned    int   `json:"pruned"`    // forgotten: no longer under the paths
-	Runs      int   `json:"runs"`      // runs written
+	Logs      int `json:"logs"`      // logs found under the paths
+	Unchanged int `json:"unchanged"` // skipped: unchanged since the last pass
+	Read      int `json:"read"`      // read from the start
+	Resumed   int `json:"resumed"`   // read on from where the last pass stopped
+	Failed    int `json:"failed"`    // read only in part, or not at all (recorded with the error)
+	Pruned    int `json:"pruned"`    // forgotten: no longer under the paths
+	Runs      int `json:"runs"`      // runs written
 	// Moved counts runs whose application (engine, id and attempt) was
 	// held from another log: the log read last holds it now, as the
 	// History Server keeps one application per id (a log renamed from
 	// .inprogress, or a copy of a log in two folders).
-	Moved int `json:"moved"`
-	Bytes     int64 `json:"bytes"`     // stored bytes read
+	Moved int   `json:"moved"`
+	Bytes int64 `json:"bytes"` // stored bytes read
 	// Skipped are files under the paths that are not logs; Problems the
 	// logs read in part or not at all, one error each naming the log.
 	Skipped  []source.Skipped `json:"-"`
