@@ -46,7 +46,7 @@ type LogState struct {
 	IndexedAt int64 `json:"indexedAt"`
 }
 
-// Filter selects runs. Zero fields match everything.
+// Filter selects runs. Zero fields (and empty lists) match everything.
 type Filter struct {
 	User string
 	// Name matches runs whose name contains it, case-insensitively.

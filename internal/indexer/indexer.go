@@ -9,6 +9,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -89,16 +90,6 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 		}
 		todo = append(todo, l)
 	}
-	if opt.Prune {
-		for _, k := range known {
-			if !seen[k.Path] && under(k.Path, paths) {
-				if err := st.Forget(ctx, k.Path); err != nil {
-					return stats, err
-				}
-				stats.Pruned++
-			}
-		}
-	}
 	var mu sync.Mutex
 	var bytesRead atomic.Int64
 	progress := func(n int64) {
@@ -138,6 +129,18 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	close(next)
 	wg.Wait()
 	stats.Bytes = bytesRead.Load()
+	// Pruned after reading, so that a run whose log was renamed (from
+	// .inprogress) has moved to its new log and stays.
+	if opt.Prune && fatal == nil && ctx.Err() == nil {
+		for _, k := range known {
+			if !seen[k.Path] && under(k.Path, paths) {
+				if err := st.Forget(ctx, k.Path); err != nil {
+					return stats, err
+				}
+				stats.Pruned++
+			}
+		}
+	}
 	if fatal == nil {
 		fatal = ctx.Err()
 	}
@@ -221,6 +224,14 @@ func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history
 	runs := make([]*history.Run, 0, len(apps))
 	keys := map[string]int{}
 	for _, a := range apps {
+		if a.ID == "" {
+			// A Spark log without its application start (crashed before
+			// it, or cut short): nothing identifies the run.
+			err := fmt.Errorf("%s: no application id (no SparkListenerApplicationStart in %d lines): not indexed", l.Name, a.Quality.Lines)
+			state.Error = errors.Join(readErr, err).Error()
+			o.failed, o.problem = true, err
+			continue
+		}
 		r := history.FromApp(a, l.Name, l.InProgress, diagnose.Run(a, opt.Diagnose))
 		// A log can hold one job twice (a folded Rumen trace): the later
 		// ones are told apart by their position.
@@ -231,13 +242,15 @@ func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history
 		runs = append(runs, r)
 	}
 	o.runs = len(runs)
-	held, err := st.Runs(ctx, history.Filter{Keys: slices.Collect(maps.Keys(keys))})
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range held {
-		if h.Log != l.Name {
-			o.moved++
+	if len(keys) > 0 {
+		held, err := st.Runs(ctx, history.Filter{Keys: slices.Collect(maps.Keys(keys))})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range held {
+			if h.Log != l.Name {
+				o.moved++
+			}
 		}
 	}
 	if err := st.Put(ctx, state, runs); err != nil {

@@ -1,0 +1,277 @@
+package indexer
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/history/sqlite"
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+func openStore(t *testing.T) history.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Every real log is indexed: as many runs as the loader gives applications
+// (less those with the same application id and attempt in two logs, which
+// the History Server too keeps once), each with its stages; a second pass
+// over unchanged logs reads nothing and takes under a second.
+func TestIndexRealLogs(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	st := openStore(t)
+	ctx := context.Background()
+	start := time.Now()
+	stats, err := Pass(ctx, st, []string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first pass: %d logs, %d runs (%d moved), %d failed, %d bytes in %s", stats.Logs, stats.Runs, stats.Moved, stats.Failed, stats.Bytes, time.Since(start))
+	res, err := load.Paths([]string{root}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	withID := 0
+	for _, a := range res.Apps {
+		if a.ID != "" { // an application without one is recorded as failed
+			ids[history.RunKey(a)] = true
+			withID++
+		}
+	}
+	n, err := st.Count(ctx, history.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Runs != withID || n < len(ids) || n != stats.Runs-stats.Moved || stats.Failed != len(res.Apps)-withID {
+		t.Fatalf("%d runs written, %d held (%d moved, %d failed); the loader reads %d applications, %d with an id, %d distinct keys",
+			stats.Runs, n, stats.Moved, stats.Failed, len(res.Apps), withID, len(ids))
+	}
+	if stats.Read != stats.Logs || stats.Logs < 130 {
+		t.Fatalf("first pass read %d of %d logs", stats.Read, stats.Logs)
+	}
+	runs, err := st.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withStages := 0
+	for _, r := range runs {
+		if len(r.Stages) > 0 {
+			withStages++
+		}
+		if r.JobKey == "" || r.Status == "" || r.Engine == "" {
+			t.Errorf("run %s lacks its job key, status or engine: %+v", r.Key, r)
+		}
+	}
+	if withStages < len(runs)*8/10 {
+		t.Errorf("only %d of %d runs have stages", withStages, len(runs))
+	}
+	start = time.Now()
+	again, err := Pass(ctx, st, []string{root}, Options{})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Unchanged != again.Logs || again.Bytes != 0 || again.Runs != 0 {
+		t.Fatalf("second pass over unchanged logs: %+v, want all unchanged and nothing read", *again)
+	}
+	if took > time.Second {
+		t.Errorf("second pass took %s, want under a second", took)
+	}
+	t.Logf("second pass: %d logs unchanged in %s", again.Logs, took)
+}
+
+// writeLog appends data to path.
+func appendTo(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func realLog(t *testing.T) []byte {
+	t.Helper()
+	p := filepath.Join(sharedtest.Dir(t, "logs"), "rapids-tools/core/src/test/resources/spark-events-profiling/tasks_executors_fail_compressed_eventlog.zstd")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, _, err := codec.Open(p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// A running application's log grown by 1 MB costs about 1 MB of reading,
+// and its run in the history follows it.
+func TestIndexGrowingLog(t *testing.T) {
+	data := realLog(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app-1.inprogress")
+	st := openStore(t)
+	ctx := context.Background()
+	appendTo(t, path, data[:len(data)/2])
+	first, err := Pass(ctx, st, []string{dir}, Options{})
+	if err != nil || first.Read != 1 {
+		t.Fatalf("first pass: %+v, %v", first, err)
+	}
+	before, _ := st.Runs(ctx, history.Filter{})
+	const grow = 1 << 20
+	appendTo(t, path, data[len(data)/2:len(data)/2+grow])
+	second, err := Pass(ctx, st, []string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Resumed != 1 || second.Bytes < grow || second.Bytes > grow+64<<10 {
+		t.Fatalf("after growing by %d bytes: %+v; want it read on, about %d bytes", grow, *second, grow)
+	}
+	after, _ := st.Runs(ctx, history.Filter{})
+	if len(before) != 1 || len(after) != 1 || after[0].Totals.Tasks <= before[0].Totals.Tasks || after[0].Status != history.StatusRunning {
+		t.Fatalf("the run did not follow the log: before %+v, after %+v", before[0].Totals, after[0].Totals)
+	}
+	t.Logf("grown by %d bytes: read %d; tasks %d -> %d", grow, second.Bytes, before[0].Totals.Tasks, after[0].Totals.Tasks)
+	// The application ends and its log is renamed: read whole under the new
+	// name, the run moves there, and pruning forgets the old name.
+	appendTo(t, path, data[len(data)/2+grow:])
+	final := filepath.Join(dir, "app-1")
+	if err := os.Rename(path, final); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Pass(ctx, st, []string{dir}, Options{Prune: true})
+	if err != nil || third.Read != 1 || third.Pruned != 1 || third.Moved != 1 {
+		t.Fatalf("after the rename: %+v, %v; want the new log read, the run moved and the old name pruned", third, err)
+	}
+	done, _ := st.Runs(ctx, history.Filter{})
+	logs, _ := st.Logs(ctx)
+	if len(done) != 1 || done[0].Log != final || done[0].Status != history.StatusSucceeded && done[0].Status != history.StatusFailed || len(logs) != 1 {
+		t.Fatalf("after the rename: runs %+v, logs %+v", done, logs)
+	}
+	if res, _ := st.Resume(ctx, path); res != nil {
+		t.Errorf("the old name's resume state was kept")
+	}
+}
+
+// A log that cannot be indexed (here an application that crashed before it
+// started: no application id) is recorded with its error, not retried while
+// unchanged, and read again once it changes.
+func TestIndexFailedLogRetried(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app-2")
+	if err := os.WriteFile(path, []byte(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"+`{"Event":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	ctx := context.Background()
+	first, err := Pass(ctx, st, []string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := st.Logs(ctx)
+	if len(logs) != 1 || first.Failed != 1 || !strings.Contains(logs[0].Error, "no application id") || len(logs[0].Runs) != 0 {
+		t.Fatalf("a log without an application: %+v, logs %+v; want it recorded as failed with its error", first, logs)
+	}
+	again, _ := Pass(ctx, st, []string{dir}, Options{})
+	if again.Unchanged != 1 || again.Failed != 0 {
+		t.Fatalf("unchanged failed log: %+v, want it skipped", *again)
+	}
+	data := realLog(t)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := Pass(ctx, st, []string{dir}, Options{})
+	if err != nil || fixed.Read != 1 || fixed.Failed != 0 || fixed.Runs != 1 {
+		t.Fatalf("after the log was fixed: %+v, %v; want it read", fixed, err)
+	}
+	logs, _ = st.Logs(ctx)
+	if logs[0].Error != "" {
+		t.Fatalf("fixed log still carries error %q", logs[0].Error)
+	}
+}
+
+// Two indexers on one store, over the same logs at once: nothing is lost
+// or doubled.
+func TestTwoIndexers(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	sub := filepath.Join(root, "apache-spark")
+	path := filepath.Join(t.TempDir(), "h.db")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	stats := make([]*Stats, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := sqlite.Open(ctx, path) // a store each, as two processes would have
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer st.Close()
+			stats[i], errs[i] = Pass(ctx, st, []string{sub}, Options{Workers: 2})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := load.Paths([]string{sub}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, a := range res.Apps {
+		keys[history.RunKey(a)] = true
+	}
+	runs, err := st.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		base := strings.SplitN(r.Key, "#", 2)[0]
+		if seen[r.Key] {
+			t.Errorf("run %s stored twice", r.Key)
+		}
+		seen[r.Key] = true
+		if !keys[base] {
+			t.Errorf("run %s is no application of the logs", r.Key)
+		}
+	}
+	if len(seen) < len(keys) {
+		t.Fatalf("%d runs stored by two indexers, want the %d applications", len(seen), len(keys))
+	}
+	t.Logf("two indexers: %+v and %+v; %d runs stored", *stats[0], *stats[1], len(runs))
+}
