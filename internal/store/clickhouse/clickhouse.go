@@ -19,12 +19,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/clickhttp"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 )
 
@@ -45,7 +43,7 @@ type Options struct {
 // Store is a store.Store in a ClickHouse database. It is safe for
 // concurrent use.
 type Store struct {
-	c    *client
+	c    *clickhttp.Client
 	opt  Options
 	reqs chan *request
 	quit chan struct{}
@@ -53,48 +51,21 @@ type Store struct {
 	once sync.Once
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // Open connects to the server at rawURL, "http://host:port/database" (the
 // database defaults to "clusterlens"; user and password may be given as
 // http://user:password@host:port/db), creates the database and the tables
 // when missing, and returns the store.
 func Open(ctx context.Context, rawURL string, opt Options) (*Store, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("open clickhouse store: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("open clickhouse store %q: want http://host:port/database", rawURL)
-	}
-	db := strings.Trim(u.Path, "/")
-	if db == "" {
-		db = "clusterlens"
-	}
-	if !identRE.MatchString(db) {
-		return nil, fmt.Errorf("open clickhouse store %q: database %q: want letters, digits and _", rawURL, db)
-	}
 	if opt.MaxDelay <= 0 {
 		opt.MaxDelay = 200 * time.Millisecond
 	}
-	hc := opt.HTTPClient
-	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 16
-		hc = &http.Client{Transport: tr}
+	c, err := clickhttp.Dial(ctx, rawURL, opt.HTTPClient)
+	if err != nil {
+		return nil, fmt.Errorf("open clickhouse store %w", err)
 	}
-	c := &client{base: &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}, hc: hc}
-	if u.User != nil {
-		c.user = u.User.Username()
-		c.password, _ = u.User.Password()
-	}
-	if err := c.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db, nil); err != nil {
-		return nil, fmt.Errorf("open clickhouse store %s/%s: %w", u.Host, db, err)
-	}
-	c.database = db
 	for _, stmt := range schema {
-		if err := c.exec(ctx, stmt, nil); err != nil {
-			return nil, fmt.Errorf("open clickhouse store %s/%s: create table: %w", u.Host, db, err)
+		if err := c.Exec(ctx, stmt, nil); err != nil {
+			return nil, fmt.Errorf("open clickhouse store %s: create table: %w", c.Where(), err)
 		}
 	}
 	s := &Store{c: c, opt: opt, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
@@ -159,7 +130,7 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.quit)
 		<-s.done
-		s.c.hc.CloseIdleConnections()
+		s.c.CloseIdleConnections()
 		err = nil
 	})
 	return err
@@ -169,10 +140,8 @@ func (s *Store) Close() error {
 // benchmarks clean up with it).
 func (s *Store) DropDatabase(ctx context.Context) error {
 	s.Close() //nolint:errcheck // dropping is what matters
-	c := *s.c
-	c.database = ""
-	if err := c.exec(ctx, "DROP DATABASE IF EXISTS "+s.c.database, nil); err != nil {
-		return fmt.Errorf("clickhouse store: drop database %s: %w", s.c.database, err)
+	if err := s.c.DropDatabase(ctx); err != nil {
+		return fmt.Errorf("clickhouse store: drop database %s: %w", s.c.Where(), err)
 	}
 	return nil
 }

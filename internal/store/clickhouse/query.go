@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clusterlens/clusterlens/internal/clickhttp"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
 )
@@ -20,22 +22,22 @@ func (s *Store) Query(ctx context.Context, q store.Query, fn func(*model.Sample)
 		return ErrClosed
 	default:
 	}
-	body, err := s.c.do(ctx, querySQL(q), nil)
+	body, err := s.c.Do(ctx, querySQL(q), nil)
 	if err != nil {
 		return fmt.Errorf("clickhouse store: query: %w", err)
 	}
 	defer body.Close()
-	d := newRowReader(body)
+	d := clickhttp.NewRowReader(body)
 	var smp model.Sample
 	for {
-		end, err := d.atEOF()
+		end, err := d.AtEOF()
 		if err != nil {
 			return fmt.Errorf("clickhouse store: query: %w", err)
 		}
 		if end {
 			return nil
 		}
-		if err := d.sample(&smp); err != nil {
+		if err := readSample(d, &smp); err != nil {
 			return fmt.Errorf("clickhouse store: query: %w", err)
 		}
 		if err := fn(&smp); err != nil {
@@ -56,7 +58,7 @@ func querySQL(q store.Query) string {
 		}
 		lits := make([]string, len(vals))
 		for i, v := range vals {
-			lits[i] = quote(v)
+			lits[i] = clickhttp.Quote(v)
 		}
 		conds = append(conds, col+" IN ("+strings.Join(lits, ", ")+")")
 	}

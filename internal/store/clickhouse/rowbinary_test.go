@@ -7,20 +7,21 @@ import (
 	"math"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/clickhttp"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // decodeAll decodes samples until the input ends or is malformed.
 func decodeAll(data []byte) ([]model.Sample, error) {
-	d := newRowReader(bytes.NewReader(data))
+	d := clickhttp.NewRowReader(bytes.NewReader(data))
 	var out []model.Sample
 	for {
-		end, err := d.atEOF()
+		end, err := d.AtEOF()
 		if end || err != nil {
 			return out, err
 		}
 		var s model.Sample
-		if err := d.sample(&s); err != nil {
+		if err := readSample(d, &s); err != nil {
 			return out, err
 		}
 		out = append(out, s)
@@ -33,12 +34,12 @@ func decodeAll(data []byte) ([]model.Sample, error) {
 func encodeQueryRows(ss []model.Sample) []byte {
 	var b []byte
 	for _, s := range ss {
-		b = appendString(b, s.Host)
-		b = appendString(b, s.Type)
-		b = appendString(b, s.Target)
-		b = appendInt64(b, s.Time)
-		b = appendFloat64(b, s.Value)
-		b = appendString(b, s.Text)
+		b = clickhttp.AppendString(b, s.Host)
+		b = clickhttp.AppendString(b, s.Type)
+		b = clickhttp.AppendString(b, s.Target)
+		b = clickhttp.AppendInt64(b, s.Time)
+		b = clickhttp.AppendFloat64(b, s.Value)
+		b = clickhttp.AppendString(b, s.Text)
 	}
 	return b
 }
@@ -67,12 +68,12 @@ func TestRowBinaryMalformed(t *testing.T) {
 	whole := encodeQueryRows([]model.Sample{{Time: 5, Host: "host", Type: "type", Value: 1, Text: "text"}})
 	for cut := 1; cut < len(whole); cut++ {
 		_, err := decodeAll(whole[:cut])
-		if !errors.Is(err, errFormat) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		if !errors.Is(err, clickhttp.ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("cut at %d: err %v, want a malformed RowBinary error at unexpected EOF", cut, err)
 		}
 	}
 	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x0f} // a string length of 2^39-1
-	if _, err := decodeAll(huge); !errors.Is(err, errFormat) {
+	if _, err := decodeAll(huge); !errors.Is(err, clickhttp.ErrFormat) {
 		t.Errorf("huge string length: err %v, want malformed", err)
 	}
 }
@@ -94,18 +95,4 @@ func FuzzRowReader(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"":           `''`,
-		"a'b":        `'a\'b'`,
-		`a\b`:        `'a\\b'`,
-		"a\nb\x00\t": `'a\x0ab\x00\x09'`,
-		"ü":          "'ü'",
-	} {
-		if got := quote(in); got != want {
-			t.Errorf("quote(%q) = %s, want %s", in, got, want)
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/clickhttp"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -122,19 +123,19 @@ func (s *Store) writeGroup(group []*request) {
 			continue // never recorded: a re-send is new
 		}
 		seen[k] = true
-		batches = appendString(batches, r.b.Agent)
-		batches = appendUint64(batches, r.b.Seq)
-		batches = appendUint64(batches, uint64(len(r.b.Samples)))
-		batches = appendInt64(batches, now)
+		batches = clickhttp.AppendString(batches, r.b.Agent)
+		batches = clickhttp.AppendUint64(batches, r.b.Seq)
+		batches = clickhttp.AppendUint64(batches, uint64(len(r.b.Samples)))
+		batches = clickhttp.AppendInt64(batches, now)
 	}
 	if len(rows) > 0 {
-		if err := s.c.exec(ctx, "INSERT INTO samples (time, host, type, target, value, text) FORMAT RowBinary", rows); err != nil {
+		if err := s.c.Exec(ctx, "INSERT INTO samples (time, host, type, target, value, text) FORMAT RowBinary", rows); err != nil {
 			fail(fmt.Errorf("insert samples: %w", err))
 			return
 		}
 	}
 	if len(batches) > 0 {
-		if err := s.c.exec(ctx, "INSERT INTO batches (agent, seq, samples, stored) FORMAT RowBinary", batches); err != nil {
+		if err := s.c.Exec(ctx, "INSERT INTO batches (agent, seq, samples, stored) FORMAT RowBinary", batches); err != nil {
 			fail(fmt.Errorf("record batch ids: %w", err))
 			return
 		}
@@ -171,26 +172,26 @@ func (s *Store) recorded(ctx context.Context, rs []*request) (map[batchID]bool, 
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		fmt.Fprintf(&q, "(%s, %d)", quote(r.b.Agent), r.b.Seq)
+		fmt.Fprintf(&q, "(%s, %d)", clickhttp.Quote(r.b.Agent), r.b.Seq)
 	}
 	q.WriteString(") FORMAT RowBinary")
-	body, err := s.c.do(ctx, q.String(), nil)
+	body, err := s.c.Do(ctx, q.String(), nil)
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
 	out := map[batchID]bool{}
-	d := newRowReader(body)
+	d := clickhttp.NewRowReader(body)
 	for {
-		if end, err := d.atEOF(); end || err != nil {
+		if end, err := d.AtEOF(); end || err != nil {
 			return out, err
 		}
-		agent, err := d.bytes()
+		agent, err := d.Bytes()
 		if err != nil {
 			return nil, err
 		}
 		k := batchID{agent: string(agent)}
-		if k.seq, err = d.fixed(); err != nil {
+		if k.seq, err = d.Fixed(); err != nil {
 			return nil, err
 		}
 		out[k] = true
