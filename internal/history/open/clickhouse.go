@@ -2,11 +2,15 @@ package open
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/history/clickhouse"
 )
 
 func openClickHouse(ctx context.Context, addr string) (history.Store, error) {
-	return nil, fmt.Errorf("run history on ClickHouse %q: not built yet", addr)
+	s, err := clickhouse.Open(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

@@ -17,8 +17,7 @@ func Open(ctx context.Context, dsn string) (history.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch kind {
-	case storeopen.KindClickHouse:
+	if kind == storeopen.KindClickHouse {
 		return openClickHouse(ctx, addr)
 	}
 	s, err := sqlite.Open(ctx, addr)

@@ -1,0 +1,66 @@
+package clickhouse_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/history/clickhouse"
+	"github.com/clusterlens/clusterlens/internal/history/historytest"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+var dbSeq atomic.Int64
+
+// database returns a new database URL on the server CI started, dropped
+// when the test ends.
+func database(t *testing.T) string {
+	base := strings.TrimSuffix(sharedtest.Service(t, "CLICKHOUSE_URL"), "/")
+	url := fmt.Sprintf("%s/history_test_%d_%d", base, time.Now().UnixNano()%1e9, dbSeq.Add(1))
+	t.Cleanup(func() {
+		s, err := clickhouse.Open(context.Background(), url)
+		if err == nil {
+			s.DropDatabase(context.Background())
+		}
+	})
+	return url
+}
+
+func TestConformance(t *testing.T) {
+	urls := map[string]string{}
+	historytest.Run(t, func(t *testing.T) history.Store {
+		u, ok := urls[t.Name()]
+		if !ok {
+			u = database(t)
+			urls[t.Name()] = u
+		}
+		s, err := clickhouse.Open(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	u := database(t)
+	ctx := context.Background()
+	s, err := clickhouse.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSchemaVersion(ctx, 99); err != nil {
+		t.Fatal(err)
+	}
+	_, err = clickhouse.Open(ctx, u)
+	if !errors.Is(err, history.ErrNewerSchema) {
+		t.Fatalf("opening a schema-99 database: %v, want ErrNewerSchema", err)
+	}
+	t.Log(err)
+}
