@@ -43,7 +43,10 @@ func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Ru
 		}
 	}
 	st.Runs = keys
-	for _, ins := range []struct{ table, cols string; rows []byte }{
+	for _, ins := range []struct {
+		table, cols string
+		rows        []byte
+	}{
 		{"history_stages", stageColumns, stages},
 		{"history_host_stages", hostColumns, hosts},
 		{"history_dags", "job_key, engine, name_key, dag", dags},
