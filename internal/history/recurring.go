@@ -21,7 +21,7 @@ import (
 
 var (
 	reUUID     = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	reDateTime = regexp.MustCompile(`\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T _-]?\d{1,2}[:h.-]?\d{2}(?:[:m.-]?\d{2}(?:[.,]\d+)?)?Z?)?|\d{1,2}/\d{1,2}/\d{2,4}`)
+	reDateTime = regexp.MustCompile(`\d{4}([-/._])\d{1,2}[-/._]\d{1,2}(?:[t _-]?\d{1,2}[:h._-]?\d{2}(?:[:m._-]?\d{2}(?:[.,]\d+)?)?z?)?|\d{1,2}/\d{1,2}/\d{2,4}`)
 	reTime     = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b`)
 	reAlnum    = regexp.MustCompile(`[0-9a-z]{8,}`)
 	reLongNum  = regexp.MustCompile(`\d{3,}`)

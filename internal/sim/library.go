@@ -65,8 +65,9 @@ var library = map[string]func() *Scenario{
 		sc.Scheduler.TaskFailureRate = 0.01
 		return sc
 	},
-	"demo":  demo,
-	"large": large,
+	"demo":      demo,
+	"large":     large,
+	"recurring": recurring,
 }
 
 // Names lists the named scenarios.
@@ -147,6 +148,33 @@ func demo() *Scenario {
 	sc.Faults = []FaultSpec{{Kind: FaultCPUHog, Node: 3, StartS: 20, EndS: 120}, {Kind: FaultDiskHog, Node: 5, StartS: 20, EndS: 120}}
 	sc.Problems = []ProblemSpec{{Kind: ProblemSkew, App: 0, Stage: 1, Zipf: 1.2}}
 	return sc
+}
+
+// recurring is a fleet running recurring jobs among one-off applications:
+// runs of one job differ in name (dates, times, ids), size and cluster
+// share; two jobs share the generic name "Spark shell" and run different
+// code; two run the same code under names that differ in a query number.
+// truth.json names each run's job, for checking how runs are grouped.
+func recurring() *Scenario {
+	return &Scenario{
+		Name: "recurring", Description: "recurring jobs with dated and numbered names among one-off applications on 30 nodes",
+		HorizonS: 5400,
+		Cluster:  ClusterSpec{Nodes: 30, Racks: 3, Classes: classesHetero()},
+		Arrivals: &ArrivalSpec{PerMinute: 2, SparkShare: 0.6, InputGB: 4, Executors: 6, Cores: 4, RecurringShare: 0.8,
+			Recurring: []RecurringSpec{
+				{Job: "daily-sales", Engine: "spark", Class: "wordcount", Name: "daily_sales_etl_{date}", InputGB: 6, Executors: 6},
+				{Job: "sessions", Engine: "spark", Class: "sort", Name: "user-sessions-{ts}", InputGB: 4, Executors: 4},
+				{Job: "shell-kmeans", Engine: "spark", Class: "kmeans", Name: "Spark shell", InputGB: 3, Executors: 4},
+				{Job: "shell-terasort", Engine: "spark", Class: "terasort", Name: "Spark shell", InputGB: 3, Executors: 4},
+				{Job: "ad-clicks", Engine: "mapreduce", Class: "wordcount", Name: "ad_clicks_hourly {date} {time}", InputGB: 5, Executors: 16},
+				{Job: "reindex", Engine: "mapreduce", Class: "sort", Name: "reindex-{uuid}", InputGB: 4, Executors: 16},
+				{Job: "ml-features", Engine: "spark", Class: "kmeans", Name: "ml-features job {n}", InputGB: 5, Executors: 6},
+				{Job: "terasort-nightly", Engine: "mapreduce", Class: "terasort", Name: "nightly_terasort_{hex}", InputGB: 6, Executors: 16},
+				{Job: "q12", Engine: "spark", Class: "wordcount", Name: "TPC-DS q12 report", InputGB: 3, Executors: 4},
+				{Job: "q64", Engine: "spark", Class: "wordcount", Name: "TPC-DS q64 report", InputGB: 3, Executors: 4},
+				{Job: "random-data", Engine: "spark", Class: "randomwriter", Name: "generate test data {date}T{time}", InputGB: 2, Executors: 4},
+			}},
+	}
 }
 
 // large is the scale benchmark: 10,000 nodes in 250 racks for an hour of

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -114,7 +116,7 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 		}
 		plan.id = app.ID
 		a.app = app
-		a.truth = AppTruth{ID: app.ID, Engine: spec.Engine, Class: spec.Class, Name: spec.Name, Dominant: plan.class.dominant}
+		a.truth = AppTruth{ID: app.ID, Engine: spec.Engine, Class: spec.Class, Name: spec.Name, Dominant: plan.class.dominant, Job: spec.Job}
 		runs[i] = a
 		e.pending++
 		e.at(sc.StartMs+int64(spec.SubmitS*1000), event{kind: evAppArrive, app: a})
@@ -199,6 +201,12 @@ func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
 		if t >= sc.HorizonS {
 			return out
 		}
+		if len(ar.Recurring) > 0 {
+			// Only scenarios with recurring jobs draw these numbers, so
+			// the others stay byte-identical.
+			out = append(out, recurringRun(sc, rng, t, len(out)))
+			continue
+		}
 		spec := AppSpec{Engine: "mapreduce", SubmitS: math.Round(t*1000) / 1000, Executors: ar.Executors, Cores: ar.Cores}
 		if rng.Float64() < ar.SparkShare {
 			spec.Engine = "spark"
@@ -215,6 +223,55 @@ func arrivals(sc *Scenario, rng *rand.Rand) []AppSpec {
 		_ = spec.resolve()
 		out = append(out, spec)
 	}
+}
+
+// recurringRun draws the arrival at t (seconds): a run of one of the
+// scenario's recurring jobs, or a one-off application.
+func recurringRun(sc *Scenario, rng *rand.Rand, t float64, n int) AppSpec {
+	ar := sc.Arrivals
+	submit := math.Round(t*1000) / 1000
+	if rng.Float64() < ar.RecurringShare {
+		r := ar.Recurring[rng.IntN(len(ar.Recurring))]
+		at := time.UnixMilli(sc.StartMs + int64(submit*1000)).UTC()
+		name := strings.NewReplacer("{date}", at.Format("2006-01-02"), "{time}", at.Format("15:04:05"),
+			"{ts}", strconv.FormatInt(at.UnixMilli(), 10), "{uuid}", randomUUID(rng), "{hex}", randomHex(rng, 12),
+			"{n}", fmt.Sprintf("%04d", 1000+n)).Replace(r.Name)
+		spec := AppSpec{Engine: r.Engine, Class: r.Class, Name: name, SubmitS: submit, Executors: r.Executors,
+			Cores: r.Cores, Partitions: r.Partitions, Job: r.Job, Iterations: 3 + rng.IntN(4),
+			InputGB: math.Round(r.InputGB*(0.5+rng.Float64())*10) / 10}
+		spec.InputGB = max(spec.InputGB, 0.5)
+		_ = spec.resolve()
+		return spec
+	}
+	// A one-off: a class and size of its own and a name no other run has.
+	spec := AppSpec{Engine: "spark", SubmitS: submit, Executors: ar.Executors, Cores: ar.Cores, Iterations: 3}
+	if rng.Float64() >= ar.SparkShare {
+		spec.Engine, spec.Cores = "mapreduce", 1
+	}
+	spec.Class = [...]string{"wordcount", "sort", "terasort", "randomwriter"}[rng.IntN(4)]
+	words := [...]string{"revenue", "churn", "clicks", "funnel", "cohort", "inventory", "fraud", "latency", "geo",
+		"pricing", "returns", "sessions", "retention", "ads", "search", "ranking"}
+	spec.Name = fmt.Sprintf("adhoc %s %s %s check by %s", words[rng.IntN(len(words))], words[rng.IntN(len(words))],
+		words[rng.IntN(len(words))], [...]string{"ana", "bo", "chen", "dee", "eli"}[rng.IntN(5)])
+	spec.InputGB = math.Round(math.Min(4, lognormal(rng, 0.8))*ar.InputGB*10) / 10
+	spec.InputGB = max(spec.InputGB, 0.5)
+	spec.Partitions = max(1, int(spec.InputGB*4))
+	_ = spec.resolve()
+	return spec
+}
+
+func randomUUID(rng *rand.Rand) string {
+	h := randomHex(rng, 32)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func randomHex(rng *rand.Rand, n int) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = digits[rng.IntN(16)]
+	}
+	return string(b)
 }
 
 // fillTruth writes the ground truth of a finished run.

@@ -86,6 +86,9 @@ type AppSpec struct {
 	Partitions int `json:"partitions,omitempty"`
 	// Iterations of an iterative class (kmeans).
 	Iterations int `json:"iterations,omitempty"`
+	// Job names the recurring job this application is a run of ("" for
+	// none): ground truth for grouping runs, written to truth.json.
+	Job string `json:"job,omitempty"`
 }
 
 // ArrivalSpec adds random applications arriving as a Poisson process over
@@ -98,6 +101,29 @@ type ArrivalSpec struct {
 	InputGB   float64 `json:"inputGB"`
 	Executors int     `json:"executors"`
 	Cores     int     `json:"cores"`
+	// Recurring are jobs that run again and again; RecurringShare of the
+	// arrivals are runs of one of them (drawn uniformly), the rest one-off
+	// applications with names of their own.
+	Recurring      []RecurringSpec `json:"recurring,omitempty"`
+	RecurringShare float64         `json:"recurringShare,omitempty"`
+}
+
+// RecurringSpec is a job that runs repeatedly: each run has the job's
+// engine, class and configuration, an input within ±50% of InputGB, 3 to 6
+// iterations when its class iterates, and a
+// name made from Name by replacing {date} (the run's submission day,
+// 2006-01-02), {time} (15:04:05), {ts} (epoch milliseconds), {uuid} (a
+// random UUID), {hex} (12 random hexadecimal digits) and {n} (a 4-digit
+// run number): what changes between runs of real recurring jobs.
+type RecurringSpec struct {
+	Job        string  `json:"job"`
+	Engine     string  `json:"engine"`
+	Class      string  `json:"class"`
+	Name       string  `json:"name"`
+	InputGB    float64 `json:"inputGB"`
+	Executors  int     `json:"executors,omitempty"`
+	Cores      int     `json:"cores,omitempty"`
+	Partitions int     `json:"partitions,omitempty"`
 }
 
 // SchedulerSpec holds the scheduler's options.

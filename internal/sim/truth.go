@@ -84,6 +84,9 @@ type AppTruth struct {
 	Name   string `json:"name"`
 	// Dominant is the class's dominant resource: cpu, disk or network.
 	Dominant string `json:"dominant"`
+	// Job is the recurring job the application is a run of ("" for a
+	// one-off): runs with the same Job are the same job.
+	Job string `json:"job,omitempty"`
 	// Path is where its log was written, relative to the output folder.
 	Path     string `json:"path"`
 	StartMs  int64  `json:"startMs"`
