@@ -72,6 +72,16 @@ type Filter struct {
 	Oldest bool
 }
 
+// Brief is a run as fleet summaries see it: which job, when, how long.
+type Brief struct {
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	JobKey     string `json:"jobKey"`
+	Start      int64  `json:"start"`
+	End        int64  `json:"end,omitempty"`
+	DurationMs int64  `json:"durationMs"`
+}
+
 // Store keeps the run history. Implementations are safe for concurrent use,
 // also by several processes (two indexers on one store).
 type Store interface {
@@ -90,6 +100,10 @@ type Store interface {
 	Runs(ctx context.Context, f Filter) ([]*Run, error)
 	// Count returns how many runs match f (Limit and Offset ignored).
 	Count(ctx context.Context, f Filter) (int, error)
+	// Briefs returns the few columns of every run matching f that fleet
+	// summaries need, oldest first (Limit, Offset, Oldest and Detail are
+	// ignored).
+	Briefs(ctx context.Context, f Filter) ([]Brief, error)
 	// Variants returns every distinct JobKey with its engine, normalized
 	// name, DAG and number of runs.
 	Variants(ctx context.Context) ([]Variant, error)

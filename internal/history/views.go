@@ -45,8 +45,8 @@ const MinTrendRuns = 6
 
 // DurationTrend compares the latest third of runs (oldest first) with the
 // earliest.
-func DurationTrend(runs []*Run) Trend {
-	var done []*Run
+func DurationTrend(runs []*Brief) Trend {
+	var done []*Brief
 	for _, r := range runs {
 		if r.End > 0 && r.DurationMs > 0 && r.Start > 0 {
 			done = append(done, r)
@@ -58,7 +58,7 @@ func DurationTrend(runs []*Run) Trend {
 	}
 	third := len(done) / 3
 	first, last := done[:third], done[len(done)-third:]
-	med := func(rs []*Run) float64 {
+	med := func(rs []*Brief) float64 {
 		d := make([]float64, len(rs))
 		for i, r := range rs {
 			d[i] = float64(r.DurationMs)
@@ -79,14 +79,27 @@ func Jobs(ctx context.Context, st Store, opt GroupOptions) ([]*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	briefs, err := st.Briefs(ctx, Filter{})
+	if err != nil {
+		return nil, err
+	}
+	byVariant := map[string][]int{}
+	for i := range briefs {
+		byVariant[briefs[i].JobKey] = append(byVariant[briefs[i].JobKey], i)
+	}
 	var out []*Job
 	for _, g := range Group(vs, opt) {
-		runs, err := st.Runs(ctx, Filter{JobKeys: g.Variants, Oldest: true})
-		if err != nil {
-			return nil, err
+		var idx []int
+		for _, k := range g.Variants {
+			idx = append(idx, byVariant[k]...)
 		}
-		if len(runs) == 0 {
+		if len(idx) == 0 {
 			continue
+		}
+		sort.Ints(idx) // briefs are oldest first
+		runs := make([]*Brief, len(idx))
+		for i, j := range idx {
+			runs[i] = &briefs[j]
 		}
 		out = append(out, summarizeJob(g, runs))
 	}
@@ -99,7 +112,8 @@ func Jobs(ctx context.Context, st Store, opt GroupOptions) ([]*Job, error) {
 	return out, nil
 }
 
-func summarizeJob(g *Recurring, runs []*Run) *Job {
+// summarizeJob summarizes a job's runs, oldest first.
+func summarizeJob(g *Recurring, runs []*Brief) *Job {
 	last := runs[len(runs)-1]
 	j := &Job{Recurring: *g, Name: last.Name, Latest: last.Key, First: runs[0].Start, Last: last.Start}
 	var durations []float64

@@ -159,6 +159,25 @@ func (s *Store) Runs(ctx context.Context, f history.Filter) ([]*history.Run, err
 	return out, nil
 }
 
+// Briefs returns the runs matching f, oldest first, with few columns.
+func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
+	var out []history.Brief
+	err := s.query(ctx, `SELECT key, name, job_key, start, end, duration_ms FROM history_runs FINAL`+where(f)+
+		` ORDER BY start, key FORMAT RowBinary`, func(d *clickhttp.RowReader) error {
+		r := reader{d: d}
+		var b history.Brief
+		r.str(&b.Key)
+		r.str(&b.Name)
+		r.str(&b.JobKey)
+		r.int(&b.Start)
+		r.int(&b.End)
+		r.int(&b.DurationMs)
+		out = append(out, b)
+		return r.err
+	})
+	return out, s.err("read runs", err)
+}
+
 func readRun(d *clickhttp.RowReader) (*history.Run, uint64, error) {
 	r := reader{d: d}
 	run := &history.Run{}

@@ -272,6 +272,19 @@ func filters(t *testing.T, open Opener) {
 	check("combined", history.Filter{User: "ana", MinSeverity: diagnose.Low, From: all[4].Start}, func(r *history.Run) bool {
 		return r.User == "ana" && r.Worst >= diagnose.Low && r.Start >= all[4].Start
 	})
+	briefs, err := s.Briefs(context.Background(), history.Filter{User: "bo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantBriefs []history.Brief
+	for _, r := range all {
+		if r.User == "bo" {
+			wantBriefs = append(wantBriefs, history.Brief{Key: r.Key, Name: r.Name, JobKey: r.JobKey, Start: r.Start, End: r.End, DurationMs: r.DurationMs})
+		}
+	}
+	if diff := cmp.Diff(wantBriefs, briefs); diff != "" {
+		t.Errorf("briefs of bo's runs differ (-want +got):\n%s", diff)
+	}
 	page := runs(t, s, history.Filter{Limit: 5, Offset: 10})
 	if len(page) != 5 || page[0].Key != all[29].Key || page[4].Key != all[25].Key {
 		t.Errorf("page of 5 from 10: got %d runs starting %v", len(page), page)

@@ -211,6 +211,25 @@ func scanStages(rows *sql.Rows, byID map[int64]*history.Run) error {
 	return rows.Err()
 }
 
+// Briefs returns the runs matching f, oldest first, with few columns.
+func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
+	w, args := where(f)
+	rows, err := s.db.QueryContext(ctx, `SELECT key, name, job_key, start, end, duration_ms FROM history_runs`+w+` ORDER BY start, key`, args...)
+	if err != nil {
+		return nil, s.err("read runs", err)
+	}
+	defer rows.Close()
+	var out []history.Brief
+	for rows.Next() {
+		var b history.Brief
+		if err := rows.Scan(&b.Key, &b.Name, &b.JobKey, &b.Start, &b.End, &b.DurationMs); err != nil {
+			return nil, s.err("read runs", err)
+		}
+		out = append(out, b)
+	}
+	return out, s.err("read runs", rows.Err())
+}
+
 // severity converts a stored severity, clamping unknown values.
 func severity(v int) diagnose.Severity {
 	return diagnose.Severity(max(0, min(v, int(diagnose.Critical))))
