@@ -64,3 +64,30 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestScale is the SQLite store's scale test on ClickHouse, also with
+// one indexer per log folder writing at once; the tables' size on disk per
+// run and per task attempt is logged.
+func TestScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scale test")
+	}
+	u := database(t)
+	s, err := clickhouse.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs := historytest.FleetRuns(t, historytest.ScaleRuns())
+	historytest.Scale(t, s, runs, 200*time.Millisecond)
+	tasks := 0
+	for _, r := range runs {
+		tasks += r.Totals.Tasks
+	}
+	size, err := s.BytesOnDisk(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tables %d bytes on disk: %d bytes per run, %.1f bytes per task attempt (%d runs, %d attempts)",
+		size, size/int64(len(runs)), float64(size)/float64(tasks), len(runs), tasks)
+}

@@ -14,3 +14,14 @@ func (s *Store) SetSchemaVersion(ctx context.Context, v int) error {
 	row = clickhttp.AppendUint64(row, s.version())
 	return s.c.Exec(ctx, `INSERT INTO history_meta (key, value, version) FORMAT RowBinary`, row)
 }
+
+// BytesOnDisk sums the active parts of the history's tables.
+func (s *Store) BytesOnDisk(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.query(ctx, `SELECT toInt64(sum(bytes_on_disk)) FROM system.parts WHERE active AND database = currentDatabase()
+		AND table LIKE 'history_%' FORMAT RowBinary`, func(d *clickhttp.RowReader) (err error) {
+		n, err = d.Int64()
+		return err
+	})
+	return n, err
+}

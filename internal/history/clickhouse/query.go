@@ -34,10 +34,11 @@ func (s *Store) query(ctx context.Context, q string, row func(d *clickhttp.RowRe
 	}
 }
 
-// keys returns the keys of the live runs matching cond.
-func (s *Store) keys(ctx context.Context, cond string) ([]string, error) {
+// keys returns the keys of the runs that the rest of a query (its WHERE,
+// ORDER BY and LIMIT clauses) selects.
+func (s *Store) keys(ctx context.Context, rest string) ([]string, error) {
 	var out []string
-	err := s.query(ctx, `SELECT key FROM history_runs FINAL WHERE deleted = 0 AND `+cond+` FORMAT RowBinary`,
+	err := s.query(ctx, `SELECT key FROM history_runs FINAL`+rest+` FORMAT RowBinary`,
 		func(d *clickhttp.RowReader) error {
 			k, err := d.String()
 			out = append(out, k)
@@ -128,15 +129,28 @@ func (s *Store) Count(ctx context.Context, f history.Filter) (int, error) {
 }
 
 // Runs returns the runs matching f, newest first (oldest with f.Oldest).
+// A page (f.Limit set) is found in two steps: the page's keys from the
+// few columns that order and filter, read with FINAL over the whole table,
+// then the page's rows by key through the primary index. Reading every
+// column of every run with FINAL to keep 100 of them is what made a page of
+// 100,000 runs take 1.4 s on 18.16.
 func (s *Store) Runs(ctx context.Context, f history.Filter) ([]*history.Run, error) {
-	q := `SELECT ` + runColumns + `, version FROM history_runs FINAL` + where(f)
+	order := " ORDER BY start DESC, key DESC"
 	if f.Oldest {
-		q += " ORDER BY start, key"
-	} else {
-		q += " ORDER BY start DESC, key DESC"
+		order = " ORDER BY start, key"
 	}
+	q := `SELECT ` + runColumns + `, version FROM history_runs FINAL` + where(f) + order
+	var page []string
 	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d, %d", f.Offset, f.Limit)
+		var err error
+		page, err = s.keys(ctx, where(f)+order+fmt.Sprintf(" LIMIT %d, %d", f.Offset, f.Limit))
+		if err != nil {
+			return nil, s.err("read runs", err)
+		}
+		if len(page) == 0 {
+			return nil, nil
+		}
+		q = `SELECT ` + runColumns + `, version FROM history_runs FINAL WHERE key IN ` + inList(page) + ` AND deleted = 0`
 	} else if f.Offset > 0 {
 		q += fmt.Sprintf(" LIMIT %d, %d", f.Offset, int64(1)<<62)
 	}
@@ -151,12 +165,30 @@ func (s *Store) Runs(ctx context.Context, f history.Filter) ([]*history.Run, err
 	if err != nil {
 		return nil, s.err("read runs", err)
 	}
+	if page != nil {
+		out, gens = inOrder(page, out, gens)
+	}
 	if f.Detail && len(out) > 0 {
 		if err := s.detail(ctx, out, gens, f.Host); err != nil {
 			return nil, s.err("read runs", err)
 		}
 	}
 	return out, nil
+}
+
+// inOrder puts runs (and their generations) in the order of keys.
+func inOrder(keys []string, runs []*history.Run, gens []uint64) ([]*history.Run, []uint64) {
+	at := make(map[string]int, len(runs))
+	for i, r := range runs {
+		at[r.Key] = i
+	}
+	outR, outG := make([]*history.Run, 0, len(keys)), make([]uint64, 0, len(keys))
+	for _, k := range keys {
+		if i, ok := at[k]; ok {
+			outR, outG = append(outR, runs[i]), append(outG, gens[i])
+		}
+	}
+	return outR, outG
 }
 
 // Briefs returns the runs matching f, oldest first, with few columns.

@@ -19,7 +19,7 @@ func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Ru
 		keys[i] = r.Key
 		given[r.Key] = true
 	}
-	old, err := s.keys(ctx, `log = `+clickhttp.Quote(st.Path))
+	old, err := s.keys(ctx, where(history.Filter{})+` AND log = `+clickhttp.Quote(st.Path))
 	if err != nil {
 		return s.err("put "+st.Path, err)
 	}
@@ -66,7 +66,7 @@ func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Ru
 // Forget writes tombstones for a log's state, resume state and runs.
 func (s *Store) Forget(ctx context.Context, path string) error {
 	v := s.version()
-	old, err := s.keys(ctx, `log = `+clickhttp.Quote(path))
+	old, err := s.keys(ctx, where(history.Filter{})+` AND log = `+clickhttp.Quote(path))
 	if err != nil {
 		return s.err("forget "+path, err)
 	}
