@@ -22,15 +22,53 @@ type resumeState struct {
 	Events    int64
 	Counts    map[string]int64 // valid events by handler name
 	StageJobs map[int32][]int32
+	// Databricks part markers and the Spark context being read (dbc.go);
+	// the applications of earlier contexts are snapshotted before this.
+	Context     string
+	Parts       []partState
+	PartStarted bool
+	Photon      photonState
 }
 
-// Snapshot writes the decoder's state to w. The decoder stays usable.
+// partState and photonState are partMark and photonUse with exported
+// fields, for gob.
+type partState struct {
+	Number int64
+	File   string
+	Line   int64
+}
+
+type photonState struct {
+	On         bool
+	Evidence   []string
+	Tasks      int64
+	Filled     [4]int64
+	Cumulative int64
+}
+
+// Snapshot writes the decoder's state to w: the number of applications of
+// earlier Spark contexts, those applications and the one being read
+// (model.WriteSnapshot), then the rest of the state. The decoder stays
+// usable.
 func (d *Decoder) Snapshot(w io.Writer) error {
+	if err := gob.NewEncoder(w).Encode(len(d.done)); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	for _, a := range d.done {
+		if err := model.WriteSnapshot(w, a); err != nil {
+			return err
+		}
+	}
 	d.app.Hosts = d.hosts.All
 	if err := model.WriteSnapshot(w, d.app); err != nil {
 		return err
 	}
-	st := resumeState{Events: d.events, Counts: map[string]int64{}, StageJobs: d.stageJobs}
+	st := resumeState{Events: d.events, Counts: map[string]int64{}, StageJobs: d.stageJobs, Context: d.context,
+		PartStarted: d.partStarted, Photon: photonState{On: d.photon.on, Evidence: d.photon.evidence,
+			Tasks: d.photon.tasks, Filled: d.photon.filled, Cumulative: d.photon.cumulative}}
+	for _, p := range d.parts {
+		st.Parts = append(st.Parts, partState{p.number, p.file, p.line})
+	}
 	for i, n := range d.counts {
 		if n > 0 {
 			st.Counts[handlerNames[i]] = n
@@ -42,9 +80,27 @@ func (d *Decoder) Snapshot(w io.Writer) error {
 	return nil
 }
 
+// maxDone bounds the finished applications a snapshot may claim.
+const maxDone = 1 << 16
+
 // Resume returns a decoder in the state a Snapshot wrote.
 func Resume(r io.Reader) (*Decoder, error) {
-	br := bufio.NewReader(r) // one buffered reader for both gob streams
+	br := bufio.NewReader(r) // one buffered reader for every gob stream
+	var done int
+	if err := gob.NewDecoder(br).Decode(&done); err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	if done < 0 || done > maxDone {
+		return nil, fmt.Errorf("read snapshot: %d finished applications", done)
+	}
+	d := NewDecoder()
+	for range done {
+		a, err := model.ReadSnapshot(br)
+		if err != nil {
+			return nil, err
+		}
+		d.done = append(d.done, a)
+	}
 	app, err := model.ReadSnapshot(br)
 	if err != nil {
 		return nil, err
@@ -53,7 +109,6 @@ func Resume(r io.Reader) (*Decoder, error) {
 	if err := gob.NewDecoder(br).Decode(&st); err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
-	d := NewDecoder()
 	d.app = app
 	if len(app.Reasons) == 0 {
 		app.Reasons = []model.Reason{{}}
@@ -88,6 +143,12 @@ func Resume(r io.Reader) (*Decoder, error) {
 	for i, name := range handlerNames {
 		d.counts[i] = st.Counts[name]
 	}
+	d.context, d.partStarted = st.Context, st.PartStarted
+	for _, p := range st.Parts {
+		d.parts = append(d.parts, partMark{p.Number, p.File, p.Line})
+	}
+	ph := st.Photon
+	d.photon = photonUse{on: ph.On, evidence: ph.Evidence, tasks: ph.Tasks, filled: ph.Filled, cumulative: ph.Cumulative}
 	return d, nil
 }
 

@@ -17,17 +17,17 @@ import (
 )
 
 // readAll decodes data whole with Feed.
-func readAll(name string, data []byte) *model.App {
+func readAll(name string, data []byte) []*model.App {
 	d := NewDecoder()
 	d.Feed(name, bytes.NewReader(data))
-	return d.App()
+	return d.Apps()
 }
 
 // readResumed decodes data in pieces cut at the given byte offsets, as the
 // run history reads a growing log: each piece but the last with FeedLines,
 // the decoder then snapshotted and resumed from the snapshot, the last
 // piece with FeedFrom.
-func readResumed(t *testing.T, name string, data []byte, cuts []int) *model.App {
+func readResumed(t *testing.T, name string, data []byte, cuts []int) []*model.App {
 	t.Helper()
 	d := NewDecoder()
 	var done, line int64
@@ -49,7 +49,7 @@ func readResumed(t *testing.T, name string, data []byte, cuts []int) *model.App 
 		}
 	}
 	d.FeedFrom(name, bytes.NewReader(data[done:]), line)
-	return d.App()
+	return d.Apps()
 }
 
 var appCmp = []cmp.Option{

@@ -67,7 +67,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	logs, skipped, ferr := source.Find(paths)
+	logs, skipped, ferr := load.Find(paths, load.Options{})
 	stats := &Stats{Logs: len(logs), Skipped: skipped}
 	if ferr != nil {
 		stats.Problems = append(stats.Problems, ferr)
@@ -207,9 +207,7 @@ func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history
 		}
 		res, err := load.Growing(l, resume, progress)
 		readErr = err
-		if res.App != nil {
-			apps = []*model.App{res.App}
-		}
+		apps = res.Apps
 		o.resumed = res.Resumed
 		if err := st.PutResume(ctx, l.Name, res.State); err != nil {
 			return nil, err

@@ -57,7 +57,9 @@ func TestIndexRealLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Runs != withID || n < len(ids) || n != stats.Runs-stats.Moved || stats.Failed != len(res.Apps)-withID {
+	// Moved is counted before each write: two logs of one application read
+	// at once may both miss the other, so held may be below Runs-Moved.
+	if stats.Runs != withID || n < len(ids) || n > stats.Runs-stats.Moved || stats.Failed != len(res.Apps)-withID {
 		t.Fatalf("%d runs written, %d held (%d moved, %d failed); the loader reads %d applications, %d with an id, %d distinct keys",
 			stats.Runs, n, stats.Moved, stats.Failed, len(res.Apps), withID, len(ids))
 	}
@@ -176,13 +178,13 @@ func TestIndexGrowingLog(t *testing.T) {
 	}
 }
 
-// A log that cannot be indexed (here an application that crashed before it
-// started: no application id) is recorded with its error, not retried while
-// unchanged, and read again once it changes.
+// A log that cannot be indexed (here one whose only line is cut short: no
+// event at all) is recorded with its error, not retried while unchanged,
+// and read again once it changes.
 func TestIndexFailedLogRetried(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app-2")
-	if err := os.WriteFile(path, []byte(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"+`{"Event":`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st := openStore(t)
@@ -192,7 +194,7 @@ func TestIndexFailedLogRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs, _ := st.Logs(ctx)
-	if len(logs) != 1 || first.Failed != 1 || !strings.Contains(logs[0].Error, "no application id") || len(logs[0].Runs) != 0 {
+	if len(logs) != 1 || first.Failed != 1 || !strings.Contains(logs[0].Error, "no Spark event") || len(logs[0].Runs) != 0 {
 		t.Fatalf("a log without an application: %+v, logs %+v; want it recorded as failed with its error", first, logs)
 	}
 	again, _ := Pass(ctx, st, []string{dir}, Options{})

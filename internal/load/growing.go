@@ -43,10 +43,12 @@ const growingVersion = 1
 
 // GrowingResult is what one growing read gives.
 type GrowingResult struct {
-	// App is the application, nil when the log held no Spark event.
-	App *model.App
-	// State is what to pass next time: nil when the application ended (or
-	// nothing was read), so there is nothing to go on from.
+	// Apps are the applications read (one, unless Databricks markers name
+	// several Spark contexts: eventlog.Decoder.Apps); none when the log held
+	// no Spark event.
+	Apps []*model.App
+	// State is what to pass next time: nil when the (last) application
+	// ended, or nothing was read, so there is nothing to go on from.
 	State []byte
 	// Resumed is set when the read went on from the state given; Bytes is
 	// the stored bytes read this time.
@@ -114,15 +116,20 @@ parts:
 			errs = append(errs, err)
 		}
 	}
-	app := d.App()
+	events := d.Events()
+	apps := d.Apps()
 	res.Bytes = bytesRead
-	if d.Events() == 0 {
-		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, app.Quality.Lines))
+	if events == 0 {
+		errs = append(errs, fmt.Errorf("%w: no Spark event in %d lines", eventlog.ErrNotEventLog, apps[0].Quality.Lines))
 		return res, fmt.Errorf("%s: %w", l.Name, errors.Join(errs...))
 	}
-	finish(l, app)
-	res.App = app
-	if !res.App.Complete {
+	for _, a := range apps {
+		if err := finish(l, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	res.Apps = apps
+	if !apps[len(apps)-1].Complete {
 		res.State = snap
 	}
 	if err := errors.Join(errs...); err != nil {

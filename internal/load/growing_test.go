@@ -1,11 +1,13 @@
 package load
 
 import (
+	"archive/zip"
 	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,7 +15,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
-	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -41,23 +42,24 @@ func realLogBytes(t *testing.T) []byte {
 
 func findOne(t *testing.T, path string) *source.Log {
 	t.Helper()
-	logs, _, err := source.Find([]string{path})
+	logs, _, err := Find([]string{path}, Options{})
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("find %s: %d logs, %v", path, len(logs), err)
 	}
 	return logs[0]
 }
 
-func wholeApp(t *testing.T, data []byte) *model.App {
-	d := eventlog.NewDecoder()
-	if err := d.Feed("x", bytes.NewReader(data)); err != nil {
-		t.Fatal(err)
+// wholeApp reads the log at path whole, as every command does.
+func wholeApp(t *testing.T, path string) *model.App {
+	t.Helper()
+	apps, err := Log(findOne(t, path), nil)
+	if err != nil || len(apps) != 1 {
+		t.Fatalf("read %s whole: %d applications, %v", path, len(apps), err)
 	}
-	return d.App()
+	return apps[0]
 }
 
-var sameApp = []cmp.Option{cmpopts.EquateEmpty(), cmp.Exporter(func(reflect.Type) bool { return true }),
-	cmpopts.IgnoreFields(model.App{}, "Source", "LastUpdated"), cmpopts.IgnoreFields(model.Issue{}, "File")}
+var sameApp = []cmp.Option{cmpopts.EquateEmpty(), cmp.Exporter(func(reflect.Type) bool { return true })}
 
 // A single in-progress file read at three sizes, each read going on from
 // the last: each read takes in about what was added, and the last gives the
@@ -95,8 +97,8 @@ func TestGrowingSingleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := wholeApp(t, data)
-	if diff := cmp.Diff(want, last.App, sameApp...); diff != "" {
+	want := wholeApp(t, path)
+	if diff := cmp.Diff(want, last.Apps[0], sameApp...); diff != "" {
 		t.Fatalf("read on in pieces differs from read whole (-whole +pieces):\n%s", diff)
 	}
 	if want.Complete && last.State != nil {
@@ -161,7 +163,72 @@ func TestGrowingRollingCompressed(t *testing.T) {
 	if err != nil || !res.Resumed || res.Bytes != s2+s3 {
 		t.Fatalf("pass 2: resumed %v, %d bytes read (want %d: parts 2 and 3), %v", res.Resumed, res.Bytes, s2+s3, err)
 	}
-	if diff := cmp.Diff(wholeApp(t, data), res.App, sameApp...); diff != "" {
+	if diff := cmp.Diff(wholeApp(t, dir), res.Apps[0], sameApp...); diff != "" {
 		t.Fatalf("rolling read in passes differs from read whole (-whole +passes):\n%s", diff)
 	}
+}
+
+// A Databricks log-delivery folder (real parts from shared/data) whose
+// live eventlog grows: read on from where the last pass stopped, it gives
+// what reading it whole gives, markers, rollovers and notes included.
+func TestGrowingDatabricksFolder(t *testing.T) {
+	zr, err := zip.OpenReader(filepath.Join(sharedtest.Dir(t, "platform-logs"), "spark-log-parser/tests/logs/databricks-rollover.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	dir := filepath.Join(t.TempDir(), "cluster-1")
+	os.Mkdir(dir, 0o755)
+	var live []byte
+	for _, f := range zr.File {
+		name := filepath.Base(f.Name)
+		if !strings.HasPrefix(f.Name, "databricks_example_1/eventlog") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "eventlog" {
+			live = data
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if live == nil {
+		t.Fatal("no live eventlog in the archive")
+	}
+	path := filepath.Join(dir, "eventlog")
+	appendTo := func(b []byte) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(b)
+		f.Close()
+	}
+	appendTo(live[:len(live)/2+5])
+	first, err := Growing(findOne(t, dir), nil, nil)
+	if err != nil || first.State == nil {
+		t.Fatalf("first read: state %d bytes, %v", len(first.State), err)
+	}
+	appendTo(live[len(live)/2+5:])
+	second, err := Growing(findOne(t, dir), first.State, nil)
+	if err != nil || !second.Resumed {
+		t.Fatalf("second read: resumed %v, %v", second.Resumed, err)
+	}
+	if second.Bytes > int64(len(live)-len(live)/2)+64<<10 {
+		t.Errorf("second read took %d bytes for %d added", second.Bytes, len(live)-len(live)/2-5)
+	}
+	if diff := cmp.Diff(wholeApp(t, dir), second.Apps[0], sameApp...); diff != "" {
+		t.Fatalf("Databricks folder read in passes differs from read whole (-whole +passes):\n%s", diff)
+	}
+	t.Logf("live part %d bytes: first read %d bytes, second %d; %d rollovers", len(live), first.Bytes, second.Bytes, len(second.Apps[0].Rollovers))
 }

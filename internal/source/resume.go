@@ -28,7 +28,7 @@ func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (io.ReadClos
 	} else if !plain {
 		return nil, fmt.Errorf("source: %q: %w: compressed", p.Name, ErrNotResumable)
 	}
-	f, err := l.fsys.Open(p.Path)
+	f, err := l.partFS(i).Open(p.Path)
 	if err != nil {
 		return nil, fmt.Errorf("source: open %q: %w", p.Name, err)
 	}
@@ -64,7 +64,7 @@ func (l *Log) Plain(i int) (bool, error) {
 	if p.Codec != codec.None {
 		return false, nil
 	}
-	f, err := l.fsys.Open(p.Path)
+	f, err := l.partFS(i).Open(p.Path)
 	if err != nil {
 		return false, fmt.Errorf("source: open %q: %w", p.Name, err)
 	}
@@ -77,11 +77,6 @@ func (l *Log) Plain(i int) (bool, error) {
 	return codec.Detect(p.Name, head[:n]) == codec.None, nil
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
 // fingerprintBytes is how much of the start of each part Fingerprint reads.
 const fingerprintBytes = 4 << 10
 
@@ -92,8 +87,8 @@ const fingerprintBytes = 4 << 10
 func (l *Log) Fingerprint() (string, error) {
 	h := sha256.New()
 	buf := make([]byte, fingerprintBytes)
-	for _, p := range l.Parts {
-		f, err := l.fsys.Open(p.Path)
+	for i, p := range l.Parts {
+		f, err := l.partFS(i).Open(p.Path)
 		if err != nil {
 			return "", fmt.Errorf("source: open %q: %w", p.Name, err)
 		}

@@ -186,12 +186,15 @@ func (l *Log) OpenProgress(i int, progress func(n int64)) (io.ReadCloser, error)
 	if i < 0 || i >= len(l.Parts) {
 		return nil, fmt.Errorf("source: %q: part %d of %d", l.Name, i, len(l.Parts))
 	}
-	p := &l.Parts[i]
-	fsys := l.fsys
-	if p.fsys != nil {
-		fsys = p.fsys
+	return openPart(l.partFS(i), &l.Parts[i], progress)
+}
+
+// partFS is the file system part i opens in.
+func (l *Log) partFS(i int) fs.FS {
+	if p := &l.Parts[i]; p.fsys != nil {
+		return p.fsys
 	}
-	return openPart(fsys, p, progress)
+	return l.fsys
 }
 
 // OpenConf returns the MapReduce job configuration XML, decompressed.
