@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/history"
+	chstore "github.com/clusterlens/clusterlens/internal/history/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/history/sqlite"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -276,4 +278,87 @@ func TestTwoIndexers(t *testing.T) {
 		t.Fatalf("%d runs stored by two indexers, want the %d applications", len(seen), len(keys))
 	}
 	t.Logf("two indexers: %+v and %+v; %d runs stored", *stats[0], *stats[1], len(runs))
+}
+
+// One indexer per log folder, all writing into one ClickHouse at once:
+// the runs stored are exactly those one indexer over everything stores in
+// SQLite, none lost or doubled, each with the same totals and stages.
+func TestIndexersPerPrefixOnClickHouse(t *testing.T) {
+	url := strings.TrimSuffix(sharedtest.Service(t, "CLICKHOUSE_URL"), "/") + fmt.Sprintf("/indexers_%d", time.Now().UnixNano()%1e9)
+	root := sharedtest.Dir(t, "logs")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prefixes []string
+	for _, e := range entries {
+		if e.IsDir() {
+			prefixes = append(prefixes, filepath.Join(root, e.Name()))
+		}
+	}
+	ctx := context.Background()
+	ref := openStore(t)
+	if _, err := Pass(ctx, ref, prefixes, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(prefixes))
+	for i, p := range prefixes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := chstore.Open(ctx, url)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer st.Close()
+			_, errs[i] = Pass(ctx, st, []string{p}, Options{Workers: 1})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := chstore.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.DropDatabase(ctx)
+	want, err := ref.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ch.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := func(rs []*history.Run) map[string]*history.Run {
+		m := map[string]*history.Run{}
+		for _, r := range rs {
+			if m[r.Key] != nil {
+				t.Errorf("run %s stored twice", r.Key)
+			}
+			m[r.Key] = r
+		}
+		return m
+	}
+	w, g := index(want), index(got)
+	for k, r := range w {
+		c := g[k]
+		if c == nil {
+			t.Errorf("run %s lost", k)
+			continue
+		}
+		if c.Totals != r.Totals || len(c.Stages) != len(r.Stages) || len(c.Hosts) != len(r.Hosts) {
+			t.Errorf("run %s differs: totals %+v vs %+v, %d vs %d stages, %d vs %d host rows", k, c.Totals, r.Totals,
+				len(c.Stages), len(r.Stages), len(c.Hosts), len(r.Hosts))
+		}
+	}
+	if len(g) != len(w) {
+		t.Errorf("%d runs on ClickHouse from %d indexers, %d from one indexer on SQLite", len(g), len(prefixes), len(w))
+	}
+	t.Logf("%d indexers, one per folder, stored %d runs on ClickHouse, as one indexer stores on SQLite", len(prefixes), len(g))
 }
