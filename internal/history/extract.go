@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ func FromApp(app *model.App, log string, inProgress bool, findings []diagnose.Fi
 	r := &Run{
 		Key: RunKey(app), Log: log,
 		ID: app.ID, Attempt: app.AttemptID, Name: app.Name, User: app.User,
-		Engine: app.Engine.String(), Version: app.Version,
+		Engine: app.Engine.String(), Version: app.Version, Platform: app.Platform.Name,
 		Start: app.Start, End: app.End, DurationMs: app.Duration(), LastUpdated: app.LastUpdated,
 		Status:   status(app, s, inProgress),
 		Findings: []Finding{},
@@ -126,7 +127,8 @@ func status(app *model.App, s *summary.Summary, inProgress bool) Status {
 
 // cluster reads the cluster's facts from the log: hosts that ran tasks,
 // executors, the most executor cores alive at once, the executor memory
-// setting and the instance types the properties name.
+// setting and the instance types the platform's properties name (workers'
+// first).
 func cluster(app *model.App, s *summary.Summary) Cluster {
 	c := Cluster{Hosts: s.Totals.Hosts, Executors: s.Totals.Executors, Cores: peakCores(app)}
 	if v, ok := app.Env.SparkProp("spark.executor.memory"); ok {
@@ -138,30 +140,13 @@ func cluster(app *model.App, s *summary.Summary) Cluster {
 		}
 	}
 	var types []string
-	for _, key := range instanceTypeProps {
-		if v, ok := app.Env.SparkProp(key); ok && v != "" && !containsString(types, v) {
-			types = append(types, v)
+	for _, t := range []string{app.Platform.Cluster.WorkerNodeType, app.Platform.Cluster.DriverNodeType} {
+		if t != "" && !slices.Contains(types, t) {
+			types = append(types, t)
 		}
 	}
 	c.InstanceTypes = strings.Join(types, ",")
 	return c
-}
-
-// instanceTypeProps are the Spark properties in which managed platforms
-// name node types (Databricks' cluster usage tags; EMR and Dataproc do not
-// write theirs into Spark's properties).
-var instanceTypeProps = []string{
-	"spark.databricks.clusterUsageTags.driverNodeType",
-	"spark.databricks.clusterUsageTags.workerNodeType",
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // peakCores is the largest number of executor cores alive at once, from

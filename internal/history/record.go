@@ -91,7 +91,8 @@ type Cluster struct {
 	// ExecutorMemoryMB is spark.executor.memory (or MapReduce's map
 	// container memory), 0 when the log does not say.
 	ExecutorMemoryMB int64 `json:"executorMemoryMB,omitempty"`
-	// InstanceTypes are the node types the properties name, comma-joined.
+	// InstanceTypes are the node types the platform's properties name,
+	// comma-joined, the workers' first (model.Platform.Cluster).
 	InstanceTypes string `json:"instanceTypes,omitempty"`
 }
 
