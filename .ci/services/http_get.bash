@@ -14,3 +14,9 @@ http_get() {
 		timeout 2 cat <&3 | tr -d '\r' | sed '1,/^$/d'
 	) 2>/dev/null
 }
+
+# tcp_open PORT succeeds when something accepts connections on
+# 127.0.0.1:PORT (for servers that answer 403 to an unsigned GET).
+tcp_open() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}

@@ -1,15 +1,23 @@
 package source
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/objstore"
+	"github.com/clusterlens/clusterlens/internal/objstore/open"
 )
 
 // Find finds the logs under paths given by a user: files, folders (searched
-// recursively), zip archives, and globs (filepath.Match syntax). Each path
+// recursively), zip archives, and globs (filepath.Match syntax), on the
+// local disk or in an object store (s3://, gs://, abfss://, wasbs://
+// URLs, read through internal/objstore; a glob's literal prefix is the
+// store's listing prefix). Each path
 // must hold at least one log: err (errors.Join of one error per bad path)
 // names each path that does not exist, matches nothing, or holds no log
 // (wrapping ErrNotLog), while logs and skipped hold what the other paths
@@ -19,6 +27,14 @@ func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err err
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range paths {
+		if objstore.IsURL(p) {
+			s, err := findURL(p)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			logs, skipped = s.keep(logs, skipped, seen)
+			continue
+		}
 		matches := []string{p}
 		if hasMeta(p) {
 			if _, err := os.Lstat(p); err != nil {
@@ -38,17 +54,49 @@ func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err err
 			if err != nil {
 				errs = append(errs, err)
 			}
-			for _, l := range s.logs {
-				if !seen[l.key] {
-					seen[l.key] = true
-					logs = append(logs, l)
-				}
-			}
-			skipped = append(skipped, s.skipped...)
+			logs, skipped = s.keep(logs, skipped, seen)
 		}
 	}
 	all := &scanner{logs: logs, skipped: skipped}
 	return all.result(), all.skipped, errors.Join(errs...)
+}
+
+// keep appends the logs of s not seen yet and its skipped files.
+func (s *scanner) keep(logs []*Log, skipped []Skipped, seen map[string]bool) ([]*Log, []Skipped) {
+	for _, l := range s.logs {
+		if !seen[l.key] {
+			seen[l.key] = true
+			logs = append(logs, l)
+		}
+	}
+	return logs, append(skipped, s.skipped...)
+}
+
+// findURL scans an object-store URL: an object, a key prefix (a folder),
+// or a glob over keys.
+func findURL(u string) (*scanner, error) {
+	fsys, root, err := open.Open(context.Background(), u, objstore.Options{})
+	if err != nil {
+		return &scanner{}, fmt.Errorf("source: %w", err)
+	}
+	s := &scanner{list: fsys, open: fsys, display: fsys.URL, key: fsys.URL(".")}
+	if !hasMeta(root) {
+		return s, s.explicit(root)
+	}
+	matches, err := fsys.Glob(root)
+	if err != nil {
+		return s, fmt.Errorf("source: pattern %q: %w", u, err)
+	}
+	if len(matches) == 0 {
+		return s, fmt.Errorf("source: %q: no object matches the pattern: %w", u, fs.ErrNotExist)
+	}
+	var errs []error
+	for _, m := range matches {
+		if err := s.explicit(m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return s, errors.Join(errs...)
 }
 
 // findOne scans one operating-system path through os.DirFS.

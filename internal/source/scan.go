@@ -129,7 +129,12 @@ func (s *scanner) dir(p string) {
 			s.skip(child, "macOS archive metadata (resource forks of the files beside it)")
 			continue
 		}
-		info, err := fs.Stat(s.list, child)
+		// The entry's own attributes, as listed (one request less per
+		// object in a store); a symbolic link's are its target's.
+		info, err := e.Info()
+		if err == nil && e.Type()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(s.list, child)
+		}
 		if err != nil {
 			s.skip(child, "unreadable: %v", err)
 			continue
