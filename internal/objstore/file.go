@@ -71,6 +71,10 @@ func (f *FS) readRange(key, version string, off, n int64, buf []byte) ([]byte, E
 		return nil, e, err
 	}
 	defer rc.Close()
+	if version != "" && e.Version != "" && e.Version != version {
+		// The store ignored the precondition (some emulators do).
+		return nil, e, &HTTPError{Status: http.StatusPreconditionFailed, Message: "version " + e.Version + ", was " + version}
+	}
 	want := min(n, max(e.Size-off, 0))
 	if cap(buf) < int(want) {
 		buf = make([]byte, want)

@@ -49,22 +49,23 @@ type Options struct {
 	// from the Application Default Credentials (or http.DefaultClient for
 	// an emulator).
 	HTTPClient *http.Client
-	// Endpoint replaces the API's address (default: STORAGE_EMULATOR_HOST,
-	// else https://storage.googleapis.com).
+	// Endpoint is an emulator's address, reached without credentials
+	// (default: STORAGE_EMULATOR_HOST, else https://storage.googleapis.com
+	// with credentials).
 	Endpoint string
 }
 
 // New returns the bucket named bucket.
 func New(ctx context.Context, bucket string, opt Options) (*Bucket, error) {
-	b := &Bucket{hc: opt.HTTPClient, endpoint: opt.Endpoint, bucket: bucket}
-	if b.endpoint == "" {
-		if h := os.Getenv(EmulatorEnv); h != "" {
-			b.endpoint = h
-			if !strings.Contains(h, "://") {
-				b.endpoint = "http://" + h
-			}
-			b.about = "none (" + EmulatorEnv + "=" + h + ")"
-		}
+	b := &Bucket{hc: opt.HTTPClient, bucket: bucket}
+	if h := os.Getenv(EmulatorEnv); h != "" {
+		b.endpoint, b.about = h, "none ("+EmulatorEnv+"="+h+")"
+	}
+	if opt.Endpoint != "" {
+		b.endpoint, b.about = opt.Endpoint, "none (an emulator at "+opt.Endpoint+")"
+	}
+	if b.endpoint != "" && !strings.Contains(b.endpoint, "://") {
+		b.endpoint = "http://" + b.endpoint
 	}
 	if b.endpoint == "" {
 		b.endpoint = "https://storage.googleapis.com"
