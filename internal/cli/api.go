@@ -72,17 +72,27 @@ func runAPI(e *env, path, request string) error {
 
 // loadSparkLogs reads the Spark event logs under path (a log file, or a
 // folder searched recursively with rolling and Spark 1.x layouts, compressed
-// logs and History Server zips). Logs read only in part are returned with a
-// problem each; other kinds of logs (MapReduce) are left out.
+// logs and History Server zips, on disk or in an object store). Logs read
+// only in part are returned with a problem each; other kinds of logs
+// (MapReduce) are left out.
 func loadSparkLogs(path string) (apps []*model.App, problems []error, err error) {
-	res, err := load.Paths([]string{path}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+	res, err := load.Paths([]string{path}, sparkOnly)
 	if err != nil {
 		return nil, nil, fmt.Errorf("find logs: %w", err)
 	}
+	return sparkApps(res), res.Problems, nil
+}
+
+// sparkOnly loads Spark event logs only.
+var sparkOnly = load.Options{Kinds: []source.Kind{source.SparkEventLog}}
+
+// sparkApps keeps the applications that have an id.
+func sparkApps(res *load.Result) []*model.App {
+	var apps []*model.App
 	for _, a := range res.Apps {
 		if a.ID != "" {
 			apps = append(apps, a)
 		}
 	}
-	return apps, res.Problems, nil
+	return apps
 }

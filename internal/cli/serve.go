@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -34,6 +36,8 @@ func init() {
 			Short: "Serve the Spark History Server REST API over HTTP",
 			Long: `serve reads the Spark event logs in DIR and serves the Spark History Server's REST API
 (/api/v1) over HTTP, on the loopback interface unless --addr says otherwise.
+DIR may be an object-store prefix (s3://, gs://, abfss://, wasbs://), which is
+watched: listed again every --rescan (default 1m there) and new or changed logs read.
 It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
@@ -46,33 +50,42 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 				return runServe(ctx, o, log, nil)
 			},
 		}
-		cmd.Flags().StringVar(&o.logs, "logs", "", "folder (or file) of Spark event logs")
+		cmd.Flags().StringVar(&o.logs, "logs", "", "folder (or file) of Spark event logs, or an object-store URL")
 		cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:18080", "address to listen on")
-		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "re-read the logs this often (0: never)")
+		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "look for new and changed logs this often (0: never, or 1m for an object-store URL)")
 		return cmd
 	})
 }
+
+// defaultBucketRescan is how often serve lists an object-store prefix again
+// when --rescan is not given: stores notify no one, so watching is polling.
+const defaultBucketRescan = time.Minute
 
 // runServe serves until ctx ends. When ready is not nil it receives the
 // listening address once the server accepts connections.
 func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<- string) error {
 	var index atomic.Pointer[shs.Index]
-	load := func() error {
+	var cache load.Cache // a rescan reads only new and changed logs
+	read := func() error {
 		start := time.Now()
-		apps, problems, err := loadSparkLogs(o.logs)
+		res, fresh, err := cache.Paths([]string{o.logs}, sparkOnly)
 		if errors.Is(err, source.ErrNotLog) {
 			log.Warn("no Spark event logs yet", "dir", o.logs)
 		} else if err != nil {
-			return err
+			return fmt.Errorf("find logs: %w", err)
 		}
-		for _, p := range problems {
+		for _, p := range res.Problems {
 			log.Warn("log read in part", "err", p)
 		}
+		apps := sparkApps(res)
 		index.Store(shs.NewIndex(apps))
-		log.Info("logs read", "dir", o.logs, "applications", len(apps), "took", time.Since(start).Round(time.Millisecond))
+		log.Info("logs read", "dir", o.logs, "applications", len(apps), "logs read anew", fresh, "took", time.Since(start).Round(time.Millisecond))
 		return nil
 	}
-	if err := load(); err != nil {
+	if o.rescan == 0 && objstore.IsURL(o.logs) {
+		o.rescan = defaultBucketRescan
+	}
+	if err := read(); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", o.addr)
@@ -103,7 +116,7 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 			}
 			return fmt.Errorf("serve: %w", err)
 		case <-tick:
-			if err := load(); err != nil {
+			if err := read(); err != nil {
 				log.Error("rescan", "err", err)
 			}
 		case <-ctx.Done():

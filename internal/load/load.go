@@ -78,15 +78,33 @@ func Paths(paths []string, opts Options) (*Result, error) {
 
 // Logs reads logs in parallel, keeping their order.
 func Logs(logs []*source.Log, opts Options) *Result {
+	res := &Result{}
+	for _, o := range readAll(logs, opts) {
+		res.add(o)
+	}
+	return res
+}
+
+// read is what reading one log gave.
+type read struct {
+	apps []*model.App
+	err  error
+}
+
+func (r *Result) add(o read) {
+	r.Apps = append(r.Apps, o.apps...)
+	if o.err != nil {
+		r.Problems = append(r.Problems, o.err)
+	}
+}
+
+// readAll reads logs with opts.Workers goroutines, one result per log.
+func readAll(logs []*source.Log, opts Options) []read {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type out struct {
-		apps []*model.App
-		err  error
-	}
-	outs := make([]out, len(logs))
+	outs := make([]read, len(logs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(workers, len(logs)); w++ {
@@ -103,14 +121,73 @@ func Logs(logs []*source.Log, opts Options) *Result {
 	}
 	close(next)
 	wg.Wait()
-	res := &Result{}
-	for _, o := range outs {
-		res.Apps = append(res.Apps, o.apps...)
-		if o.err != nil {
-			res.Problems = append(res.Problems, o.err)
+	return outs
+}
+
+// Cache remembers what each log gave, so that reading the same paths again
+// reads only the logs that are new or changed, by their parts' names,
+// sizes and modification times: serve's rescans of a bucket fetch only
+// those. The zero value is ready.
+type Cache struct {
+	mu   sync.Mutex
+	logs map[string]cached // by log name
+}
+
+type cached struct {
+	sig  string
+	read read
+}
+
+// signature identifies a log's content as its listing shows it.
+func signature(l *source.Log) string {
+	var b strings.Builder
+	for _, p := range l.Parts {
+		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p.Name, p.Size, p.ModTime.UnixNano())
+	}
+	if l.Conf != nil {
+		fmt.Fprintf(&b, "%s\x00%d\x00%d", l.Conf.Name, l.Conf.Size, l.Conf.ModTime.UnixNano())
+	}
+	return b.String()
+}
+
+// Paths is the package's Paths through the cache; fresh is how many logs
+// were read anew. Logs no longer found are forgotten.
+func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	logs, skipped, ferr := Find(paths, opts)
+	if len(logs) == 0 {
+		c.logs = nil
+		if ferr == nil {
+			ferr = fmt.Errorf("no logs found in %v (%d files skipped)", paths, len(skipped))
+		}
+		return &Result{Skipped: skipped}, 0, ferr
+	}
+	sigs := make([]string, len(logs))
+	var stale []*source.Log
+	for i, l := range logs {
+		sigs[i] = signature(l)
+		if e, ok := c.logs[l.Name]; !ok || e.sig != sigs[i] {
+			stale = append(stale, l)
 		}
 	}
-	return res
+	outs := readAll(stale, opts)
+	kept := make(map[string]cached, len(logs))
+	res = &Result{Skipped: skipped}
+	for i, l := range logs {
+		e, ok := c.logs[l.Name]
+		if !ok || e.sig != sigs[i] {
+			e = cached{sig: sigs[i], read: outs[0]}
+			outs = outs[1:]
+		}
+		kept[l.Name] = e
+		res.add(e.read)
+	}
+	c.logs = kept
+	if ferr != nil {
+		res.Problems = append(res.Problems, ferr)
+	}
+	return res, len(stale), nil
 }
 
 // Log reads one log: one application for Spark and .jhist, one per job for

@@ -1,9 +1,11 @@
 package load
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -81,6 +83,40 @@ func TestBrokenLogsArePartialAndLabeled(t *testing.T) {
 		}
 		if c.badLines > 0 && (len(a.Quality.Issues) == 0 || a.Quality.Issues[0].Line == 0 || a.Quality.Issues[0].File == "") {
 			t.Errorf("%s: bad line not labeled with file and line: %+v", c.path, a.Quality.Issues)
+		}
+	}
+}
+
+// TestCacheReadsOnlyChangedLogs reads a folder three times through a
+// Cache: all logs, then none, then only the log whose file changed.
+func TestCacheReadsOnlyChangedLogs(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(sharedtest.Dir(t, "shs-expectations"), "spark-events")
+	names := []string{"local-1422981780767", "app-20161115172038-0000", "local-1430917381534"}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c Cache
+	want := []int{3, 0, 1}
+	for i, w := range want {
+		if i == 2 {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(filepath.Join(dir, names[1]), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, fresh, err := c.Paths([]string{dir}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fresh != w || len(res.Apps) != 3 || len(res.Problems) != 0 {
+			t.Errorf("pass %d: read %d logs anew (want %d), %d applications (want 3), problems %v", i+1, fresh, w, len(res.Apps), res.Problems)
 		}
 	}
 }

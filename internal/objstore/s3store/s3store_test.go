@@ -2,7 +2,6 @@ package s3store_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,52 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/objstore/objstoretest"
 	"github.com/clusterlens/clusterlens/internal/objstore/s3store"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
-// bucket is the bucket the tests write to.
-const bucket = "clusterlens-test"
-
-// server configures the environment for the S3 server that .ci/services/s3.sh
-// starts (versitygw) and returns its endpoint and a client to write with.
-func server(t testing.TB) (string, *s3.Client) {
-	endpoint := sharedtest.Service(t, "CLUSTERLENS_S3_ENDPOINT")
-	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID":           sharedtest.Service(t, "CLUSTERLENS_S3_ACCESS_KEY"),
-		"AWS_SECRET_ACCESS_KEY":       sharedtest.Service(t, "CLUSTERLENS_S3_SECRET_KEY"),
-		"AWS_ENDPOINT_URL_S3":         endpoint,
-		"AWS_REGION":                  "us-east-1",
-		"AWS_EC2_METADATA_DISABLED":   "true", // never ask 169.254.169.254
-		"AWS_CONFIG_FILE":             "/dev/null",
-		"AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-		"AWS_PROFILE":                 "",
-		s3store.AddressingEnv:         "",
-	} {
-		t.Setenv(k, v)
-	}
-	c := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: &endpoint, UsePathStyle: true,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: sharedtest.Service(t, "CLUSTERLENS_S3_ACCESS_KEY"), SecretAccessKey: sharedtest.Service(t, "CLUSTERLENS_S3_SECRET_KEY")}, nil
-		}),
-	})
-	_, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)})
-	var owned interface{ ErrorCode() string }
-	if err != nil && !(errors.As(err, &owned) && strings.HasPrefix(owned.ErrorCode(), "BucketAlready")) {
-		t.Fatalf("create bucket: %v", err)
-	}
-	return endpoint, c
-}
+const bucket = objstoretest.S3Bucket
 
 // store is the test bucket as an objstoretest.Store.
 func store(t testing.TB) objstoretest.Store {
-	_, c := server(t)
+	_, put := objstoretest.S3(t)
 	return objstoretest.Store{
 		New: func(opt objstore.Options) *objstore.FS {
 			b, err := s3store.New(context.Background(), bucket, s3store.Options{})
@@ -64,12 +28,7 @@ func store(t testing.TB) objstoretest.Store {
 			}
 			return objstore.New(b, "s3://"+bucket, opt)
 		},
-		Put: func(t testing.TB, key string, r io.Reader, size int64) {
-			_, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: &key, Body: r, ContentLength: &size})
-			if err != nil {
-				t.Fatalf("put %s: %v", key, err)
-			}
-		},
+		Put: put,
 	}
 }
 
@@ -82,7 +41,7 @@ func TestLargeObjectBoundedMemory(t *testing.T) {
 func TestRealLogs(t *testing.T) { objstoretest.RealLogs(t, store(t).Put, "s3://"+bucket+"/") }
 
 func TestErrors(t *testing.T) {
-	endpoint, _ := server(t)
+	objstoretest.S3(t)
 	open := func(name string, retry objstore.Retry) *objstore.FS {
 		b, err := s3store.New(context.Background(), name, s3store.Options{})
 		if err != nil {
@@ -99,20 +58,17 @@ func TestErrors(t *testing.T) {
 	if _, err := refused.Open("x"); err == nil || !strings.Contains(err.Error(), "access key clus…") || !strings.Contains(err.Error(), "EnvConfigCredentials") {
 		t.Errorf("refusal: %v, want the access key id and where it came from", err)
 	}
-	_ = endpoint
 }
 
 // TestVirtualHost reads with virtual-host addressing: the bucket in the
 // host name (clusterlens-test.s3.test:PORT), which versitygw serves under
 // --virtual-domain; every host name is dialled at 127.0.0.1.
 func TestVirtualHost(t *testing.T) {
-	endpoint, c := server(t)
+	endpoint, put := objstoretest.S3(t)
 	domain := sharedtest.Service(t, "CLUSTERLENS_S3_VHOST")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(endpoint, "http://"))
 	key := "vhost/hello.txt"
-	if _, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: &key, Body: strings.NewReader("hello")}); err != nil {
-		t.Fatal(err)
-	}
+	put.Bytes(t, key, []byte("hello"))
 	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+domain+":"+port)
 	t.Setenv(s3store.AddressingEnv, "virtual")
 	var hosts []string
