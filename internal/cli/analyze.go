@@ -65,7 +65,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.StringVar(&o.spec, "dataflow", "", "dataflow specification: a built-in name ("+fmt.Sprint(dataflow.BuiltinNames())+") or a file (default: by engine)")
 		f.StringVar(&o.html, "html", "", "also write an offline HTML report to this file")
 		f.StringVar(&o.minSeverity, "min-severity", "low", "report findings of at least this severity (none, low, moderate, severe, critical)")
-		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc, nmon), a folder, a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
+		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc, nmon), a folder, an object-store URL (s3://, gs://, abfss://), a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")

@@ -121,3 +121,46 @@ func TestServeWatchesBucket(t *testing.T) {
 		t.Errorf("shutdown: %v", err)
 	}
 }
+
+// TestAnalyzeAndPeerFromS3 puts a simulated CPU-hog run (logs and node
+// metrics) and a peer profile in an S3 bucket: analyze --metrics and peer
+// diagnose --profile --logs must print what they print for the same files
+// on disk.
+func TestAnalyzeAndPeerFromS3(t *testing.T) {
+	_, put := objstoretest.S3(t)
+	dir := t.TempDir()
+	for _, s := range []string{"11", "12"} {
+		if code, _, errs := run(t, "simulate", "--scenario", "clean", "--seed", s, "--out", filepath.Join(dir, "clean"+s)); code != ExitOK {
+			t.Fatalf("simulate: %s", errs)
+		}
+	}
+	hog := filepath.Join(dir, "hog")
+	if code, _, errs := run(t, "simulate", "--scenario", "cpu-hog", "--seed", "3", "--out", hog); code != ExitOK {
+		t.Fatalf("simulate: %s", errs)
+	}
+	prof := filepath.Join(dir, "hog", "profile.json")
+	if code, out, errs := run(t, "peer", "train", "--out", prof, filepath.Join(dir, "clean11"), filepath.Join(dir, "clean12")); code != ExitOK {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	prefix := fmt.Sprintf("analyze-%d/", time.Now().UnixNano())
+	objstoretest.Upload(t, put, hog, prefix)
+	url := "s3://" + objstoretest.S3Bucket + "/" + strings.TrimSuffix(prefix, "/")
+	for _, args := range [][]string{
+		{"analyze", "--format", "json", "--metrics", url, url},
+		{"peer", "diagnose", "--profile", url + "/profile.json", "--logs", url, "--format", "json", url},
+	} {
+		code, out, errs := run(t, args...)
+		local := append([]string(nil), args...)
+		for i, a := range local {
+			local[i] = strings.Replace(a, url, hog, 1)
+		}
+		lcode, lout, lerrs := run(t, local...)
+		if code != lcode || len(out) < 100 {
+			t.Errorf("%v: exit %d, from disk %d: %s / %s", args[:2], code, lcode, errs, lerrs)
+			continue
+		}
+		if strings.ReplaceAll(out, url, hog) != lout {
+			t.Errorf("%v: output differs from the disk's", args[:2])
+		}
+	}
+}

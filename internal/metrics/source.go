@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/objstore"
+	"github.com/clusterlens/clusterlens/internal/objstore/open"
 )
 
 // ErrPartial marks a metric file read only in part: its readable samples
@@ -51,6 +51,9 @@ type SourceOptions struct {
 //   - a directory: every file under it (recursively, hidden ones skipped)
 //     whose content is one of those formats, in lexical order; other
 //     files (event logs, truth.json, phases.csv.zst) are skipped.
+//   - s3://, gs://, abfss:// or wasbs:// URLs (internal/objstore): an
+//     object or a key prefix, read as the file or directory above; a sadc
+//     file is streamed to a temporary file for sadf.
 //
 // For files, a zero from or to leaves that end open. A file read in part
 // (ErrPartial) does not stop a directory's read: the error, joining every
@@ -77,18 +80,26 @@ func ReadSourceWith(ctx context.Context, spec string, from, to time.Time, opt So
 		return p.Read(ctx, from, to, fn)
 	}
 	filter := sourceFilter(ctx, from, to, fn)
-	st, err := os.Stat(spec)
-	if err != nil {
-		return fmt.Errorf("metric source: %w", err)
-	}
-	if !st.IsDir() {
-		kind, err := sourceSniff(spec)
+	src, root := localFiles(spec), "."
+	if objstore.IsURL(spec) {
+		fsys, p, err := open.Open(ctx, spec, objstore.Options{})
 		if err != nil {
 			return fmt.Errorf("metric source: %w", err)
 		}
-		return sourceReadFile(ctx, spec, kind, opt, filter)
+		src, root = files{fsys: fsys, display: fsys.URL, local: func(string) string { return "" }}, p
 	}
-	return sourceDir(ctx, spec, opt, filter)
+	st, err := fs.Stat(src.fsys, root)
+	if err != nil {
+		return fmt.Errorf("metric source %s: %w", spec, err)
+	}
+	if !st.IsDir() {
+		kind, err := src.sniff(root)
+		if err != nil {
+			return fmt.Errorf("metric source: %w", err)
+		}
+		return src.readFile(ctx, root, kind, opt, filter)
+	}
+	return src.dir(ctx, root, opt, filter)
 }
 
 // sourceProm builds a PromSource from a URL with optional step, scrape,
@@ -148,18 +159,18 @@ func sourceFilter(ctx context.Context, from, to time.Time, fn func(*model.Sample
 	}
 }
 
-// sourceDir reads every metric file under dir, going on past files read
-// in part.
-func sourceDir(ctx context.Context, dir string, opt SourceOptions, fn func(*model.Sample) error) error {
+// dir reads every metric file under the folder root, going on past files
+// read in part.
+func (f files) dir(ctx context.Context, root string, opt SourceOptions, fn func(*model.Sample) error) error {
 	found := 0
 	var partial []error
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(f.fsys, root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("metric source: %w", err)
 		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
+		if name != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -169,18 +180,18 @@ func sourceDir(ctx context.Context, dir string, opt SourceOptions, fn func(*mode
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		kind, err := sourceSniff(path)
+		kind, err := f.sniff(name)
 		if err != nil {
 			return fmt.Errorf("metric source: %w", err)
 		}
 		if kind == sourceUnknown {
 			if opt.Warn != nil {
-				opt.Warn(path + ": skipped: not a metric file")
+				opt.Warn(f.display(name) + ": skipped: not a metric file")
 			}
 			return nil
 		}
 		found++
-		err = sourceReadFile(ctx, path, kind, opt, fn)
+		err = f.readFile(ctx, name, kind, opt, fn)
 		if errors.Is(err, ErrPartial) {
 			partial = append(partial, err)
 			return nil
@@ -188,7 +199,7 @@ func sourceDir(ctx context.Context, dir string, opt SourceOptions, fn func(*mode
 		return err
 	})
 	if err == nil && found == 0 {
-		return fmt.Errorf("metric source %s: no metric file in the directory (want CSV, sadf -j JSON, sadc data or nmon files)", dir)
+		return fmt.Errorf("metric source %s: no metric file in the directory (want CSV, sadf -j JSON, sadc data or nmon files)", f.display(root))
 	}
 	if err == nil {
 		err = errors.Join(partial...)

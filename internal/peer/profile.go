@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"math"
 	"os"
 
+	"github.com/clusterlens/clusterlens/internal/objstore"
+	"github.com/clusterlens/clusterlens/internal/objstore/open"
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
@@ -111,9 +114,20 @@ func LoadProfile(r io.Reader, name string) (*Profile, error) {
 	return &p, nil
 }
 
-// LoadProfileFile reads the profile at path.
+// LoadProfileFile reads the profile at path, a local file or an
+// object-store URL (s3://, gs://, abfss://, wasbs://).
 func LoadProfileFile(path string) (*Profile, error) {
-	f, err := os.Open(path)
+	var f io.ReadCloser
+	var err error
+	if objstore.IsURL(path) {
+		var fsys *objstore.FS
+		var name string
+		if fsys, name, err = open.Open(context.Background(), path, objstore.Options{}); err == nil {
+			f, err = fsys.Open(name)
+		}
+	} else {
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read profile: %w", err)
 	}
