@@ -246,20 +246,8 @@ func Large(t *testing.T, s Store, size, limit int64) {
 		t.Skip("large object: not in -short")
 	}
 	key := fmt.Sprintf("large-%d/object.bin", time.Now().UnixNano())
-	tmp, err := os.CreateTemp(t.TempDir(), "large")
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := putGenerated(t, s.Put, key, 7, size)
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(NewGen(7), size)); err != nil {
-		t.Fatal(err)
-	}
-	want := h.Sum(nil)
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	s.Put(t, key, tmp, size)
-	tmp.Close()
 
 	f := s.New(objstore.Options{ChunkSize: 1 << 20, Parallel: 4})
 	runtime.GC()
@@ -302,6 +290,26 @@ func Large(t *testing.T, s Store, size, limit int64) {
 	if grew > limit {
 		t.Errorf("heap grew by %d bytes while streaming %d, want at most %d", grew, size, limit)
 	}
+}
+
+// putGenerated puts size bytes of NewGen(seed) under key, through a
+// temporary file (some stores' clients want a body they can seek), and
+// returns their SHA-256.
+func putGenerated(t testing.TB, put Put, key string, seed uint64, size int64) []byte {
+	tmp, err := os.CreateTemp(t.TempDir(), "object")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Close()
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(NewGen(seed), size)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	put(t, key, tmp, size)
+	return h.Sum(nil)
 }
 
 // NewGen returns an endless stream of pseudo-random bytes from seed.
@@ -468,7 +476,9 @@ func RealLogs(t *testing.T, put Put, base string) {
 	start = time.Now()
 	rres := load.Logs(rlogs, load.Options{})
 	t.Logf("read %d applications (%d bytes stored) in %s", len(rres.Apps), source.TotalSize(rlogs), time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	lres := load.Logs(llogs, load.Options{})
+	t.Logf("the same from the local disk in %s", time.Since(start).Round(time.Millisecond))
 	if len(rres.Apps) != len(lres.Apps) || len(rres.Problems) != len(lres.Problems) {
 		t.Fatalf("%d applications and %d problems from the store, %d and %d from the disk", len(rres.Apps), len(rres.Problems), len(lres.Apps), len(lres.Problems))
 	}
@@ -501,5 +511,56 @@ func RealLogs(t *testing.T, put Put, base string) {
 	}
 	if checked < 50 {
 		t.Errorf("only %d single-file Spark logs checked against expected-counts.tsv", checked)
+	}
+}
+
+// BenchSize is the object size of the read benchmarks.
+const BenchSize = 64 << 20
+
+// BenchRead measures reading a BenchSize object whole through objstore
+// with opt (b.SetBytes: MB/s is the read throughput).
+func BenchRead(b *testing.B, s Store, opt objstore.Options) {
+	key := fmt.Sprintf("bench-%d/object.bin", BenchSize)
+	f := s.New(opt)
+	if st, err := fs.Stat(f, key); err != nil || st.Size() != BenchSize {
+		putGenerated(b, s.Put, key, 9, BenchSize)
+	}
+	b.SetBytes(BenchSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		fl, err := f.Open(key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.Copy(io.Discard, fl); err != nil || n != BenchSize {
+			b.Fatalf("read %d bytes: %v", n, err)
+		}
+		fl.Close()
+	}
+}
+
+// BenchLocal measures reading the same BenchSize bytes from a local file
+// (in the page cache after the first pass), the baseline of BenchRead.
+func BenchLocal(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "object.bin")
+	out, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, io.LimitReader(NewGen(9), BenchSize)); err != nil {
+		b.Fatal(err)
+	}
+	out.Close()
+	b.SetBytes(BenchSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		fl, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.Copy(io.Discard, fl); err != nil || n != BenchSize {
+			b.Fatalf("read %d bytes: %v", n, err)
+		}
+		fl.Close()
 	}
 }

@@ -95,3 +95,12 @@ func TestVirtualHost(t *testing.T) {
 		t.Errorf("dialled %v, want %s (virtual-host addressing)", hosts, want)
 	}
 }
+
+// BenchmarkRead reads a 64 MiB object: Parallel4 with objstore's defaults
+// (8 MiB ranges, 4 in flight), Parallel1 one range after the other, Local
+// the same bytes from a local file.
+func BenchmarkRead(b *testing.B) {
+	b.Run("Parallel4", func(b *testing.B) { objstoretest.BenchRead(b, store(b), objstore.Options{}) })
+	b.Run("Parallel1", func(b *testing.B) { objstoretest.BenchRead(b, store(b), objstore.Options{Parallel: 1}) })
+	b.Run("Local", objstoretest.BenchLocal)
+}
