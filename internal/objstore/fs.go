@@ -162,8 +162,13 @@ func (f *FS) list(dir, prefix string) ([]fs.DirEntry, error) {
 // the store as the listing prefix, so "logs/app-2024*" lists only the keys
 // that start with "logs/app-2024".
 func (f *FS) Glob(pattern string) ([]string, error) {
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, err
+	for _, elem := range strings.Split(pattern, "/") { // each element must be a pattern, as fs.Glob wants
+		if _, err := path.Match(elem, ""); err != nil {
+			return nil, err
+		}
+	}
+	if !fs.ValidPath(pattern) {
+		return nil, nil // as fs.Glob: no path matches
 	}
 	var out []string
 	var walk func(dir string, rest []string) error

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 	"sync"
@@ -42,6 +43,9 @@ func Parse(raw string) (Location, error) {
 	p = path.Clean("/" + p)[1:]
 	if p == "" {
 		p = "."
+	}
+	if !fs.ValidPath(p) {
+		return Location{}, fmt.Errorf("%q: the key is not valid UTF-8", raw)
 	}
 	return Location{Scheme: strings.ToLower(scheme), Authority: host, Path: p}, nil
 }
