@@ -107,15 +107,23 @@ func putBuf(b []byte) {
 }
 
 // fetch reads one chunk, resuming after a short body and retrying
-// transient errors.
+// transient errors; a policy's worth of attempts that got some bytes
+// earns another, so that a long range survives many cuts.
 func (fl *file) fetch(c *chunk) {
 	defer close(c.done)
 	buf := c.buf
-	c.err = fl.fs.do("read", fl.name, func() error {
-		got, _, err := fl.fs.readRange(fl.name, fl.e.Version, c.off+int64(len(buf)), c.n-int64(len(buf)), buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+len(got)]
-		return err
-	})
+	for {
+		progress := false
+		c.err = fl.fs.do("read", fl.name, func() error {
+			got, _, err := fl.fs.readRange(fl.name, fl.e.Version, c.off+int64(len(buf)), c.n-int64(len(buf)), buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+len(got)]
+			progress = progress || len(got) > 0
+			return err
+		})
+		if c.err == nil || !progress || !Transient(c.err) {
+			break
+		}
+	}
 	c.buf = buf
 }
 

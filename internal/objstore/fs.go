@@ -83,7 +83,7 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 			return nil, err
 		}
 	}
-	found, err := f.any(dirPrefix(name))
+	found, err := f.exists(dirPrefix(name))
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +96,10 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 // errStop ends a listing early.
 var errStop = errors.New("stop listing")
 
-// any reports whether some key starts with prefix; for "" it checks that
+// exists reports whether some key starts with prefix; for "" it checks that
 // the bucket can be listed. A folder marker (an empty object named prefix,
 // as consoles create) is enough.
-func (f *FS) any(prefix string) (bool, error) {
+func (f *FS) exists(prefix string) (bool, error) {
 	found := false
 	err := f.do("list", strings.TrimSuffix(prefix, "/"), func() error {
 		err := f.b.List(context.Background(), prefix, func(Entry) error {
@@ -151,9 +151,9 @@ func (f *FS) list(dir, prefix string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An object and a folder of the same name ("x" and "x/y") are both
+	// listed, as no file system could: Open and Stat find the object.
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	// An object and a folder of the same name ("x" and "x/y"): keep both,
-	// the folder first, as a file system could not; Open finds the object.
 	return entries, nil
 }
 

@@ -136,7 +136,9 @@ type Options struct {
 	// 8 MiB).
 	ChunkSize int64
 	// FirstChunk is the size of the first range read by Open (default
-	// 256 KiB): enough to sniff a file's kind without reading it whole.
+	// 64 KiB): what the log finder's sniffing reads (a 64 KiB buffer for
+	// at most 8 KiB of decompressed text), so that finding logs costs one
+	// small request per object.
 	FirstChunk int64
 	// Parallel is how many ranges of one file are fetched at once
 	// (default 4); 1 reads them one after the other.
@@ -148,7 +150,7 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultChunkSize  = 8 << 20
-	DefaultFirstChunk = 256 << 10
+	DefaultFirstChunk = 64 << 10
 	DefaultParallel   = 4
 )
 

@@ -157,6 +157,99 @@ func Run(t *testing.T, s Store) {
 		}
 	})
 	t.Run("Read", func(t *testing.T) { checkRead(t, s, pre) })
+	t.Run("Faults", func(t *testing.T) { checkFaults(t, s, f, pre) })
+}
+
+// checkFaults reads through a backend that refuses the first request at
+// each offset with a 503 and cuts the second one's body short: retries and
+// resumed ranges must still deliver the object exactly.
+func checkFaults(t *testing.T, s Store, f *objstore.FS, pre string) {
+	data := make([]byte, 200_000)
+	if _, err := io.ReadFull(NewGen(3), data); err != nil {
+		t.Fatal(err)
+	}
+	key := pre + "faults/object.bin"
+	s.Put.Bytes(t, key, data)
+	fb := &faultyBackend{Backend: f.Backend(), seen: map[string]int{}}
+	ff := objstore.New(fb, f.URL("."), objstore.Options{FirstChunk: 5000, ChunkSize: 30_000, Parallel: 2,
+		Retry: objstore.Retry{Attempts: 3, Base: time.Millisecond, Max: 5 * time.Millisecond}})
+	entries, err := fs.ReadDir(ff, pre+"faults")
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("listing through faults: %v, %v", entries, err)
+	}
+	fl, err := ff.Open(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(fl)
+	fl.Close()
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read through faults: %d bytes (want %d, first difference at %d), %v", len(got), len(data), firstDiff(got, data), err)
+	}
+	if fb.cut == 0 || fb.refused == 0 {
+		t.Errorf("%d bodies cut, %d requests refused: the faults were not injected", fb.cut, fb.refused)
+	}
+}
+
+// faultyBackend refuses the first request for each prefix or offset with
+// a 503 (SlowDown) and cuts the second read at an offset after 1000 bytes.
+type faultyBackend struct {
+	objstore.Backend
+	mu           sync.Mutex
+	seen         map[string]int
+	cut, refused int
+}
+
+// fault counts a request for what and says how it fails.
+func (b *faultyBackend) fault(what string) (refuse, cut bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seen[what]++
+	switch b.seen[what] {
+	case 1:
+		b.refused++
+		return true, false
+	case 2:
+		return false, true
+	}
+	return false, false
+}
+
+func (b *faultyBackend) List(ctx context.Context, prefix string, fn func(objstore.Entry) error) error {
+	if refuse, _ := b.fault("list " + prefix); refuse {
+		return &objstore.HTTPError{Status: 503, Code: "SlowDown"}
+	}
+	return b.Backend.List(ctx, prefix, fn)
+}
+
+func (b *faultyBackend) Read(ctx context.Context, key, version string, off, n int64) (io.ReadCloser, objstore.Entry, error) {
+	refuse, cut := b.fault(fmt.Sprintf("read %s %d", key, off))
+	if refuse {
+		return nil, objstore.Entry{}, &objstore.HTTPError{Status: 503, Code: "SlowDown"}
+	}
+	rc, e, err := b.Backend.Read(ctx, key, version, off, n)
+	if err != nil || !cut || n <= 1000 {
+		return rc, e, err
+	}
+	b.mu.Lock()
+	b.cut++
+	b.mu.Unlock()
+	return cutBody{io.LimitReader(rc, 1000), rc}, e, nil
+}
+
+// cutBody ends with io.ErrUnexpectedEOF after its limit, as a dropped
+// connection does.
+type cutBody struct {
+	r io.Reader
+	io.Closer
+}
+
+func (c cutBody) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
 }
 
 // checkRead reads an object across several ranges, at random, and after it
