@@ -79,7 +79,7 @@ func Paths(paths []string, opts Options) (*Result, error) {
 // Logs reads logs in parallel, keeping their order.
 func Logs(logs []*source.Log, opts Options) *Result {
 	res := &Result{}
-	for _, o := range readAll(logs, opts) {
+	for _, o := range readEach(logs, opts) {
 		res.add(o)
 	}
 	return res
@@ -98,8 +98,8 @@ func (r *Result) add(o read) {
 	}
 }
 
-// readAll reads logs with opts.Workers goroutines, one result per log.
-func readAll(logs []*source.Log, opts Options) []read {
+// readEach reads logs with opts.Workers goroutines, one result per log.
+func readEach(logs []*source.Log, opts Options) []read {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -171,7 +171,7 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 			stale = append(stale, l)
 		}
 	}
-	outs := readAll(stale, opts)
+	outs := readEach(stale, opts)
 	kept := make(map[string]cached, len(logs))
 	res = &Result{Skipped: skipped}
 	for i, l := range logs {

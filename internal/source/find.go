@@ -28,7 +28,7 @@ func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err err
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if objstore.IsURL(p) {
-			s, err := findURL(p)
+			s, err := findURL(p, opts)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -74,12 +74,12 @@ func (s *scanner) keep(logs []*Log, skipped []Skipped, seen map[string]bool) ([]
 
 // findURL scans an object-store URL: an object, a key prefix (a folder),
 // or a glob over keys.
-func findURL(u string) (*scanner, error) {
+func findURL(u string, opts Options) (*scanner, error) {
 	fsys, root, err := open.Open(context.Background(), u, objstore.Options{})
 	if err != nil {
-		return &scanner{}, fmt.Errorf("source: %w", err)
+		return newScanner(nil, nil, "", opts), fmt.Errorf("source: %w", err)
 	}
-	s := &scanner{list: fsys, open: fsys, display: fsys.URL, key: fsys.URL(".")}
+	s := newScanner(fsys, fsys.URL, fsys.URL("."), opts)
 	if !hasMeta(root) {
 		return s, s.explicit(root)
 	}

@@ -510,7 +510,7 @@ func (b recordingBackend) List(ctx context.Context, prefix string, fn func(objst
 }
 
 // RealLogs puts shared/data/logs below a fresh prefix of the bucket whose
-// URL is base ("s3://bucket/") and reads it back through source.Find and
+// URL is base ("s3://bucket/") and reads it back through load.Find and
 // load: the logs found (kind, layout, parts and their sizes) and the files
 // skipped must be those of the local folder, each application's summary
 // must equal the local one, and every single-file Spark log's task totals
@@ -526,12 +526,12 @@ func RealLogs(t *testing.T, put Put, base string) {
 	remote := func(name string) string { return strings.TrimPrefix(name, url+"/") }
 
 	start = time.Now()
-	rlogs, rskipped, err := source.Find([]string{url})
+	rlogs, rskipped, err := load.Find([]string{url}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("found %d logs in %s (%d files skipped)", len(rlogs), time.Since(start).Round(time.Millisecond), len(rskipped))
-	llogs, lskipped, err := source.Find([]string{dir})
+	llogs, lskipped, err := load.Find([]string{dir}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
