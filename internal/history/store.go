@@ -46,6 +46,12 @@ type LogState struct {
 	IndexedAt int64 `json:"indexedAt"`
 }
 
+// Entry is a log's state and the runs read from it, for Put.
+type Entry struct {
+	State LogState
+	Runs  []*Run
+}
+
 // Filter selects runs. Zero fields (and empty lists) match everything.
 type Filter struct {
 	User string
@@ -87,11 +93,13 @@ type Brief struct {
 type Store interface {
 	// Logs returns the state of every log indexed.
 	Logs(ctx context.Context) ([]LogState, error)
-	// Put replaces, in one step, what the store holds of st.Path: its
+	// Put replaces, for each entry, what the store holds of its log: its
 	// state, and its runs by the runs given (a run key held from another
-	// log moves to this one). Runs of the log's previous state that are
-	// not given are removed.
-	Put(ctx context.Context, st LogState, runs []*Run) error
+	// log moves to this one); runs of the log's previous state that are not
+	// given are removed. Entries are written together (one transaction in
+	// SQLite, one insert per table in ClickHouse, which wants few large
+	// inserts), so callers writing many logs should pass them in groups.
+	Put(ctx context.Context, entries ...Entry) error
 	// Forget removes a log's state, resume state and the runs still
 	// attributed to it.
 	Forget(ctx context.Context, path string) error

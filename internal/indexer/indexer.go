@@ -105,12 +105,13 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	next := make(chan *source.Log)
 	var wg sync.WaitGroup
 	var fatal error
+	w := newWriter(ctx, st)
 	for range min(workers, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for l := range next {
-				out, err := indexLog(ctx, st, l, prev[l.Name], opt, progress)
+				out, err := indexLog(ctx, st, w, l, prev[l.Name], opt, progress)
 				mu.Lock()
 				stats.add(out, err)
 				if err != nil && out == nil && fatal == nil {
@@ -128,6 +129,9 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	}
 	close(next)
 	wg.Wait()
+	if err := w.close(); err != nil && fatal == nil {
+		fatal = err
+	}
 	stats.Bytes = bytesRead.Load()
 	// Pruned after reading, so that a run whose log was renamed (from
 	// .inprogress) has moved to its new log and stays.
@@ -177,16 +181,16 @@ func (s *Stats) add(o *outcome, err error) {
 	s.Moved += o.moved
 }
 
-// indexLog reads one log and writes its runs. It returns a nil outcome only
-// when the store failed (the pass stops); a log that cannot be read is
+// indexLog reads one log and hands its runs to w. It returns a nil outcome
+// only when the store failed (the pass stops); a log that cannot be read is
 // recorded with its error.
-func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history.LogState, opt Options, progress func(int64)) (*outcome, error) {
+func indexLog(ctx context.Context, st history.Store, w *writer, l *source.Log, prev history.LogState, opt Options, progress func(int64)) (*outcome, error) {
 	state := history.LogState{Path: l.Name, Size: l.Size(), ModTime: l.ModTime.UnixMilli(),
 		InProgress: l.InProgress, IndexedAt: opt.Now().UnixMilli()}
 	fp, err := l.Fingerprint()
 	if err != nil {
 		state.Error = err.Error()
-		return &outcome{failed: true, problem: err}, st.Put(ctx, state, nil)
+		return &outcome{failed: true, problem: err}, w.put(history.Entry{State: state})
 	}
 	state.Fingerprint = fp
 	if prev.Path != "" && prev.Fingerprint == fp && prev.Size == state.Size && prev.Error == "" {
@@ -251,8 +255,8 @@ func indexLog(ctx context.Context, st history.Store, l *source.Log, prev history
 			}
 		}
 	}
-	if err := st.Put(ctx, state, runs); err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
+	if err := w.put(history.Entry{State: state, Runs: runs}); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

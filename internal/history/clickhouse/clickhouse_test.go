@@ -79,7 +79,11 @@ func TestScale(t *testing.T) {
 	}
 	defer s.Close()
 	runs := historytest.FleetRuns(t, historytest.ScaleRuns())
-	historytest.Scale(t, s, runs, 200*time.Millisecond)
+	historytest.Scale(t, s, runs, 200*time.Millisecond, func() {
+		if err := s.WaitMerged(context.Background(), 3, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	})
 	tasks := 0
 	for _, r := range runs {
 		tasks += r.Totals.Tasks

@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/clickhttp"
 )
@@ -24,4 +25,22 @@ func (s *Store) BytesOnDisk(ctx context.Context) (int64, error) {
 		return err
 	})
 	return n, err
+}
+
+// WaitMerged waits until the server's background merges have left at most
+// parts active parts of history_runs, or for at most max.
+func (s *Store) WaitMerged(ctx context.Context, parts int64, max time.Duration) error {
+	deadline := time.Now().Add(max)
+	for {
+		var n int64
+		err := s.query(ctx, `SELECT toInt64(count()) FROM system.parts WHERE active AND database = currentDatabase()
+			AND table = 'history_runs' FORMAT RowBinary`, func(d *clickhttp.RowReader) (err error) {
+			n, err = d.Int64()
+			return err
+		})
+		if err != nil || n <= parts || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

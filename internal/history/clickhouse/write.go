@@ -3,46 +3,61 @@ package clickhouse
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/clickhttp"
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
-// Put writes st and its runs: stage and host rows, then runs (and
-// tombstones for the log's runs not given again), then the log's state.
-func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Run) error {
-	v := s.version()
-	keys := make([]string, len(runs))
-	given := make(map[string]bool, len(runs))
-	for i, r := range runs {
-		keys[i] = r.Key
-		given[r.Key] = true
+// Put writes the entries' logs: stage and host rows, then runs (and
+// tombstones for the logs' runs not given again), then the logs' states,
+// one insert per table for all entries.
+func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
+	if len(entries) == 0 {
+		return nil
 	}
-	old, err := s.keys(ctx, where(history.Filter{})+` AND log = `+clickhttp.Quote(st.Path))
+	what := "put " + entries[0].State.Path
+	if len(entries) > 1 {
+		what += fmt.Sprintf(" and %d other logs", len(entries)-1)
+	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.State.Path
+	}
+	held, err := s.keysOfLogs(ctx, paths)
 	if err != nil {
-		return s.err("put "+st.Path, err)
+		return s.err(what, err)
 	}
-	var stages, hosts, rows, dags []byte
-	for _, r := range runs {
-		for i := range r.Stages {
-			stages = appendStage(stages, r.Key, v, i, &r.Stages[i])
+	var stages, hosts, rows, dags, logs []byte
+	for _, e := range entries {
+		v := s.version()
+		st := e.State
+		keys := make([]string, len(e.Runs))
+		given := make(map[string]bool, len(e.Runs))
+		for i, r := range e.Runs {
+			keys[i] = r.Key
+			given[r.Key] = true
+			for j := range r.Stages {
+				stages = appendStage(stages, r.Key, v, j, &r.Stages[j])
+			}
+			for j := range r.Hosts {
+				hosts = appendHostStage(hosts, r.Key, v, &r.Hosts[j])
+			}
+			rows = appendRun(rows, r, v)
+			dags = clickhttp.AppendString(dags, r.JobKey)
+			dags = clickhttp.AppendString(dags, r.Engine)
+			dags = clickhttp.AppendString(dags, r.NameKey)
+			dags = clickhttp.AppendString(dags, jsonText(r.DAG))
 		}
-		for i := range r.Hosts {
-			hosts = appendHostStage(hosts, r.Key, v, &r.Hosts[i])
+		for _, k := range held[st.Path] {
+			if !given[k] {
+				rows = appendRun(rows, &history.Run{Key: k}, v, true)
+			}
 		}
-		rows = appendRun(rows, r, v)
-		dags = clickhttp.AppendString(dags, r.JobKey)
-		dags = clickhttp.AppendString(dags, r.Engine)
-		dags = clickhttp.AppendString(dags, r.NameKey)
-		dags = clickhttp.AppendString(dags, jsonText(r.DAG))
+		st.Runs = keys
+		logs = appendLog(logs, &st, v, false)
 	}
-	for _, k := range old {
-		if !given[k] {
-			rows = appendRun(rows, &history.Run{Key: k}, v, true)
-		}
-	}
-	st.Runs = keys
 	for _, ins := range []struct {
 		table, cols string
 		rows        []byte
@@ -51,27 +66,43 @@ func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Ru
 		{"history_host_stages", hostColumns, hosts},
 		{"history_dags", "job_key, engine, name_key, dag", dags},
 		{"history_runs", runColumns + ", version, deleted", rows},
-		{"history_logs", logColumns + ", version, deleted", appendLog(nil, &st, v, false)},
+		{"history_logs", logColumns + ", version, deleted", logs},
 	} {
 		if len(ins.rows) == 0 {
 			continue
 		}
 		if err := s.c.Exec(ctx, "INSERT INTO "+ins.table+" ("+ins.cols+") FORMAT RowBinary", ins.rows); err != nil {
-			return s.err("put "+st.Path+": insert into "+ins.table, err)
+			return s.err(what+": insert into "+ins.table, err)
 		}
 	}
 	return nil
 }
 
+// keysOfLogs returns the keys of the live runs held from each of paths.
+func (s *Store) keysOfLogs(ctx context.Context, paths []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := s.query(ctx, `SELECT log, key FROM history_runs FINAL`+where(history.Filter{})+` AND log IN `+inList(paths)+` FORMAT RowBinary`,
+		func(d *clickhttp.RowReader) error {
+			log, err := d.String()
+			if err != nil {
+				return err
+			}
+			key, err := d.String()
+			out[log] = append(out[log], key)
+			return err
+		})
+	return out, err
+}
+
 // Forget writes tombstones for a log's state, resume state and runs.
 func (s *Store) Forget(ctx context.Context, path string) error {
 	v := s.version()
-	old, err := s.keys(ctx, where(history.Filter{})+` AND log = `+clickhttp.Quote(path))
+	held, err := s.keysOfLogs(ctx, []string{path})
 	if err != nil {
 		return s.err("forget "+path, err)
 	}
 	var rows []byte
-	for _, k := range old {
+	for _, k := range held[path] {
 		rows = appendRun(rows, &history.Run{Key: k}, v, true)
 	}
 	if len(rows) > 0 {

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"Variants", variants},
 		{"Forget", forget},
 		{"Resume", resume},
+		{"PutMany", putMany},
 		{"Concurrent", concurrent},
 		{"AwkwardStrings", awkward},
 		{"Reopen", reopen},
@@ -103,7 +104,7 @@ func logOf(r *history.Run, size int64) history.LogState {
 
 func put(t *testing.T, s history.Store, st history.LogState, runs ...*history.Run) {
 	t.Helper()
-	if err := s.Put(context.Background(), st, runs); err != nil {
+	if err := s.Put(context.Background(), history.Entry{State: st, Runs: runs}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -383,6 +384,38 @@ func resume(t *testing.T, open Opener) {
 	}
 }
 
+// putMany: several logs put at once hold what putting them one by one
+// holds, a run key given twice taking the later log's.
+func putMany(t *testing.T, open Opener) {
+	s := open(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	var entries []history.Entry
+	var want []*history.Run
+	for i := range 5 {
+		r := SampleRun(rng, i)
+		entries = append(entries, history.Entry{State: logOf(r, 1), Runs: []*history.Run{r}})
+		want = append(want, r)
+	}
+	again := *want[2]
+	again.Log, again.Name = "/logs/copy", "the copy"
+	entries = append(entries, history.Entry{State: logOf(&again, 2), Runs: []*history.Run{&again}})
+	want[2] = &again
+	if err := s.Put(context.Background(), entries...); err != nil {
+		t.Fatal(err)
+	}
+	got := runs(t, s, history.Filter{Detail: true, Oldest: true})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("runs put at once differ (-want +got):\n%s", diff)
+	}
+	logs, _ := s.Logs(context.Background())
+	if len(logs) != 6 {
+		t.Fatalf("%d logs after putting 6 at once", len(logs))
+	}
+	if err := s.Put(context.Background()); err != nil {
+		t.Fatalf("putting nothing: %v", err)
+	}
+}
+
 func concurrent(t *testing.T, open Opener) {
 	s := open(t)
 	const writers, each = 6, 10
@@ -395,11 +428,11 @@ func concurrent(t *testing.T, open Opener) {
 			rng := rand.New(rand.NewPCG(uint64(w), 99))
 			for i := range each {
 				r := SampleRun(rng, w*each+i)
-				errs <- s.Put(context.Background(), logOf(r, 1), []*history.Run{r})
+				errs <- s.Put(context.Background(), history.Entry{State: logOf(r, 1), Runs: []*history.Run{r}})
 				// Every writer also rewrites one shared log.
 				shared := SampleRun(rng, 1000)
 				shared.Name = fmt.Sprintf("writer %d", w)
-				errs <- s.Put(context.Background(), logOf(shared, int64(w)), []*history.Run{shared})
+				errs <- s.Put(context.Background(), history.Entry{State: logOf(shared, int64(w)), Runs: []*history.Run{shared}})
 			}
 		}()
 	}

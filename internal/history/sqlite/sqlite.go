@@ -77,19 +77,29 @@ func (s *Store) Logs(ctx context.Context) ([]history.LogState, error) {
 	return out, s.err("read logs", rows.Err())
 }
 
-// Put replaces what the store holds of st.Path in one transaction.
-func (s *Store) Put(ctx context.Context, st history.LogState, runs []*history.Run) error {
+// Put replaces what the store holds of the entries' logs in one
+// transaction.
+func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	what := "put " + entries[0].State.Path
+	if len(entries) > 1 {
+		what += fmt.Sprintf(" and %d other logs", len(entries)-1)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.err("put "+st.Path, err)
+		return s.err(what, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	newHosts := map[string]int64{}
-	if err := s.put(ctx, tx, st, runs, newHosts); err != nil {
-		return s.err("put "+st.Path, err)
+	for _, e := range entries {
+		if err := s.put(ctx, tx, e.State, e.Runs, newHosts); err != nil {
+			return s.err("put "+e.State.Path, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
-		return s.err("put "+st.Path, err)
+		return s.err(what, err)
 	}
 	s.mu.Lock()
 	for name, id := range newHosts {

@@ -63,7 +63,7 @@ func TestScale(t *testing.T) {
 	}
 	defer s.Close()
 	runs := historytest.FleetRuns(t, historytest.ScaleRuns())
-	historytest.Scale(t, s, runs, 200*time.Millisecond)
+	historytest.Scale(t, s, runs, 200*time.Millisecond, nil)
 	if _, err := s.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		t.Fatal(err)
 	}
