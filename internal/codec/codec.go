@@ -39,6 +39,9 @@ const (
 	Snappy
 	// LZF is Ning compress-lzf's chunk format ("ZV" chunks).
 	LZF
+	// LZ4Frame is the LZ4 frame format of the lz4 command line (and its
+	// legacy format): not what Spark writes, but read when met.
+	LZ4Frame
 )
 
 // codecs lists every Codec with its Spark short name and file extensions.
@@ -52,6 +55,9 @@ var codecs = [...]struct {
 	LZ4:    {"lz4", []string{".lz4"}},
 	Snappy: {"snappy", []string{".snappy"}},
 	LZF:    {"lzf", []string{".lzf"}},
+	// No extension of its own: ".lz4" means Spark's LZ4Block, and the
+	// frame magic tells the two apart.
+	LZ4Frame: {"lz4-frame", nil},
 }
 
 // Codecs returns every codec except None, in a fixed order.
@@ -126,6 +132,8 @@ var (
 	magicLZ4Block     = []byte("LZ4Block")
 	magicSnappyJava   = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 	magicSnappyFramed = []byte{0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'}
+	magicLZ4Frame     = []byte{0x04, 0x22, 0x4d, 0x18}
+	magicLZ4Legacy    = []byte{0x02, 0x21, 0x4c, 0x18}
 )
 
 // HeadSize is how many leading bytes Sniff and Detect need to see.
@@ -140,6 +148,8 @@ func Sniff(head []byte) Codec {
 		return Zstd
 	case bytes.HasPrefix(head, magicLZ4Block):
 		return LZ4
+	case bytes.HasPrefix(head, magicLZ4Frame), bytes.HasPrefix(head, magicLZ4Legacy):
+		return LZ4Frame
 	case bytes.HasPrefix(head, magicSnappyJava), bytes.HasPrefix(head, magicSnappyFramed):
 		return Snappy
 	case len(head) >= 3 && head[0] == 'Z' && head[1] == 'V' && head[2] <= 1:
@@ -221,7 +231,7 @@ func IsText(head []byte) bool {
 // it chose (see Detect). name is used for the extension and in errors. Closing
 // the result releases the decoder; it does not close r.
 func Open(name string, r io.Reader) (io.ReadCloser, Codec, error) {
-	return OpenAs(name, r, None)
+	return OpenWith(name, r, Options{})
 }
 
 // OpenAs is Open for a stream that is expected to be in codec hint (for
@@ -229,6 +239,28 @@ func Open(name string, r io.Reader) (io.ReadCloser, Codec, error) {
 // which has no extension). A magic number still wins over the hint, and text
 // is still read as plain; hint wins over the extension.
 func OpenAs(name string, r io.Reader, hint Codec) (io.ReadCloser, Codec, error) {
+	return OpenWith(name, r, Options{Hint: hint})
+}
+
+// DefaultMaxWindow is the largest zstd window accepted unless Options say
+// otherwise: 128 MiB, the zstd command line's default (--memory=128MB),
+// which reads the one-frame 128 MiB-window logs that long-range matching
+// writes (Databricks Photon).
+const DefaultMaxWindow = 128 << 20
+
+// Options tune OpenWith.
+type Options struct {
+	// Hint is the codec the stream is expected in (see OpenAs); None: none.
+	Hint Codec
+	// MaxWindow is the largest zstd window (the history a decoder keeps, up
+	// to 2^41 bytes in the format) accepted, in bytes; 0: DefaultMaxWindow.
+	// A frame that declares more is refused with ErrWindowTooLarge before
+	// any memory is allocated for it.
+	MaxWindow int64
+}
+
+// OpenWith is Open with options.
+func OpenWith(name string, r io.Reader, o Options) (io.ReadCloser, Codec, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < HeadSize {
 		br = bufio.NewReaderSize(r, 64<<10)
@@ -237,28 +269,46 @@ func OpenAs(name string, r io.Reader, hint Codec) (io.ReadCloser, Codec, error) 
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, None, &Error{Name: name, Where: "header", Detail: "read", Err: err}
 	}
-	c := detect(name, head, hint)
-	rc, err := NewReader(c, name, br)
+	c := detect(name, head, o.Hint)
+	rc, err := newReader(c, name, br, o)
 	return rc, c, err
 }
 
-// NewReader returns a reader decompressing r as codec c, with no detection.
-// name appears in errors. Closing the result releases the decoder; it does
-// not close r.
+// NewReader returns a reader decompressing r as codec c, with no detection
+// and default options. name appears in errors. Closing the result releases
+// the decoder; it does not close r.
 func NewReader(c Codec, name string, r io.Reader) (io.ReadCloser, error) {
+	return newReader(c, name, r, Options{})
+}
+
+func newReader(c Codec, name string, r io.Reader, o Options) (io.ReadCloser, error) {
 	switch c {
 	case None:
 		return io.NopCloser(r), nil
 	case Gzip:
 		return newGzipReader(name, r), nil
 	case Zstd:
-		return newZstdReader(name, r)
+		return newZstdReader(name, r, o.MaxWindow)
 	case LZ4:
 		return newBlockReader(&lz4Decoder{src: newSource(name, LZ4, r)}), nil
+	case LZ4Frame:
+		return newLZ4FrameReader(name, r), nil
 	case Snappy:
 		return newBlockReader(&snappyDecoder{src: newSource(name, Snappy, r)}), nil
 	case LZF:
 		return newBlockReader(&lzfDecoder{src: newSource(name, LZF, r)}), nil
 	}
 	return nil, fmt.Errorf("codec: %q: unknown codec %v", name, c)
+}
+
+// Window returns the history a reader returned by Open, OpenWith or
+// NewReader keeps while decoding: the window the zstd stream's first frame
+// declares, or 0 for the other codecs (whose buffers are bounded by
+// MaxBlockSize). A caller sharing a memory budget among parallel decoders
+// reserves it.
+func Window(r io.Reader) int64 {
+	if s, ok := r.(*streamReader); ok {
+		return s.window
+	}
+	return 0
 }

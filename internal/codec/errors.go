@@ -18,6 +18,10 @@ var (
 	// ErrTooLarge is wrapped by errors about a block declaring more than
 	// MaxBlockSize bytes.
 	ErrTooLarge = errors.New("block too large")
+	// ErrWindowTooLarge is wrapped by errors about a zstd frame whose window
+	// is over the decoder's limit (Options.MaxWindow): the file is not
+	// corrupt, the limit is too low for it.
+	ErrWindowTooLarge = errors.New("window over the memory limit")
 )
 
 // Error is a decoding error at a position of a named stream. Err is what

@@ -1,11 +1,13 @@
 package codec
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/dustin/go-humanize"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -40,6 +42,11 @@ type streamReader struct {
 	init  func() (io.Reader, error) // creates dec on first read; nil once done
 	close func()
 	err   error
+	// window is the history the decoder keeps (zstd), 0 when not known.
+	window int64
+	// classify, when set, turns a decoder error into a codec-specific one
+	// (or returns nil for the usual classification).
+	classify func(error) error
 }
 
 func (s *streamReader) Read(p []byte) (int, error) {
@@ -67,6 +74,11 @@ func (s *streamReader) Read(p []byte) (int, error) {
 
 // wrap classifies a decoder error.
 func (s *streamReader) wrap(err error) error {
+	if s.classify != nil && err != io.EOF {
+		if e := s.classify(err); e != nil {
+			return e
+		}
+	}
 	switch {
 	case err == io.EOF:
 		return io.EOF
@@ -88,38 +100,105 @@ func (s *streamReader) Close() error {
 	return nil
 }
 
-// zstdOptions keep a decoder small: one goroutine, low memory, and windows
-// no larger than MaxBlockSize (Spark's are far smaller).
+// zstdOptions keep a decoder small: one goroutine and low memory. The
+// window limit is set per decoder (zstdDecoder).
 var zstdOptions = []zstd.DOption{
 	zstd.WithDecoderConcurrency(1),
 	zstd.WithDecoderLowmem(true),
-	zstd.WithDecoderMaxWindow(MaxBlockSize),
 }
 
-// zstdPool keeps idle decoders: creating one allocates megabytes, and a
-// rolling log may have hundreds of small parts.
+// zstdPool keeps idle decoders of the default window limit that decoded
+// small windows: creating one allocates megabytes, and a rolling log may
+// have hundreds of small parts. A decoder that held a large window is
+// dropped rather than kept with its history buffer.
 var zstdPool sync.Pool
 
-func newZstdReader(name string, r io.Reader) (io.ReadCloser, error) {
-	cr := &countReader{r: r}
-	dec, _ := zstdPool.Get().(*zstd.Decoder)
-	if dec == nil {
-		var err error
-		if dec, err = zstd.NewReader(nil, zstdOptions...); err != nil {
-			return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "new decoder", Err: err}
+// zstdPooledWindow is the largest window whose decoder goes back to the pool.
+const zstdPooledWindow = 8 << 20
+
+// zstdDecoder returns a decoder accepting windows up to maxWindow, and
+// whether it may go back to the pool.
+func zstdDecoder(maxWindow int64) (*zstd.Decoder, bool, error) {
+	pooled := maxWindow == DefaultMaxWindow
+	if pooled {
+		if dec, _ := zstdPool.Get().(*zstd.Decoder); dec != nil {
+			return dec, true, nil
 		}
+	}
+	opts := append(zstdOptions[:len(zstdOptions):len(zstdOptions)], zstd.WithDecoderMaxWindow(uint64(max(maxWindow, zstd.MinWindowSize))))
+	dec, err := zstd.NewReader(nil, opts...)
+	return dec, pooled, err
+}
+
+// zstdWindow reads the window the first frame of a zstd stream declares:
+// the history a decoder must keep (a single-segment frame keeps its whole
+// content). ok is false when the header cannot be read (a skippable frame
+// first, or a stream too short): the decoder then checks each frame itself.
+func zstdWindow(br *bufio.Reader) (window int64, ok bool) {
+	head, _ := br.Peek(zstd.HeaderMaxSize)
+	var h zstd.Header
+	if h.Decode(head) != nil || h.Skippable {
+		return 0, false
+	}
+	w := h.WindowSize
+	if h.SingleSegment {
+		w = max(h.FrameContentSize, zstd.MinWindowSize)
+	}
+	if w > 1<<62 {
+		w = 1 << 62
+	}
+	return int64(w), true
+}
+
+func newZstdReader(name string, r io.Reader, maxWindow int64) (io.ReadCloser, error) {
+	if maxWindow <= 0 {
+		maxWindow = DefaultMaxWindow
+	}
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < zstd.HeaderMaxSize {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	window, known := zstdWindow(br)
+	if known && window > maxWindow {
+		return nil, windowError(name, 0, window, maxWindow)
+	}
+	cr := &countReader{r: br}
+	dec, pooled, err := zstdDecoder(maxWindow)
+	if err != nil {
+		return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "new decoder", Err: err}
 	}
 	if err := dec.Reset(cr); err != nil {
 		dec.Close()
 		return nil, &Error{Name: name, Codec: Zstd, Where: "frame", Detail: "reset decoder", Err: err}
 	}
 	release := func() {
-		if dec.Reset(nil) == nil {
+		if pooled && window <= zstdPooledWindow && dec.Reset(nil) == nil {
 			zstdPool.Put(dec)
+			return
 		}
+		dec.Close()
 	}
-	return &streamReader{name: name, codec: Zstd, where: "frame", cr: cr, dec: dec, close: release}, nil
+	sr := &streamReader{name: name, codec: Zstd, where: "frame", cr: cr, dec: dec, close: release, window: window}
+	sr.classify = func(err error) error {
+		if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			// A later frame declares more than the limit (the first was checked above).
+			return windowError(name, cr.n, 0, maxWindow)
+		}
+		return nil
+	}
+	return sr, nil
 }
+
+// windowError refuses a zstd frame whose window (0: not known) is over the
+// limit, naming both.
+func windowError(name string, off, window, limit int64) error {
+	detail := fmt.Sprintf("a frame's window is over the limit of %s", humanize.IBytes(uint64(limit)))
+	if window > 0 {
+		detail = fmt.Sprintf("window of %s (%d bytes), limit %s", humanize.IBytes(uint64(window)), window, humanize.IBytes(uint64(limit)))
+	}
+	return &Error{Name: name, Codec: Zstd, Where: "frame", Offset: off, Detail: detail, Err: ErrWindowTooLarge}
+}
+
 
 func newGzipReader(name string, r io.Reader) io.ReadCloser {
 	cr := &countReader{r: r}
