@@ -199,7 +199,6 @@ func windowError(name string, off, window, limit int64) error {
 	return &Error{Name: name, Codec: Zstd, Where: "frame", Offset: off, Detail: detail, Err: ErrWindowTooLarge}
 }
 
-
 func newGzipReader(name string, r io.Reader) io.ReadCloser {
 	cr := &countReader{r: r}
 	s := &streamReader{name: name, codec: Gzip, where: "member", cr: cr}
