@@ -131,7 +131,7 @@ func New(app *model.App, fs *Frames, opts Options) *Correlation {
 			t := &st.Tasks[ti]
 			k := hostOf[t.Host]
 			s, e := taskSpan(app, t)
-			if k < 0 || s <= 0 || e < s {
+			if k < 0 || s <= 0 || e < s || app.Misdated(st, t) {
 				continue
 			}
 			h := &c.hosts[k]

@@ -169,7 +169,7 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 	st := app.Stages[si]
 	n := 0
 	for i := range st.Tasks {
-		if t := &st.Tasks[i]; t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch && !app.Resubmitted(t) {
+		if t := &st.Tasks[i]; recorded(app, st, t) {
 			n++
 		}
 	}
@@ -180,7 +180,7 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 	var m model.TaskMetrics
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
-		if t.Status != model.TaskSuccess || t.Launch <= 0 || t.Finish < t.Launch || app.Resubmitted(t) {
+		if !recorded(app, st, t) {
 			continue
 		}
 		st.TaskMetrics(i, &m)
@@ -200,6 +200,13 @@ func buildStageRecords(app *model.App, si int) []taskRec {
 		})
 	}
 	return out
+}
+
+// recorded reports whether task t of st makes a record: a successful
+// attempt (not a Resubmitted note) whose times can be right (not
+// model.App.Misdated).
+func recorded(app *model.App, st *model.Stage, t *model.Task) bool {
+	return t.Status == model.TaskSuccess && t.Launch > 0 && t.Finish >= t.Launch && !app.Resubmitted(t) && !app.Misdated(st, t)
 }
 
 // median is the middle value of vs, the mean of the two middle ones for an

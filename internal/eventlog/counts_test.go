@@ -2,12 +2,14 @@ package eventlog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
@@ -123,9 +125,25 @@ func TestExpectedCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer r.Close()
-			app, _ := Read(path, r)
+			data, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			app, _ := Read(path, bytes.NewReader(data))
 			got := eventCounts(t, app)
+			// Real Spark logs repeat tasks (retries, speculation, Resubmitted
+			// records) and stages (re-attempts), never an event: none is a
+			// duplicate. Read twice in a row, the log gives the same model.
+			twice, _ := Read(path, io.MultiReader(bytes.NewReader(data), strings.NewReader("\n"), bytes.NewReader(data)))
+			if app.Quality.Duplicates != 0 {
+				t.Errorf("%d duplicates in a real log: %+v", app.Quality.Duplicates, app.Quality.Issues)
+			}
+			wantTwice := countApp(app)
+			wantTwice.BadLines *= 2
+			if c := countApp(twice); c != wantTwice {
+				t.Errorf("log read twice: %+v, want %+v", c, wantTwice)
+			}
 			atoi := func(s string) int { v, _ := strconv.Atoi(s); return v }
 			want := counts{Version: col[2], AppID: col[3], Attempt: col[4], Jobs: atoi(col[5]), Stages: atoi(col[6]),
 				FailedStages: atoi(col[7]), Tasks: atoi(col[8]), FailedTasks: atoi(col[9]), Speculative: atoi(col[10]),

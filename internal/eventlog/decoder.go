@@ -9,25 +9,27 @@
 package eventlog
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
+	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // ErrNotEventLog is returned when an input does not look like a Spark event log.
 var ErrNotEventLog = errors.New("not a Spark event log")
 
-// maxLine bounds one line; longer lines are skipped and counted, not held.
-const maxLine = 256 << 20
-
 // Decoder folds the lines of one application's event log (one or more parts,
 // fed in order) into a model.App.
 type Decoder struct {
+	// MaxLine is the longest line read, in bytes (0: lines.DefaultMax).
+	// Longer lines are skipped without being held, and counted in
+	// Quality.LongLines.
+	MaxLine int64
+
 	app  *model.App
 	scan jsonscan.Scanner
 
@@ -44,7 +46,7 @@ type Decoder struct {
 	lastBad bool // the latest non-blank line was bad
 	line    int64
 	events  int64 // valid event lines
-	lineBuf []byte
+	seen    seen  // what was applied, to tell a repeated event from a new one
 
 	// The line's decoded event waits here until the whole line is known to be
 	// valid: hot task events in reusable scratch, rare events as a closure.
@@ -100,15 +102,9 @@ func (d *Decoder) Feed(name string, r io.Reader) error { return d.FeedFrom(name,
 // not taken for a new one.
 func (d *Decoder) FeedFrom(name string, r io.Reader, firstLine int64) error {
 	d.startFeed(name, firstLine)
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := d.lineReader(r)
 	for {
-		line, _, err := d.readLine(br)
-		if len(line) > 0 {
-			d.line++
-			d.decodeLine(line)
-		} else if err == nil {
-			d.line++ // blank line
-		}
+		l, err := lr.Next()
 		if err == io.EOF {
 			d.endOfInput()
 			return nil
@@ -118,7 +114,16 @@ func (d *Decoder) FeedFrom(name string, r io.Reader, firstLine int64) error {
 			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
 			return fmt.Errorf("read %q after line %d: %w", name, d.line, err)
 		}
+		d.line = firstLine + l.Number
+		d.decodeRead(l, lr.Max())
 	}
+}
+
+// lineReader reads r in lines up to d.MaxLine, runs of blank lines skipped.
+func (d *Decoder) lineReader(r io.Reader) *lines.Reader {
+	lr := lines.NewReader(r, d.MaxLine)
+	lr.SkipBlank()
+	return lr
 }
 
 // startFeed begins reading name at line firstLine+1: a new part when
@@ -130,32 +135,19 @@ func (d *Decoder) startFeed(name string, firstLine int64) {
 	}
 }
 
-// readLine returns the next line without its newline, and n the bytes it
-// took from br, newline included. Lines longer than the reader's buffer are
-// assembled in lineBuf; lines over maxLine are dropped (returned as a single
-// invalid byte so they are counted as bad).
-func (d *Decoder) readLine(br *bufio.Reader) (line []byte, n int64, err error) {
-	b, err := br.ReadSlice('\n')
-	n = int64(len(b))
-	if err == bufio.ErrBufferFull {
-		d.lineBuf = append(d.lineBuf[:0], b...)
-		for err == bufio.ErrBufferFull {
-			b, err = br.ReadSlice('\n')
-			n += int64(len(b))
-			if len(d.lineBuf) < maxLine {
-				d.lineBuf = append(d.lineBuf, b...)
-			}
-		}
-		b = d.lineBuf
-		if len(b) >= maxLine {
-			b = []byte{0}
-		}
+// decodeRead decodes a line read (d.line is its number): a line over the
+// limit max is counted and skipped, a blank one skipped.
+func (d *Decoder) decodeRead(l lines.Line, max int64) {
+	switch {
+	case l.TooLong:
+		q := &d.app.Quality
+		q.Lines++
+		q.LongLines++
+		q.Add(d.file, d.line, lines.TooLong(l.Len, max))
+		d.lastBad = false
+	case len(bytes.TrimSpace(l.Bytes)) > 0:
+		d.decodeLine(l.Bytes)
 	}
-	b = bytes.TrimRight(b, "\r\n")
-	if len(bytes.TrimSpace(b)) == 0 {
-		b = nil
-	}
-	return b, n, err
 }
 
 func (d *Decoder) decodeLine(line []byte) {
@@ -222,8 +214,21 @@ func (d *Decoder) require(ok bool, field string) {
 func (d *Decoder) commit() {
 	switch d.pendingTask {
 	case taskStartEvent:
+		if !d.seen.task(d.te.id, seenStart) {
+			d.duplicate("SparkListenerTaskStart", fmt.Sprintf("task %d", d.te.id))
+			return
+		}
 		d.applyTaskStart(&d.te)
 	case taskEndEvent:
+		if d.te.hasReason && d.te.reason.Kind == model.ReasonResubmitted {
+			if !d.seen.resubmit(d.te.id) {
+				d.duplicate("SparkListenerTaskEnd (Resubmitted)", fmt.Sprintf("task %d", d.te.id))
+				return
+			}
+		} else if !d.seen.task(d.te.id, seenEnd) {
+			d.duplicate("SparkListenerTaskEnd", fmt.Sprintf("task %d", d.te.id))
+			return
+		}
 		d.applyTaskEnd(&d.te)
 	case taskGettingResultEvent:
 		d.applyGettingResult(&d.te)
@@ -240,9 +245,9 @@ func (d *Decoder) endOfInput() {
 		return
 	}
 	q := &d.app.Quality
-	q.Truncated = true
+	q.Truncated, q.CutLastLine = true, true
 	if n := len(q.Issues); n > 0 && q.Issues[n-1].File == d.file && q.Issues[n-1].Line == d.line {
-		q.Issues[n-1].What = "last line incomplete (log in progress or truncated): " + q.Issues[n-1].What
+		q.Issues[n-1].What = model.CutLastLinePrefix + q.Issues[n-1].What
 	}
 }
 
@@ -330,7 +335,7 @@ func (d *Decoder) split() {
 		delete(done.Quality.Events, dbcEvent)
 	}
 	next := NewDecoder()
-	next.file, next.line, next.lineBuf, next.events = d.file, d.line, d.lineBuf, d.events
+	next.file, next.line, next.events, next.MaxLine = d.file, d.line, d.events, d.MaxLine
 	next.partStarted, next.done = true, append(d.done, done)
 	next.app.Quality.Lines = 1
 	next.counts[handlers[dbcEvent].index] = 1

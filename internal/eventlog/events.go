@@ -1,6 +1,8 @@
 package eventlog
 
 import (
+	"fmt"
+
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -211,7 +213,13 @@ func decodeResourceProfile(d *Decoder, s *jsonscan.Scanner) {
 			s.Skip()
 		}
 	}
-	d.pending = func() { d.app.ResourceProfiles = append(d.app.ResourceProfiles, rp) }
+	d.pending = func() {
+		if !once(&d.seen.profiles, rp.ID, seenStart) {
+			d.duplicate("SparkListenerResourceProfileAdded", fmt.Sprintf("resource profile %d", rp.ID))
+			return
+		}
+		d.app.ResourceProfiles = append(d.app.ResourceProfiles, rp)
+	}
 }
 
 func decodeResourceRequests(s *jsonscan.Scanner) []model.ResourceRequest {

@@ -309,7 +309,13 @@ func decodeProcessAdded(d *Decoder, s *jsonscan.Scanner) {
 			s.Skip()
 		}
 	}
-	d.pending = func() { d.app.Processes = append(d.app.Processes, p) }
+	d.pending = func() {
+		if !once(&d.seen.processes, p.ID, seenStart) {
+			d.duplicate("SparkListenerMiscellaneousProcessAdded", "process "+p.ID)
+			return
+		}
+		d.app.Processes = append(d.app.Processes, p)
+	}
 }
 
 // decodeStageExclusion reads the fields of the excluded-for-stage events:

@@ -28,6 +28,7 @@ type resumeState struct {
 	Parts       []partState
 	PartStarted bool
 	Photon      photonState
+	Seen        seenState // the events applied, to tell repeats (seen.go)
 }
 
 // partState and photonState are partMark and photonUse with exported
@@ -65,7 +66,7 @@ func (d *Decoder) Snapshot(w io.Writer) error {
 	}
 	st := resumeState{Events: d.events, Counts: map[string]int64{}, StageJobs: d.stageJobs, Context: d.context,
 		PartStarted: d.partStarted, Photon: photonState{On: d.photon.on, Evidence: d.photon.evidence,
-			Tasks: d.photon.tasks, Filled: d.photon.filled, Cumulative: d.photon.cumulative}}
+			Tasks: d.photon.tasks, Filled: d.photon.filled, Cumulative: d.photon.cumulative}, Seen: d.seen.state()}
 	for _, p := range d.parts {
 		st.Parts = append(st.Parts, partState{p.number, p.file, p.line})
 	}
@@ -144,6 +145,7 @@ func Resume(r io.Reader) (*Decoder, error) {
 		d.counts[i] = st.Counts[name]
 	}
 	d.context, d.partStarted = st.Context, st.PartStarted
+	d.seen.restore(st.Seen)
 	for _, p := range st.Parts {
 		d.parts = append(d.parts, partMark{p.Number, p.File, p.Line})
 	}
@@ -159,22 +161,26 @@ func Resume(r io.Reader) (*Decoder, error) {
 // lines the lines counted.
 func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed, lines int64, tail []byte, err error) {
 	d.file, d.line, d.lastBad = name, firstLine, false
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := d.lineReader(r)
 	for {
-		line, n, err := d.readLine(br)
+		l, err := lr.Next()
 		if err == io.EOF {
-			// A last line without its newline is left for the next pass.
-			return consumed, d.line - firstLine, bytes.Clone(line), nil
-		}
-		consumed += n
-		d.line++
-		if len(line) > 0 {
-			d.decodeLine(line)
+			return lr.Offset(), lr.Lines(), nil, nil
 		}
 		if err != nil {
 			d.app.Quality.Truncated = true
 			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
 			return consumed, d.line - firstLine, nil, fmt.Errorf("read %q after line %d: %w", name, d.line, err)
 		}
+		if !l.Complete {
+			// A last line without its newline is left for the next pass.
+			if t := bytes.TrimRight(l.Bytes, "\r"); len(bytes.TrimSpace(t)) > 0 {
+				tail = bytes.Clone(t)
+			}
+			return lr.Offset() - l.Len, l.Number - 1, tail, nil
+		}
+		d.line = firstLine + l.Number
+		d.decodeRead(l, lr.Max())
+		consumed = lr.Offset()
 	}
 }

@@ -133,6 +133,10 @@ func decodeJobStart(d *Decoder, s *jsonscan.Scanner) {
 	}
 	d.require(job.ID >= 0, "Job ID")
 	d.pending = func() {
+		if !once(&d.seen.jobs, job.ID, seenStart) {
+			d.duplicate("SparkListenerJobStart", fmt.Sprintf("job %d", job.ID))
+			return
+		}
 		for _, kv := range job.Properties {
 			switch kv[0] {
 			case "spark.job.description":
@@ -223,6 +227,10 @@ func decodeJobEnd(d *Decoder, s *jsonscan.Scanner) {
 	}
 	d.require(id >= 0, "Job ID")
 	d.pending = func() {
+		if !once(&d.seen.jobs, id, seenEnd) {
+			d.duplicate("SparkListenerJobEnd", fmt.Sprintf("job %d", id))
+			return
+		}
 		job := d.jobs[id]
 		if job == nil {
 			job = &model.Job{ID: id, SQLID: -1, ResultStage: -1}
@@ -265,6 +273,10 @@ func decodeStageSubmitted(d *Decoder, s *jsonscan.Scanner) {
 	}
 	d.require(si.id >= 0, "Stage Info.Stage ID")
 	d.pending = func() {
+		if !once(&d.seen.stages, model.StageKey{ID: si.id, Attempt: si.attempt}, seenStart) {
+			d.duplicate("SparkListenerStageSubmitted", fmt.Sprintf("stage %d.%d", si.id, si.attempt))
+			return
+		}
 		st := d.stageFromInfo(&si)
 		st.Status = model.StageActive
 		st.Properties = props
@@ -290,6 +302,10 @@ func decodeStageCompleted(d *Decoder, s *jsonscan.Scanner) {
 	}
 	d.require(si.id >= 0, "Stage Info.Stage ID")
 	d.pending = func() {
+		if !once(&d.seen.stages, model.StageKey{ID: si.id, Attempt: si.attempt}, seenEnd) {
+			d.duplicate("SparkListenerStageCompleted", fmt.Sprintf("stage %d.%d", si.id, si.attempt))
+			return
+		}
 		st := d.stageFromInfo(&si)
 		st.Completed = si.completed
 		st.Accumulables = si.accums
@@ -321,6 +337,10 @@ func decodeSQLStart(d *Decoder, s *jsonscan.Scanner) {
 		}
 	}
 	d.pending = func() {
+		if !once(&d.seen.sql, x.ID, seenStart) {
+			d.duplicate("SparkListenerSQLExecutionStart", fmt.Sprintf("SQL execution %d", x.ID))
+			return
+		}
 		d.sql[x.ID] = x
 		d.app.SQL = append(d.app.SQL, x)
 		if photon && !d.photon.on {
@@ -345,6 +365,10 @@ func decodeSQLEnd(d *Decoder, s *jsonscan.Scanner) {
 		}
 	}
 	d.pending = func() {
+		if !once(&d.seen.sql, id, seenEnd) {
+			d.duplicate("SparkListenerSQLExecutionEnd", fmt.Sprintf("SQL execution %d", id))
+			return
+		}
 		if x := d.sql[id]; x != nil {
 			x.End, x.Error = ts, errMsg
 		}

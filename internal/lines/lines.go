@@ -78,6 +78,10 @@ func (r *Reader) Max() int64 { return r.max }
 // Offset returns the number of bytes consumed so far.
 func (r *Reader) Offset() int64 { return r.off }
 
+// Lines returns the number of lines consumed so far, blank ones skipped
+// included.
+func (r *Reader) Lines() int64 { return r.n }
+
 // Buffered returns the underlying buffered reader, for a caller that
 // switches to reading the rest of the stream in another form; Offset stops
 // counting what is read through it.

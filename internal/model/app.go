@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Engine is the system that ran an application.
 type Engine uint8
 
@@ -130,9 +132,23 @@ type Quality struct {
 	// Incomplete counts well-formed records that lack a field they need (for
 	// example an ExecutorAdded without "Executor ID"); they are not applied.
 	Incomplete int64
+	// LongLines counts lines longer than the reader's line limit: skipped
+	// unread, never held in memory.
+	LongLines int64
+	// Duplicates counts records that repeat one already applied (the same
+	// task's start or end, a stage's submission or completion, a job's start
+	// or end, twice): each is applied once.
+	Duplicates int64
+	// ImpossibleTimes counts records whose times cannot be right (an end
+	// before its start, a task far outside its application): they are left
+	// out of durations. See App.AuditTimes.
+	ImpossibleTimes int64
 	// Events counts valid records by type (Spark event name without package).
 	Events    map[string]int64
 	Truncated bool // the input ended inside a record
+	// CutLastLine is set when the last line was cut off, as in a log still
+	// being written: it is counted in BadLines, and is no loss.
+	CutLastLine bool
 	// Samples of problems, with file and line, at most MaxIssueSamples.
 	Issues []Issue
 	// Notes are about the input as a whole (parts missing, repeated or
@@ -143,11 +159,19 @@ type Quality struct {
 // MaxIssueSamples caps Quality.Issues.
 const MaxIssueSamples = 20
 
+// MaxKindSamples caps the samples of a problem that comes in numbers
+// (duplicate events, impossible times), to leave room for the others.
+const MaxKindSamples = 3
+
 // Issue is one problem found in the input.
 type Issue struct {
 	File string
 	Line int64
 	What string
+	// Handled marks what was read in full and dealt with (a duplicate
+	// applied once, an impossible time left out), as opposed to a record
+	// lost.
+	Handled bool `json:",omitempty"`
 }
 
 // Add records an issue, keeping at most MaxIssueSamples samples.
@@ -171,6 +195,39 @@ func (q *Quality) Partial() bool {
 	}
 	return false
 }
+
+// AddHandled records an issue that lost nothing (Issue.Handled), keeping at
+// most MaxIssueSamples samples.
+func (q *Quality) AddHandled(file string, line int64, what string) {
+	if len(q.Issues) < MaxIssueSamples {
+		q.Issues = append(q.Issues, Issue{File: file, Line: line, What: what, Handled: true})
+	}
+}
+
+// Lost reports whether records were lost: lines that were not valid records
+// (but for a last line cut off while the log was written), lines over the
+// length limit, records lacking a field they need.
+func (q *Quality) Lost() bool {
+	bad := q.BadLines
+	if q.CutLastLine {
+		bad--
+	}
+	return bad > 0 || q.LongLines > 0 || q.Incomplete > 0
+}
+
+// FirstLoss returns the first sample of a lost record (an Issue that is not
+// Handled), if one was kept.
+func (q *Quality) FirstLoss() (Issue, bool) {
+	for _, is := range q.Issues {
+		if !is.Handled && !(q.CutLastLine && strings.HasPrefix(is.What, CutLastLinePrefix)) {
+			return is, true
+		}
+	}
+	return Issue{}, false
+}
+
+// CutLastLinePrefix starts the issue of a last line cut off (CutLastLine).
+const CutLastLinePrefix = "last line incomplete (log in progress or truncated): "
 
 // Duration is End-Start, or 0 when either is unknown.
 func (a *App) Duration() int64 {
@@ -207,27 +264,4 @@ const ReasonResubmitted = "Resubmitted"
 // attempt of its own; the decoder gives it status TaskSuccess.
 func (a *App) Resubmitted(t *Task) bool {
 	return t.Reason != 0 && int(t.Reason) < len(a.Reasons) && a.Reasons[t.Reason].Kind == ReasonResubmitted
-}
-
-// MisdatedSlackMs is how far before its stage's submission (or, when the
-// log does not say, the application's start), or after the application's
-// end, a Spark task may claim to have launched. The driver stamps them all
-// with one clock, so a launch outside is a corrupt or spliced record (test
-// logs in the shared data launch tasks five years early and two months
-// late), not skew.
-const MisdatedSlackMs = 60_000
-
-// Misdated reports whether a Spark task of st launched more than
-// MisdatedSlackMs outside its stage's submission and the application's end;
-// analyses leave such records out rather than stretch the application over
-// years. MapReduce attempts are stamped by node clocks and are left alone.
-func (a *App) Misdated(st *Stage, t *Task) bool {
-	if st.Kind != StageSpark {
-		return false
-	}
-	anchor := st.Submitted
-	if anchor <= 0 {
-		anchor = a.Start
-	}
-	return anchor > 0 && t.Launch < anchor-MisdatedSlackMs || a.End > 0 && t.Launch > a.End+MisdatedSlackMs
 }

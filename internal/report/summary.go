@@ -99,6 +99,18 @@ func usageTable(w io.Writer, title string, rows []summary.Usage, withHost bool, 
 func qualityText(w io.Writer, q *summary.Quality) {
 	fmt.Fprintf(w, "Data quality: %d lines read, %d bad, %d unknown events, %d incomplete events",
 		q.Lines, q.BadLines, q.UnknownEvents, q.Incomplete)
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{
+		{q.LongLines, "lines over the length limit (skipped)"},
+		{q.Duplicates, "duplicate events (applied once)"},
+		{q.ImpossibleTimes, "impossible times (left out of durations)"},
+	} {
+		if c.n > 0 {
+			fmt.Fprintf(w, ", %d %s", c.n, c.what)
+		}
+	}
 	if q.Truncated {
 		fmt.Fprint(w, ", input truncated")
 	}

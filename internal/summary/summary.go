@@ -155,15 +155,19 @@ type Failure struct {
 	Where   string `json:"where"` // the first stage or job it happened in
 }
 
-// Quality reports what could not be read.
+// Quality reports what could not be read, and what was read but could not
+// be right.
 type Quality struct {
-	Lines         int64            `json:"lines"`
-	BadLines      int64            `json:"badLines"`
-	UnknownEvents int64            `json:"unknownEvents"`
-	Incomplete    int64            `json:"incompleteEvents"`
-	Truncated     bool             `json:"truncated"`
-	Events        map[string]int64 `json:"events,omitempty"`
-	Issues        []model.Issue    `json:"issues,omitempty"`
+	Lines           int64            `json:"lines"`
+	BadLines        int64            `json:"badLines"`
+	LongLines       int64            `json:"longLines"`
+	UnknownEvents   int64            `json:"unknownEvents"`
+	Incomplete      int64            `json:"incompleteEvents"`
+	Duplicates      int64            `json:"duplicateEvents"`
+	ImpossibleTimes int64            `json:"impossibleTimes"`
+	Truncated       bool             `json:"truncated"`
+	Events          map[string]int64 `json:"events,omitempty"`
+	Issues          []model.Issue    `json:"issues,omitempty"`
 	// Partial is set when a note says events are missing or may count twice.
 	Partial bool   `json:"partial"`
 	Notes   []Note `json:"notes,omitempty"`
@@ -195,9 +199,9 @@ func Build(app *model.App) *Summary {
 		Jobs: []Job{}, Stages: []Stage{}, Failures: []Failure{},
 	}
 	q := app.Quality
-	s.Quality = Quality{Lines: q.Lines, BadLines: q.BadLines, UnknownEvents: q.UnknownEvents,
-		Incomplete: q.Incomplete, Truncated: q.Truncated, Events: q.Events, Issues: q.Issues,
-		Partial: q.Partial()}
+	s.Quality = Quality{Lines: q.Lines, BadLines: q.BadLines, LongLines: q.LongLines, UnknownEvents: q.UnknownEvents,
+		Incomplete: q.Incomplete, Duplicates: q.Duplicates, ImpossibleTimes: q.ImpossibleTimes,
+		Truncated: q.Truncated, Events: q.Events, Issues: q.Issues, Partial: q.Partial()}
 	for _, n := range q.Notes {
 		s.Quality.Notes = append(s.Quality.Notes, Note{Text: n.Text, Partial: n.Partial})
 	}
@@ -255,6 +259,10 @@ func Build(app *model.App) *Summary {
 			}
 			st.TaskMetrics(i, &m)
 			tm := taskMetrics(t, &m)
+			misdated := app.Misdated(st, t)
+			if misdated {
+				tm.TaskTimeMs = 0 // impossible times count in no duration (model.App.AuditTimes)
+			}
 			ss.Tasks++
 			ss.Metrics.add(&tm)
 			stageHosts[t.Host] = true
@@ -268,7 +276,9 @@ func Build(app *model.App) *Summary {
 				ss.Failed++
 				ss.Resubmitted++
 			case t.Status == model.TaskSuccess:
-				durations = append(durations, float64(t.Duration()))
+				if !misdated {
+					durations = append(durations, float64(t.Duration()))
+				}
 			case t.Status == model.TaskFailed:
 				ss.Failed++
 			case t.Status == model.TaskKilled:

@@ -85,3 +85,40 @@ func TestBuildResubmitted(t *testing.T) {
 		t.Errorf("failures %+v", s.Failures)
 	}
 }
+
+// TestImpossibleTimesLeftOutOfDurations: in a 16 s application, one task
+// launched a year early and one that ends before it launches count as tasks
+// but in no duration, quantile or task time.
+func TestImpossibleTimesLeftOutOfDurations(t *testing.T) {
+	const start = 1_700_000_000_000
+	year := int64(365 * 24 * 3600 * 1000)
+	app := &model.App{ID: "app-1", Engine: model.Spark, Start: start, End: start + 16_000, Complete: true,
+		Hosts: []string{"", "h1"}, Reasons: []model.Reason{{}},
+		Executors: []*model.Executor{{ID: "1", Host: "h1", Cores: 2}}}
+	st := &model.Stage{ID: 0, Status: model.StageComplete, Submitted: start, Completed: start + 10_000}
+	var m model.TaskMetrics
+	for _, tk := range []model.Task{
+		{ID: 1, Launch: start + 1000, Finish: start + 2000},
+		{ID: 2, Launch: start + 1000, Finish: start + 4000},
+		{ID: 3, Launch: start + 3000 - year, Finish: start + 5000}, // a year early
+		{ID: 4, Launch: start + 6000, Finish: start + 5000},        // ends before it launches
+	} {
+		tk.Executor, tk.Host, tk.Status = 0, 1, model.TaskSuccess
+		st.AddTask(tk, &m)
+	}
+	app.Stages = []*model.Stage{st}
+	app.AuditTimes()
+	s := Build(app)
+	if s.Totals.Tasks != 4 || s.Quality.ImpossibleTimes != 2 {
+		t.Fatalf("tasks %d, impossible times %d", s.Totals.Tasks, s.Quality.ImpossibleTimes)
+	}
+	if q := s.Stages[0].TaskDurationMs; len(q) != 5 || q[0] != 1000 || q[4] != 3000 {
+		t.Errorf("quantiles %v, want 1000..3000 from the two sound tasks", q)
+	}
+	if got := s.Executors[0].TaskTimeMs; got != 4000 {
+		t.Errorf("executor task time %d ms, want 4000", got)
+	}
+	if got := s.Stages[0].TaskTimeMs; got != 4000 {
+		t.Errorf("stage task time %d ms, want 4000", got)
+	}
+}
