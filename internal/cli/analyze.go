@@ -59,6 +59,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 			},
 		}
 		f := cmd.Flags()
+		o.logs = addLogFlags(f)
 		f.StringVar(&o.format, "format", "text", "output format: text or json")
 		f.IntVar(&o.rows, "rows", 15, "at most this many rows per table in text output (0: all)")
 		f.BoolVar(&o.timeline, "timeline", false, "draw the task timeline in text output")
@@ -93,6 +94,7 @@ type analyzeOptions struct {
 	timeline, alignClocks, nodes bool
 	clockSkew                    time.Duration
 	hostAlias                    map[string]string
+	logs                         *logFlags
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -109,6 +111,13 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
 	}
+	if err := checkRows(o.rows); err != nil {
+		return nil, err
+	}
+	lopts, err := o.logs.options()
+	if err != nil {
+		return nil, err
+	}
 	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
 		Reconstruction: o.html != ""}
 	if o.spec != "" {
@@ -118,8 +127,9 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 		}
 		opts.Dataflow.Spec = spec
 	}
-	res, err := loadWithProgress(e, paths, load.Options{})
+	res, err := readLogs(e, paths, lopts)
 	if err != nil {
+		partial(e, res)
 		return nil, err
 	}
 	load.ByStart(res.Apps)

@@ -16,7 +16,8 @@ import (
 
 func init() {
 	register(func(e *env) *cobra.Command {
-		return &cobra.Command{
+		var lf *logFlags
+		cmd := &cobra.Command{
 			Use:   "api PATH REQUEST",
 			Short: "Answer one Spark History Server REST request offline",
 			Long: `api reads the Spark event logs in PATH (a log file or a folder of logs) and answers
@@ -29,28 +30,34 @@ A request the History Server would refuse prints its status and message and exit
 See docs/API.md for the endpoints and parameters.`,
 			Args: cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runAPI(e, args[0], args[1])
+				opts, err := lf.options()
+				if err != nil {
+					return err
+				}
+				return runAPI(e, args[0], args[1], opts)
 			},
 		}
+		lf = addLogFlags(cmd.Flags())
+		return cmd
 	})
 }
 
 // runAPI loads the logs at path and answers one request.
-func runAPI(e *env, path, request string) error {
+func runAPI(e *env, path, request string, opts load.Options) error {
 	p, rawQuery, _ := strings.Cut(request, "?")
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("request query %q: %w", rawQuery, err))
 	}
-	apps, problems, err := loadSparkLogs(path)
+	opts.Kinds = sparkKinds
+	res, err := readLogs(e, []string{path}, opts)
 	if err != nil {
-		return err
+		partial(e, res)
+		return fmt.Errorf("find logs: %w", err)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(e.stderr, "clusterlens: warning:", p)
-	}
-	v, err := shs.NewIndex(apps).Get(p, q)
+	v, err := shs.NewIndex(sparkApps(res)).Get(p, q)
 	if err != nil {
+		partial(e, res)
 		var apiErr *shs.Error
 		if errors.As(err, &apiErr) {
 			return fmt.Errorf("%s %d: %s", request, apiErr.Status, apiErr.Message)
@@ -64,29 +71,15 @@ func runAPI(e *env, path, request string) error {
 	if _, err := e.stdout.Write(body); err != nil {
 		return fmt.Errorf("write response: %w", err)
 	}
-	if len(problems) > 0 {
-		return withCode(ExitPartial, fmt.Errorf("%d of the logs in %s could not be read fully", len(problems), path))
-	}
-	return nil
+	return partial(e, res)
 }
 
-// loadSparkLogs reads the Spark event logs under path (a log file, or a
-// folder searched recursively with rolling and Spark 1.x layouts, compressed
-// logs and History Server zips, on disk or in an object store). Logs read
-// only in part are returned with a problem each; other kinds of logs
-// (MapReduce) are left out.
-func loadSparkLogs(path string) (apps []*model.App, problems []error, err error) {
-	res, err := load.Paths([]string{path}, sparkOnly)
-	if err != nil {
-		return nil, nil, fmt.Errorf("find logs: %w", err)
-	}
-	return sparkApps(res), res.Problems, nil
-}
+// sparkKinds restricts loading to Spark event logs: the History Server API
+// knows nothing else.
+var sparkKinds = []source.Kind{source.SparkEventLog}
 
-// sparkOnly loads Spark event logs only.
-var sparkOnly = load.Options{Kinds: []source.Kind{source.SparkEventLog}}
-
-// sparkApps keeps the applications that have an id.
+// sparkApps keeps the applications that have an id (the History Server
+// lists no others).
 func sparkApps(res *load.Result) []*model.App {
 	var apps []*model.App
 	for _, a := range res.Apps {

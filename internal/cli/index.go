@@ -80,7 +80,7 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 		return err
 	}
 	defer st.Close()
-	progress, done := newProgress(e.stderr, 64<<20, "indexing")
+	progress, done := newProgress(e, 64<<20, "indexing")
 	opt.Progress = progress
 	start := time.Now()
 	stats, err := indexer.Pass(ctx, st, paths, opt)

@@ -111,6 +111,7 @@ type peerReport struct {
 func peerDiagnoseCmd(e *env) *cobra.Command {
 	var profPath, logs, format string
 	var p peer.Params
+	var lf *logFlags
 	var rng [2]string
 	cmd := &cobra.Command{
 		Use:   "diagnose --profile PROFILE.json [--logs DIR] SOURCE",
@@ -140,21 +141,26 @@ many tasks, and each indicted node is called culprit or victim with the resource
 				return withCode(ExitUsage, err)
 			}
 			var work *peer.Workload
+			var logsRead *load.Result
 			if logs != "" {
-				res, err := load.Paths([]string{logs}, load.Options{})
+				lopts, err := lf.options()
 				if err != nil {
+					return err
+				}
+				if logsRead, err = readLogs(e, []string{logs}, lopts); err != nil {
+					partial(e, logsRead)
 					return fmt.Errorf("read logs: %w", err)
 				}
-				work = peer.NewWorkload(res.Apps)
+				work = peer.NewWorkload(logsRead.Apps)
 				o.SetWorkload(work)
 			}
 			from, to, err := parseRange(rng)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			tb, partial := readTable(cmd.Context(), e, args[0], from, to)
-			if partial != nil && !errors.Is(partial, metrics.ErrPartial) {
-				return partial
+			tb, metricsErr := readTable(cmd.Context(), e, args[0], from, to)
+			if metricsErr != nil && !errors.Is(metricsErr, metrics.ErrPartial) {
+				return metricsErr
 			}
 			incomplete := tb.Each(o.ObserveVector)
 			o.Flush()
@@ -176,16 +182,24 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			if format == "json" {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
-				return metricsPartial(e, partial, enc.Encode(rep))
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printPeerReport(e.stdout, &rep)
 			}
-			printPeerReport(e.stdout, &rep)
-			return metricsPartial(e, partial, nil)
+			var logsErr error
+			if logsRead != nil {
+				logsErr = partial(e, logsRead)
+			}
+			return metricsPartial(e, metricsErr, logsErr)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&profPath, "profile", "", "trained profile (peer train)")
 	f.StringVar(&logs, "logs", "", "the run's application logs (enables workload-aware peers and attribution)")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	lf = addLogFlags(f)
 	d := peer.DefaultParams()
 	f.IntVar(&p.WindowS, "window", d.WindowS, "histogram window (samples)")
 	f.Float64Var(&p.Decay, "decay", d.Decay, "histogram weight factor per sample of age")

@@ -58,6 +58,13 @@ func TestPeerCommands(t *testing.T) {
 	if len(culprits) != 1 || culprits[0] != want {
 		t.Errorf("culprits %v, want [%s]", culprits, want)
 	}
+	// A log read in part among --logs: the diagnosis is made, the log named
+	// on stderr, and the exit code is 3.
+	writeFile(t, filepath.Join(hog, sim.SparkDir, "app-broken"), []byte(brokenLog("app-broken")))
+	code, out, errs = run(t, "peer", "diagnose", "--profile", prof, "--logs", hog, "--format", "json", hog)
+	if code != ExitPartial || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Verdicts) == 0 || len(warnings(errs)) != 1 {
+		t.Errorf("diagnose with a broken log: exit %d, %d verdicts: %s", code, len(rep.Verdicts), errs)
+	}
 	// Plain Ganesha (no logs), as text: the culprit is indicted, with its CPU evidence.
 	code, out, errs = run(t, "peer", "diagnose", "--profile", prof, hog)
 	if code != ExitOK || !strings.Contains(out, "indicted "+truth.Faults[0].Host) ||

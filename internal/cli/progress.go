@@ -1,38 +1,69 @@
 package cli
 
 import (
-	"io"
 	"os"
-	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
-// newProgress returns a byte-progress callback drawing a bar on stderr when
-// stderr is a terminal and the work is large enough to wait for, and a
-// function that clears the bar. Otherwise both do nothing.
-func newProgress(stderr io.Writer, total int64, what string) (func(int64), func()) {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || total < 32<<20 {
+// progressDelay is how long reading runs before a progress bar appears:
+// any input that takes that long gets one, whatever its stored size (a
+// small compressed file can hold gigabytes of blank lines).
+const progressDelay = time.Second
+
+// newProgress returns a callback counting the stored bytes read, from any
+// goroutine, and a function that clears the bar. When stderr is a terminal
+// (or e.terminal says so) a bar of the count against total is drawn once
+// reading has taken progressDelay (e.progressDelay when set).
+func newProgress(e *env, total int64, what string) (func(int64), func()) {
+	if !e.isTerminal() {
 		return nil, func() {}
 	}
-	bar := progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionThrottle(200_000_000),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(30),
-	)
-	var mu sync.Mutex
-	return func(n int64) {
-			mu.Lock()
-			bar.Add64(n)
-			mu.Unlock()
-		}, func() {
-			mu.Lock()
-			bar.Finish()
-			mu.Unlock()
+	delay := progressDelay
+	if e.progressDelay > 0 {
+		delay = e.progressDelay
+	}
+	var n atomic.Int64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		wait := time.NewTimer(delay)
+		defer wait.Stop()
+		select {
+		case <-stop:
+			return
+		case <-wait.C:
 		}
+		bar := progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetDescription(what),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30),
+		)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			bar.Set64(n.Load())
+			select {
+			case <-stop:
+				bar.Finish()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func(k int64) { n.Add(k) }, func() { close(stop); <-stopped }
+}
+
+// isTerminal reports whether stderr is a terminal (or the tests say so).
+func (e *env) isTerminal() bool {
+	if e.terminal {
+		return true
+	}
+	f, ok := e.stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

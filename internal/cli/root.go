@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -41,6 +42,10 @@ func withCode(code int, err error) error {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// terminal makes stderr count as a terminal, and progressDelay replaces
+	// progressDelay when set (tests of the progress bar).
+	terminal      bool
+	progressDelay time.Duration
 }
 
 var commands []func(*env) *cobra.Command
@@ -50,7 +55,12 @@ func register(f func(*env) *cobra.Command) { commands = append(commands, f) }
 
 // Main runs clusterlens with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return execute(&env{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// execute runs the command line args in e and returns the exit code.
+func execute(e *env, args []string) int {
+	stdin, stdout, stderr := e.stdin, e.stdout, e.stderr
 	root := &cobra.Command{
 		Use:           "clusterlens",
 		Short:         "Find out why Spark and Hadoop jobs are slow",

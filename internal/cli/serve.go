@@ -26,11 +26,13 @@ type serveOptions struct {
 	logs   string
 	addr   string
 	rescan time.Duration
+	load   load.Options
 }
 
 func init() {
 	register(func(e *env) *cobra.Command {
 		var o serveOptions
+		var lf *logFlags
 		cmd := &cobra.Command{
 			Use:   "serve --logs DIR",
 			Short: "Serve the Spark History Server REST API over HTTP",
@@ -44,6 +46,10 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 				if o.logs == "" {
 					return withCode(ExitUsage, errors.New("--logs is required"))
 				}
+				var err error
+				if o.load, err = lf.options(); err != nil {
+					return err
+				}
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				log := slog.New(slog.NewTextHandler(e.stderr, nil))
@@ -53,6 +59,7 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 		cmd.Flags().StringVar(&o.logs, "logs", "", "folder (or file) of Spark event logs, or an object-store URL")
 		cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:18080", "address to listen on")
 		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "look for new and changed logs this often (0: never, or 1m for an object-store URL)")
+		lf = addLogFlags(cmd.Flags())
 		return cmd
 	})
 }
@@ -62,21 +69,34 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 const defaultBucketRescan = time.Minute
 
 // runServe serves until ctx ends. When ready is not nil it receives the
-// listening address once the server accepts connections.
+// listening address once the server accepts connections. It returns the
+// ExitPartial error after a clean stop when the logs it served last were
+// read in part (each was logged as it was read).
 func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<- string) error {
 	var index atomic.Pointer[shs.Index]
 	var cache load.Cache // a rescan reads only new and changed logs
+	var partial atomic.Bool
+	opts := o.load
+	opts.Kinds = sparkKinds
 	read := func() error {
 		start := time.Now()
-		res, fresh, err := cache.Paths([]string{o.logs}, sparkOnly)
+		res, fresh, err := cache.Paths([]string{o.logs}, opts)
 		if errors.Is(err, source.ErrNotLog) {
 			log.Warn("no Spark event logs yet", "dir", o.logs)
 		} else if err != nil {
 			return fmt.Errorf("find logs: %w", err)
 		}
-		for _, p := range res.Problems {
-			log.Warn("log read in part", "err", p)
+		for _, s := range res.Skipped {
+			if s.Err != nil {
+				log.Warn("skipped: unreadable", "path", s.Name, "reason", s.Reason+hint(s.Err))
+			} else {
+				log.Info("skipped: not a log", "path", s.Name, "reason", s.Reason)
+			}
 		}
+		for _, p := range res.Problems {
+			log.Warn("log read in part", "err", p.Error()+hint(p))
+		}
+		partial.Store(res.Partial())
 		apps := sparkApps(res)
 		index.Store(shs.NewIndex(apps))
 		log.Info("logs read", "dir", o.logs, "applications", len(apps), "logs read anew", fresh, "took", time.Since(start).Round(time.Millisecond))
@@ -87,6 +107,12 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 	}
 	if err := read(); err != nil {
 		return err
+	}
+	stopped := func() error {
+		if partial.Load() {
+			return withCode(ExitPartial, errors.New("the logs served were read in part (logged above)"))
+		}
+		return nil
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -112,7 +138,7 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 		select {
 		case err := <-done:
 			if errors.Is(err, http.ErrServerClosed) {
-				return nil
+				return stopped()
 			}
 			return fmt.Errorf("serve: %w", err)
 		case <-tick:
@@ -127,7 +153,7 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 				return fmt.Errorf("shutdown: %w", err)
 			}
 			<-done
-			return nil
+			return stopped()
 		}
 	}
 }

@@ -14,6 +14,7 @@ func init() {
 	register(func(e *env) *cobra.Command {
 		var format string
 		var rows int
+		var lf *logFlags
 		cmd := &cobra.Command{
 			Use:   "summary PATH...",
 			Short: "Summarize Spark and MapReduce applications from their logs",
@@ -25,21 +26,30 @@ failures and the quality of the input. --format json prints the document
 described in docs/JSON.md.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runSummary(e, args, format, rows)
+				opts, err := lf.options()
+				if err != nil {
+					return err
+				}
+				return runSummary(e, args, format, rows, opts)
 			},
 		}
 		cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 		cmd.Flags().IntVar(&rows, "rows", 30, "at most this many rows per table in text output (0: all)")
+		lf = addLogFlags(cmd.Flags())
 		return cmd
 	})
 }
 
-func runSummary(e *env, paths []string, format string, rows int) error {
+func runSummary(e *env, paths []string, format string, rows int, opts load.Options) error {
 	if format != "text" && format != "json" {
 		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", format))
 	}
-	res, err := loadWithProgress(e, paths, load.Options{})
+	if err := checkRows(rows); err != nil {
+		return err
+	}
+	res, err := readLogs(e, paths, opts)
 	if err != nil {
+		partial(e, res)
 		return err
 	}
 	load.ByStart(res.Apps)
@@ -59,39 +69,4 @@ func runSummary(e *env, paths []string, format string, rows int) error {
 		}
 	}
 	return partial(e, res)
-}
-
-// loadWithProgress reads paths with a progress bar on a terminal.
-func loadWithProgress(e *env, paths []string, opts load.Options) (*load.Result, error) {
-	logs, skipped, ferr := load.Find(paths, opts)
-	if len(logs) == 0 {
-		if ferr != nil {
-			return nil, ferr
-		}
-		return nil, fmt.Errorf("no logs found in %v (%d files skipped as not logs)", paths, len(skipped))
-	}
-	var total int64
-	for _, l := range logs {
-		total += l.Size()
-	}
-	progress, done := newProgress(e.stderr, total, "reading")
-	opts.Progress = progress
-	res := load.Logs(logs, opts)
-	done()
-	res.Skipped = skipped
-	if ferr != nil {
-		res.Problems = append(res.Problems, ferr)
-	}
-	return res, nil
-}
-
-// partial reports logs that could not be read fully and sets the exit code.
-func partial(e *env, res *load.Result) error {
-	for _, p := range res.Problems {
-		fmt.Fprintln(e.stderr, "clusterlens: warning:", p)
-	}
-	if len(res.Problems) > 0 {
-		return withCode(ExitPartial, fmt.Errorf("%d of the logs could not be read fully", len(res.Problems)))
-	}
-	return nil
 }

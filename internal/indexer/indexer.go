@@ -217,7 +217,7 @@ func indexLog(ctx context.Context, st history.Store, w *writer, l *source.Log, p
 			return nil, err
 		}
 	} else {
-		apps, readErr = load.Log(l, progress)
+		apps, readErr = load.Log(l, load.Options{Progress: progress})
 	}
 	if readErr != nil {
 		state.Error = readErr.Error()

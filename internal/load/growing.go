@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -124,7 +125,7 @@ parts:
 		return res, fmt.Errorf("%s: %w", l.Name, errors.Join(errs...))
 	}
 	for _, a := range apps {
-		if err := finish(l, a); err != nil {
+		if err := finish(l, a, lines.DefaultMax); err != nil {
 			errs = append(errs, err)
 		}
 	}

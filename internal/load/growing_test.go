@@ -52,7 +52,7 @@ func findOne(t *testing.T, path string) *source.Log {
 // wholeApp reads the log at path whole, as every command does.
 func wholeApp(t *testing.T, path string) *model.App {
 	t.Helper()
-	apps, err := Log(findOne(t, path), nil)
+	apps, err := Log(findOne(t, path), Options{})
 	if err != nil || len(apps) != 1 {
 		t.Fatalf("read %s whole: %d applications, %v", path, len(apps), err)
 	}

@@ -4,6 +4,7 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,12 +14,21 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dustin/go-humanize"
+	"golang.org/x/sync/semaphore"
+
 	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/clusterlens/clusterlens/internal/mapreduce"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/platform"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
+
+// DefaultMemory is the default Options.Memory: room for a 128 MiB zstd
+// window (long-range matching, as Databricks Photon writes) and the line
+// buffers of the files decoded beside it.
+const DefaultMemory = 512 << 20
 
 // Options tune loading.
 type Options struct {
@@ -29,20 +39,62 @@ type Options struct {
 	Progress func(n int64)
 	// Workers decode logs in parallel (0: one per CPU).
 	Workers int
+	// MaxLine is the longest line or record read, in bytes (0:
+	// lines.DefaultMax). A longer one is skipped without being held, and
+	// counted in the application's data quality.
+	MaxLine int64
+	// Memory bounds, in bytes, what the decoders working in parallel hold at
+	// once for lines and decompression history (0: DefaultMemory). Before a
+	// part is decoded its share is reserved (MaxLine plus its zstd window),
+	// waiting while other parts hold the rest; a zstd frame whose window is
+	// over Memory is refused (codec.ErrWindowTooLarge).
+	Memory int64
+}
+
+func (o *Options) memory() int64 {
+	if o.Memory > 0 {
+		return o.Memory
+	}
+	return DefaultMemory
+}
+
+func (o *Options) maxLine() int64 {
+	if o.MaxLine > 0 {
+		return o.MaxLine
+	}
+	return lines.DefaultMax
 }
 
 // Result is what loading found.
 type Result struct {
-	Apps    []*model.App     // in the order the logs were found
-	Skipped []source.Skipped // files that are not logs, each with a reason
-	// Problems are logs that could not be read at all or only in part, one
-	// error each naming the log; the partial applications are in Apps.
+	Apps []*model.App // in the order the logs were found
+	// Skipped are files and folders that hold no log, each with a reason;
+	// those that could not be read (Err set) may have held one.
+	Skipped []source.Skipped
+	// Problems are logs that could not be read at all or only in part
+	// (records lost, see model.Quality.Lost), one error each naming the
+	// log; the partial applications are in Apps.
 	Problems []error
 }
 
+// Unreadable returns the skipped files and folders that could not be read.
+func (r *Result) Unreadable() []source.Skipped {
+	var out []source.Skipped
+	for _, s := range r.Skipped {
+		if s.Err != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Partial reports whether some input was lost: a log read in part, or a
+// file or folder that could not be read.
+func (r *Result) Partial() bool { return len(r.Problems) > 0 || len(r.Unreadable()) > 0 }
+
 // Find lists the logs under paths, keeping the kinds asked for.
 func Find(paths []string, opts Options) ([]*source.Log, []source.Skipped, error) {
-	logs, skipped, err := source.Find(paths, source.Options{PartHeader: eventlog.PartHeader})
+	logs, skipped, err := source.Find(paths, source.Options{PartHeader: eventlog.PartHeader, MaxWindow: opts.memory()})
 	if len(opts.Kinds) > 0 {
 		kept := logs[:0]
 		for _, l := range logs {
@@ -104,6 +156,7 @@ func readEach(logs []*source.Log, opts Options) []read {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	ld := newLoader(opts)
 	outs := make([]read, len(logs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -112,7 +165,7 @@ func readEach(logs []*source.Log, opts Options) []read {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outs[i].apps, outs[i].err = Log(logs[i], opts.Progress)
+				outs[i].apps, outs[i].err = ld.log(logs[i])
 			}
 		}()
 	}
@@ -193,26 +246,38 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 // Log reads one log: one application for Spark and .jhist, one per job for
 // legacy histories and Rumen traces. A log read only in part returns its
 // applications and an error naming the log.
-func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
+func Log(l *source.Log, opts Options) ([]*model.App, error) { return newLoader(opts).log(l) }
+
+// loader reads logs, sharing one memory budget among its parallel decoders.
+type loader struct {
+	opts   Options
+	budget *semaphore.Weighted
+}
+
+func newLoader(opts Options) *loader {
+	return &loader{opts: opts, budget: semaphore.NewWeighted(opts.memory())}
+}
+
+func (ld *loader) log(l *source.Log) ([]*model.App, error) {
 	var apps []*model.App
 	var err error
 	switch l.Kind {
 	case source.SparkEventLog:
-		apps, err = readSpark(l, progress)
+		apps, err = ld.readSpark(l)
 	case source.MapReduceJhist:
-		apps, err = readOne(l, progress, func(r io.Reader, name string) ([]*model.App, error) {
-			a, err := mapreduce.ReadJhist(r, name)
+		apps, err = ld.readOne(l, func(r io.Reader, name string) ([]*model.App, error) {
+			a, err := ld.mapreduce().ReadJhist(r, name)
 			if a == nil {
 				return nil, err
 			}
 			return []*model.App{a}, err
 		})
 	case source.MapReduceLegacy:
-		apps, err = readOne(l, progress, mapreduce.ReadLegacy)
+		apps, err = ld.readOne(l, ld.mapreduce().ReadLegacy)
 	case source.RumenTrace:
-		apps, err = readOne(l, progress, func(r io.Reader, name string) ([]*model.App, error) {
+		apps, err = ld.readOne(l, func(r io.Reader, name string) ([]*model.App, error) {
 			var apps []*model.App
-			err := mapreduce.ReadRumen(r, name, func(a *model.App) error {
+			err := ld.mapreduce().ReadRumen(r, name, func(a *model.App) error {
 				apps = append(apps, a)
 				return nil
 			})
@@ -227,7 +292,7 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 		}
 	}
 	for _, a := range apps {
-		if perr := finish(l, a); perr != nil {
+		if perr := finish(l, a, ld.opts.maxLine()); perr != nil {
 			err = errors.Join(err, perr)
 		}
 	}
@@ -238,9 +303,9 @@ func Log(l *source.Log, progress func(int64)) ([]*model.App, error) {
 }
 
 // finish fills in what the log's layout says of an application read from
-// it (its source, time, version, notes, platform) and returns an error
-// naming what its notes say is missing from it, or nil.
-func finish(l *source.Log, a *model.App) error {
+// it (its source, time, version, notes, platform), audits its times, and
+// returns an error naming what is missing from it (partial), or nil.
+func finish(l *source.Log, a *model.App, maxLine int64) error {
 	a.Source = l.Name
 	if a.LastUpdated == 0 {
 		a.LastUpdated = l.ModTime.UnixMilli()
@@ -256,39 +321,104 @@ func finish(l *source.Log, a *model.App) error {
 			a.Quality.Note(false, "no SparkListenerApplicationStart was read: the application is named after its file or folder")
 		}
 	}
-	return partial(a)
+	a.AuditTimes()
+	return partial(a, maxLine)
 }
 
-// partial returns an error naming what the notes of a say is missing from
-// it, or nil when nothing is.
-func partial(a *model.App) error {
+// partial says what is missing from a: what its notes say (parts of a
+// rolled log missing or out of order), and the records lost, with the first
+// place one was (see lost); nil when nothing is.
+func partial(a *model.App, maxLine int64) error {
 	var what []string
 	for _, n := range a.Quality.Notes {
 		if n.Partial {
 			what = append(what, n.Text)
 		}
 	}
+	loss := lost(&a.Quality, maxLine)
+	if loss != nil {
+		what = append(what, loss.msg)
+	}
 	if len(what) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s read in part: %s", a.ID, strings.Join(what, "; "))
+	id := a.ID
+	if id == "" {
+		id = "the application"
+	}
+	return &lossError{msg: id + " read in part: " + strings.Join(what, "; "), tooLong: loss != nil && loss.tooLong}
 }
+
+// lost says which records of an application were lost, with the first
+// place one was, or returns nil when none was.
+func lost(q *model.Quality, max int64) *lossError {
+	if !q.Lost() {
+		return nil
+	}
+	var parts []string
+	bad := q.BadLines
+	if q.CutLastLine {
+		bad--
+	}
+	count := func(n int64, one, many string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	count(bad, "malformed line", "malformed lines")
+	count(q.LongLines, "line over the "+humanize.IBytes(uint64(max))+" line limit", "lines over the "+humanize.IBytes(uint64(max))+" line limit")
+	count(q.Incomplete, "event without a field it needs", "events without a field they need")
+	msg := strings.Join(parts, ", ") + " skipped"
+	if is, ok := q.FirstLoss(); ok {
+		msg += fmt.Sprintf(" (first at %s:%d: %s)", is.File, is.Line, is.What)
+	}
+	return &lossError{msg: msg, tooLong: q.LongLines > 0}
+}
+
+// lossError is the error of an application read in part.
+type lossError struct {
+	msg     string
+	tooLong bool // lines over the limit were among them
+}
+
+func (e *lossError) Error() string { return e.msg }
+
+// Is lets errors.Is(err, lines.ErrTooLong) tell that raising the line limit
+// would read more.
+func (e *lossError) Is(target error) bool { return e.tooLong && target == lines.ErrTooLong }
+
+// part opens part i of l, reserves its share of the memory budget (the line
+// limit plus the part's decompression window, at most the whole budget),
+// and hands it to decode.
+func (ld *loader) part(l *source.Log, i int, decode func(r io.Reader) error) error {
+	r, err := l.OpenProgress(i, ld.opts.Progress)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", l.Parts[i].Name, err)
+	}
+	defer r.Close()
+	need := min(ld.opts.maxLine()+r.Window(), ld.opts.memory())
+	if err := ld.budget.Acquire(context.Background(), need); err != nil {
+		return err
+	}
+	defer ld.budget.Release(need)
+	return decode(r)
+}
+
+// mapreduce returns the MapReduce history reader with the line limit.
+func (ld *loader) mapreduce() mapreduce.Reader { return mapreduce.Reader{MaxLine: ld.opts.maxLine()} }
 
 // readSpark feeds the parts of one Spark log in order: one application, or
 // several when Databricks markers inside name several Spark contexts.
-func readSpark(l *source.Log, progress func(int64)) ([]*model.App, error) {
+func (ld *loader) readSpark(l *source.Log) ([]*model.App, error) {
 	d := eventlog.NewDecoder()
+	d.MaxLine = ld.opts.maxLine()
 	var errs []error
 	for i, p := range l.Parts {
-		r, err := l.OpenProgress(i, progress)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
-			continue
-		}
-		if err := d.Feed(p.Name, r); err != nil {
+		if err := ld.part(l, i, func(r io.Reader) error { return d.Feed(p.Name, r) }); err != nil {
 			errs = append(errs, err)
 		}
-		r.Close()
 	}
 	events := d.Events()
 	apps := d.Apps()
@@ -300,21 +430,18 @@ func readSpark(l *source.Log, progress func(int64)) ([]*model.App, error) {
 }
 
 // readOne reads a single-part MapReduce log with dec.
-func readOne(l *source.Log, progress func(int64), dec func(io.Reader, string) ([]*model.App, error)) ([]*model.App, error) {
+func (ld *loader) readOne(l *source.Log, dec func(io.Reader, string) ([]*model.App, error)) ([]*model.App, error) {
 	if len(l.Parts) == 0 {
 		return nil, errors.New("log has no parts")
 	}
 	var apps []*model.App
 	var errs []error
 	for i, p := range l.Parts {
-		r, err := l.OpenProgress(i, progress)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("open %s: %w", p.Name, err))
-			continue
-		}
-		got, err := dec(r, p.Name)
-		r.Close()
-		apps = append(apps, got...)
+		err := ld.part(l, i, func(r io.Reader) error {
+			got, err := dec(r, p.Name)
+			apps = append(apps, got...)
+			return err
+		})
 		if err != nil {
 			errs = append(errs, err)
 		}

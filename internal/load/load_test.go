@@ -1,9 +1,13 @@
 package load
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,7 +32,7 @@ func TestEveryRealLog(t *testing.T) {
 	kinds := map[source.Kind]int{}
 	for _, l := range logs {
 		kinds[l.Kind]++
-		apps, err := Log(l, nil)
+		apps, err := Log(l, Options{})
 		rel, _ := filepath.Rel(root, l.Name)
 		if len(apps) == 0 {
 			if strings.Contains(rel, "something.example.com") { // header-only legacy history of a running job
@@ -119,4 +123,100 @@ func TestCacheReadsOnlyChangedLogs(t *testing.T) {
 			t.Errorf("pass %d: read %d logs anew (want %d), %d applications (want 3), problems %v", i+1, fresh, w, len(res.Apps), res.Problems)
 		}
 	}
+}
+// TestRealLogsReadInPart: over every real log, exactly the logs with lost
+// records (malformed lines in the middle, events lacking a field) are
+// problems, one each naming the log; a log whose last line was cut off as
+// it was written is not.
+func TestRealLogsReadInPart(t *testing.T) {
+	root := sharedtest.Dir(t, "logs")
+	res, err := Paths([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"rapids-tools/core/src/test/resources/spark-events-profiling/malformed_json_eventlog.zstd":   "1 malformed line skipped (first at ",
+		"hadoop-mapreduce-0.21/src/test/tools/data/rumen/small-trace-test/truncated-job-tracker-log": "1 malformed line skipped (first at ",
+		"sparkscope/src/test/resources/eventlog/app-20231122115433-0000-eventLog-corrupted-events":   "4 events without a field they need skipped (first at ",
+	}
+	got := map[string]bool{}
+	for _, p := range res.Problems {
+		// "<log>: <application id> read in part: <what>"
+		head, msg, _ := strings.Cut(p.Error(), " read in part: ")
+		name := head[:max(0, strings.LastIndex(head, ": "))]
+		rel, _ := filepath.Rel(root, name)
+		got[rel] = true
+		if w, ok := want[rel]; !ok || !strings.HasPrefix(msg, w) {
+			t.Errorf("problem %v, want %q", p, w)
+		}
+	}
+	for rel := range want {
+		if !got[rel] {
+			t.Errorf("%s: no problem", rel)
+		}
+	}
+	if len(res.Unreadable()) != 0 {
+		t.Errorf("unreadable: %+v", res.Unreadable())
+	}
+}
+
+// TestMemoryBudgetBoundsParallelDecoding decodes four parts on four
+// goroutines with a budget that holds two line limits: never more than two
+// decode at once, and all four get their turn. Parts whose zstd window
+// takes most of the budget are decoded one at a time.
+func TestMemoryBudgetBoundsParallelDecoding(t *testing.T) {
+	line := []byte(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}` + "\n")
+	// A zstd frame declaring a 128 MiB window (window descriptor 0x88) with
+	// the line in one raw block.
+	n := len(line)<<3 | 1
+	zstd128 := append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x88, byte(n), byte(n >> 8), byte(n >> 16)}, line...)
+	for _, c := range []struct {
+		data   []byte
+		memory int64
+		peak   int32
+	}{
+		{line, 2<<20 + 1, 2},
+		{zstd128, 200 << 20, 1},
+	} {
+		if got := peakParts(t, c.data, Options{MaxLine: 1 << 20, Memory: c.memory}); got != c.peak {
+			t.Errorf("budget %d MiB: %d parts decoded at once, want %d", c.memory>>20, got, c.peak)
+		}
+	}
+}
+
+// peakParts decodes four logs holding data on four goroutines and returns
+// how many parts were decoded at once at most.
+func peakParts(t *testing.T, data []byte, opts Options) int32 {
+	dir := t.TempDir()
+	for i := range 4 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("app-%d", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs, _, err := Find([]string{dir}, opts)
+	if err != nil || len(logs) != 4 {
+		t.Fatalf("%d logs, %v", len(logs), err)
+	}
+	ld := newLoader(opts)
+	var running, peak atomic.Int32
+	var wg sync.WaitGroup
+	for _, l := range logs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := ld.part(l, 0, func(io.Reader) error {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(50 * time.Millisecond)
+				running.Add(-1)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return peak.Load()
 }

@@ -264,7 +264,7 @@ func (t *transcoder) long() (int64, error) {
 // bytes reads n bytes into t.buf, growing it as data arrives so that a
 // corrupt length cannot allocate more than the input holds.
 func (t *transcoder) bytes(n int64) ([]byte, error) {
-	if n < 0 || n > maxLine {
+	if n < 0 || n > maxDatum {
 		return nil, fmt.Errorf("%w: length %d", errAvro, n)
 	}
 	if n <= int64(cap(t.buf)) || n <= 64<<10 {

@@ -27,18 +27,21 @@ import (
 // early gives a partial App with Complete false. The error is non-nil only
 // when the input is not a job history at all (errors.Is(err, ErrFormat)) or
 // could not be read.
-func ReadJhist(r io.Reader, name string) (*model.App, error) {
+func ReadJhist(r io.Reader, name string) (*model.App, error) { return Reader{}.ReadJhist(r, name) }
+
+// ReadJhist is the package's ReadJhist with rd's line limit.
+func (rd Reader) ReadJhist(r io.Reader, name string) (*model.App, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(len(avroMagic))
 	if bytes.Equal(head, avroMagic) {
 		return readJhistContainer(br, name)
 	}
-	lr := newLineReader(br)
-	line, _, _, err := lr.next()
+	lr := newLineReader(br, rd.MaxLine)
+	ln, err := lr.next()
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("mapreduce: read %q: %w", name, err)
 	}
-	switch string(bytes.TrimSpace(line)) {
+	switch string(bytes.TrimSpace(ln.Bytes)) {
 	case "Avro-Json":
 		return readJhistJSON(lr, name)
 	case "Avro-Binary":
@@ -143,7 +146,7 @@ func readJhistJSON(lr *lineReader, name string) (*model.App, error) {
 	d.b.app.Version = "Avro-Json"
 	q := &d.b.app.Quality
 	// line 2 is the Avro schema; the JSON form does not need it.
-	if _, _, _, err := lr.next(); err != nil {
+	if _, err := lr.next(); err != nil {
 		if err == io.EOF {
 			q.Truncated = true
 			return d.finish(), nil
@@ -151,7 +154,7 @@ func readJhistJSON(lr *lineReader, name string) (*model.App, error) {
 		return nil, fmt.Errorf("mapreduce: read %q: %w", name, err)
 	}
 	for {
-		line, complete, tooLong, err := lr.next()
+		ln, err := lr.next()
 		if err == io.EOF {
 			break
 		}
@@ -160,13 +163,12 @@ func readJhistJSON(lr *lineReader, name string) (*model.App, error) {
 			q.Truncated = true
 			break
 		}
-		if tooLong {
+		if ln.TooLong {
 			q.Lines++
-			q.BadLines++
-			q.Add(name, lr.line, "line longer than 64 MiB")
+			lr.tooLong(q, name, ln)
 			continue
 		}
-		line = bytes.TrimSpace(line)
+		line, complete := bytes.TrimSpace(ln.Bytes), ln.Complete
 		if len(line) == 0 {
 			continue
 		}

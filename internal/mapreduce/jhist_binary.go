@@ -29,7 +29,7 @@ func readJhistBinary(lr *lineReader, name string) (*model.App, error) {
 	d := newJhistDecoder(name)
 	d.b.app.Version = "Avro-Binary"
 	q := &d.b.app.Quality
-	line, _, _, err := lr.next()
+	ln, err := lr.next()
 	if err == io.EOF {
 		q.Truncated = true
 		return d.finish(), nil
@@ -37,12 +37,12 @@ func readJhistBinary(lr *lineReader, name string) (*model.App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mapreduce: read %q: %w", name, err)
 	}
-	schema, err := parseAvroSchema(bytes.TrimSpace(line))
+	schema, err := parseAvroSchema(bytes.TrimSpace(ln.Bytes))
 	if err != nil {
 		return nil, lineErr(name, 2, "the Avro schema of Event: "+err.Error())
 	}
 	var t transcoder
-	cr := &countingReader{r: lr.r, n: lr.off}
+	cr := &countingReader{r: lr.Buffered(), n: lr.Offset()}
 	for {
 		if _, err := cr.r.Peek(1); err != nil {
 			if err != io.EOF {

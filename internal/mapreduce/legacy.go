@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -33,16 +35,23 @@ type LegacyStats struct {
 // A truncated history gives partial Apps (Complete false). The error is
 // non-nil only when the input is not a legacy history (errors.Is(err,
 // ErrFormat)) or could not be read.
-func ReadLegacy(r io.Reader, name string) ([]*model.App, error) {
-	apps, _, err := ReadLegacyStats(r, name)
+func ReadLegacy(r io.Reader, name string) ([]*model.App, error) { return Reader{}.ReadLegacy(r, name) }
+
+// ReadLegacy is the package's ReadLegacy with rd's line (and record) limit.
+func (rd Reader) ReadLegacy(r io.Reader, name string) ([]*model.App, error) {
+	apps, _, err := rd.readLegacy(r, name)
 	return apps, err
 }
 
 // ReadLegacyStats is ReadLegacy that also returns record counts.
 func ReadLegacyStats(r io.Reader, name string) ([]*model.App, LegacyStats, error) {
+	return Reader{}.readLegacy(r, name)
+}
+
+func (rd Reader) readLegacy(r io.Reader, name string) ([]*model.App, LegacyStats, error) {
 	d := &legacyDecoder{
 		file:     name,
-		lr:       newLineReader(r),
+		lr:       newLineReader(r, rd.MaxLine),
 		jobs:     map[string]*builder{},
 		confs:    map[string][][2]string{},
 		hostVals: map[string]struct{}{},
@@ -102,7 +111,7 @@ func (d *legacyDecoder) quality() *model.Quality {
 
 func (d *legacyDecoder) run() error {
 	for {
-		line, complete, tooLong, err := d.lr.next()
+		ln, err := d.lr.next()
 		if err == io.EOF {
 			break
 		}
@@ -111,11 +120,11 @@ func (d *legacyDecoder) run() error {
 			d.quality().Truncated = true
 			break
 		}
-		if tooLong {
-			d.quality().BadLines++
-			d.quality().Add(d.file, d.lr.line, "line longer than 64 MiB")
+		if ln.TooLong {
+			d.lr.tooLong(d.quality(), d.file, ln)
 			continue
 		}
+		line := ln.Bytes
 		if i := bytes.IndexByte(line, '\f'); i > 0 {
 			line = line[i:] // HadoopLogsAnalyzer drops what precedes a form feed
 		}
@@ -130,7 +139,7 @@ func (d *legacyDecoder) run() error {
 			continue
 		}
 		if d.conf != nil {
-			if d.conf.Len()+len(line) <= maxLine {
+			if int64(d.conf.Len()+len(line)) <= d.lr.Max() {
 				d.conf.Write(line)
 				d.conf.WriteByte('\n')
 			}
@@ -156,11 +165,11 @@ func (d *legacyDecoder) run() error {
 		} else {
 			d.recBuf = append(d.recBuf, '\n')
 		}
-		if len(d.recBuf)+len(line) > maxLine {
+		if n := int64(len(d.recBuf) + len(line)); n > d.lr.Max() {
 			d.recBuf = d.recBuf[:0]
 			d.inQuote = false
-			d.quality().BadLines++
-			d.quality().Add(d.file, d.recLine, "record longer than 64 MiB")
+			d.quality().LongLines++
+			d.quality().Add(d.file, d.recLine, "record over the "+humanize.IBytes(uint64(d.lr.Max()))+" line limit: skipped")
 			continue
 		}
 		d.recBuf = append(d.recBuf, line...)
@@ -168,7 +177,6 @@ func (d *legacyDecoder) run() error {
 		if !d.inQuote {
 			d.endRecord(false)
 		}
-		_ = complete
 	}
 	d.endRecord(true)
 	d.endConf()

@@ -1,70 +1,45 @@
 package mapreduce
 
 import (
-	"bufio"
-	"errors"
 	"io"
+
+	"github.com/clusterlens/clusterlens/internal/lines"
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// maxLine caps one line (or legacy record); longer ones are skipped as bad.
-const maxLine = 64 << 20
+// maxDatum caps one Avro string or bytes value, so that a corrupt length
+// cannot claim more memory than this.
+const maxDatum = 64 << 20
 
-// lineReader returns the lines of a stream one at a time, of any length up
-// to maxLine, without holding more than one line.
+// Reader reads MapReduce job histories with a line limit.
+type Reader struct {
+	// MaxLine is the longest line (or legacy record) read, in bytes (0:
+	// lines.DefaultMax); longer ones are skipped without being held and
+	// counted in Quality.LongLines.
+	MaxLine int64
+}
+
+// lineReader returns the lines of a history, numbering them.
 type lineReader struct {
-	r    *bufio.Reader
-	buf  []byte
+	*lines.Reader
 	line int64 // number of the line last returned, from 1
-	off  int64 // bytes consumed
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	return &lineReader{r: br}
+func newLineReader(r io.Reader, max int64) *lineReader {
+	return &lineReader{Reader: lines.NewReader(r, max)}
 }
 
-// next returns the next line without its "\n" or "\r\n". complete is false
-// for a last line that ended without a newline; tooLong is set (and the
-// line's bytes dropped) when it exceeded maxLine. err is io.EOF at the end.
-func (l *lineReader) next() (line []byte, complete, tooLong bool, err error) {
-	l.buf = l.buf[:0]
-	for {
-		frag, e := l.r.ReadSlice('\n')
-		l.off += int64(len(frag))
-		if len(l.buf)+len(frag) <= maxLine {
-			if e == nil && len(l.buf) == 0 {
-				line = frag
-			} else {
-				l.buf = append(l.buf, frag...)
-				line = l.buf
-			}
-		} else {
-			tooLong = true
-		}
-		if errors.Is(e, bufio.ErrBufferFull) {
-			continue
-		}
-		if e != nil && e != io.EOF {
-			return nil, false, false, e
-		}
-		if e == io.EOF && len(line) == 0 && !tooLong {
-			return nil, false, false, io.EOF
-		}
-		l.line++
-		complete = e == nil
-		if tooLong {
-			return nil, complete, true, nil
-		}
-		n := len(line)
-		if n > 0 && line[n-1] == '\n' {
-			n--
-			if n > 0 && line[n-1] == '\r' {
-				n--
-			}
-		}
-		return line[:n], complete, false, nil
+// next returns the next line (see lines.Line). err is io.EOF at the end.
+func (l *lineReader) next() (lines.Line, error) {
+	ln, err := l.Next()
+	if err == nil {
+		l.line = ln.Number
 	}
+	return ln, err
+}
+
+// tooLong counts a line over the limit in q.
+func (l *lineReader) tooLong(q *model.Quality, file string, ln lines.Line) {
+	q.LongLines++
+	q.Add(file, ln.Number, lines.TooLong(ln.Len, l.Max()))
 }

@@ -23,6 +23,12 @@ import (
 // inside it). The error is non-nil when the input is not a Rumen trace
 // (errors.Is(err, ErrFormat)), could not be read, or each returned one.
 func ReadRumen(r io.Reader, name string, each func(*model.App) error) error {
+	return Reader{}.ReadRumen(r, name, each)
+}
+
+// ReadRumen is the package's ReadRumen. A Rumen job is one JSON object over
+// many lines, bounded by its own limit (maxObject), not the line limit.
+func (rd Reader) ReadRumen(r io.Reader, name string, each func(*model.App) error) error {
 	f := &framer{r: bufio.NewReaderSize(r, 64<<10)}
 	var d rumenDecoder
 	jobs := 0

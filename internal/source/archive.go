@@ -39,7 +39,7 @@ func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 	case otherZip:
 		zr, closer, err := openZip(s.list, p, f.codec)
 		if err != nil {
-			s.skip(p, "unreadable %s archive: %v", archiveKind(f), err)
+			s.unreadable(p, "unreadable "+archiveKind(f)+" archive", err)
 			return
 		}
 		defer closer.Close()
@@ -49,7 +49,7 @@ func (s *scanner) archive(p string, info fs.FileInfo, f found) {
 		t := tarFS{parent: s.open, name: p, codec: f.codec}
 		idx, err := indexTar(s.list, t)
 		if err != nil {
-			s.skip(p, "unreadable %s archive: %v", archiveKind(f), err)
+			s.unreadable(p, "unreadable "+archiveKind(f)+" archive", err)
 			return
 		}
 		for _, bad := range idx.unsafe {

@@ -18,7 +18,7 @@ var ErrNotResumable = errors.New("cannot be read from an offset")
 // OpenFrom opens part i, stored uncompressed, from byte offset on: the
 // rest of a log that grew since an earlier pass read it to offset.
 // progress, when set, is called with the bytes read.
-func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (io.ReadCloser, error) {
+func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (*PartReader, error) {
 	if i < 0 || i >= len(l.Parts) {
 		return nil, fmt.Errorf("source: %q: part %d of %d", l.Name, i, len(l.Parts))
 	}
@@ -30,7 +30,7 @@ func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (io.ReadClos
 	}
 	f, err := l.partFS(i).Open(p.Path)
 	if err != nil {
-		return nil, fmt.Errorf("source: open %q: %w", p.Name, err)
+		return nil, fmt.Errorf("source: %q: %w", p.Name, pathless(err))
 	}
 	var r io.Reader = f
 	if offset > 0 {
@@ -54,7 +54,7 @@ func (l *Log) OpenFrom(i int, offset int64, progress func(n int64)) (io.ReadClos
 	if progress != nil {
 		r = NewCountingReader(r, progress)
 	}
-	return readCloser{r, f}, nil
+	return &PartReader{r, f}, nil
 }
 
 // Plain reports whether part i is stored uncompressed, by its first bytes
@@ -66,7 +66,7 @@ func (l *Log) Plain(i int) (bool, error) {
 	}
 	f, err := l.partFS(i).Open(p.Path)
 	if err != nil {
-		return false, fmt.Errorf("source: open %q: %w", p.Name, err)
+		return false, fmt.Errorf("source: %q: %w", p.Name, pathless(err))
 	}
 	defer f.Close()
 	head := make([]byte, codec.HeadSize)

@@ -3,6 +3,7 @@ package source
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,6 +24,10 @@ type Options struct {
 	// eventlog.PartHeader (this package reads no events itself). Without
 	// it, the parts of a Databricks log are ordered by their names.
 	PartHeader func(line []byte) (event string, r model.Rollover, ok bool)
+	// MaxWindow is the largest zstd window a decompressor may keep, when
+	// sniffing files and when opening the parts of the logs found
+	// (codec.Options.MaxWindow); 0: codec.DefaultMaxWindow.
+	MaxWindow int64
 }
 
 // Scan finds the logs at root in fsys: a file, or a folder searched
@@ -59,6 +64,13 @@ func (s *scanner) skip(p, format string, args ...any) {
 	s.skipped = append(s.skipped, Skipped{Name: s.display(p), Reason: fmt.Sprintf(format, args...)})
 }
 
+// unreadable records p as skipped because it could not be read: a log may
+// have been lost there.
+func (s *scanner) unreadable(p, what string, err error) {
+	err = pathless(err)
+	s.skipped = append(s.skipped, Skipped{Name: s.display(p), Reason: what + ": " + err.Error(), Err: err})
+}
+
 // result returns the logs sorted by name, and sorts skipped files too.
 func (s *scanner) result() []*Log {
 	slices.SortFunc(s.logs, func(a, b *Log) int { return strings.Compare(a.Name, b.Name) })
@@ -68,9 +80,14 @@ func (s *scanner) result() []*Log {
 
 // explicit scans a path the user named: it must hold at least one log.
 func (s *scanner) explicit(p string) error {
+	defer func(before int) { // after joinRolled below: its logs too
+		for _, l := range s.logs[before:] {
+			l.opts = s.opts
+		}
+	}(len(s.logs))
 	info, err := fs.Stat(s.list, p)
 	if err != nil {
-		return fmt.Errorf("source: %q: %w", s.display(p), err)
+		return fmt.Errorf("source: %q: %w", s.display(p), pathless(err))
 	}
 	before := len(s.logs)
 	defer s.joinRolled()
@@ -83,6 +100,8 @@ func (s *scanner) explicit(p string) error {
 	}
 	f := s.classify(p, info)
 	switch {
+	case f.err != nil:
+		return fmt.Errorf("source: %q: %s: %w", s.display(p), f.reason, f.err)
 	case f.kind == SparkEventLog && isRolledName(path.Base(p)) && s.addRolled(p, info, f):
 	case f.kind != Unknown:
 		l := s.single(p, info, f)
@@ -105,7 +124,7 @@ func (s *scanner) explicit(p string) error {
 func (s *scanner) dir(p string) {
 	entries, err := fs.ReadDir(s.list, p)
 	if err != nil {
-		s.skip(p, "unreadable folder: %v", err)
+		s.unreadable(p, "unreadable folder", err)
 		return
 	}
 	name := path.Base(p)
@@ -136,7 +155,7 @@ func (s *scanner) dir(p string) {
 			info, err = fs.Stat(s.list, child)
 		}
 		if err != nil {
-			s.skip(child, "unreadable: %v", err)
+			s.unreadable(child, "unreadable", err)
 			continue
 		}
 		if info.IsDir() {
@@ -153,6 +172,8 @@ func (s *scanner) dir(p string) {
 		}
 		f := s.classify(child, info)
 		switch {
+		case f.err != nil:
+			s.unreadable(child, f.reason, f.err)
 		case f.kind == SparkEventLog && isRolledName(e.Name()) && s.addRolled(child, info, f):
 		case f.kind != Unknown:
 			l := s.single(child, info, f)
@@ -165,7 +186,7 @@ func (s *scanner) dir(p string) {
 		case (f.other == otherZip || f.other == otherTar) && s.depth < maxDepth:
 			s.archive(child, info, f)
 		case f.other == otherZip || f.other == otherTar:
-			s.skip(child, "%s archive nested %d deep in archives (not read)", archiveKind(f), s.depth)
+			s.unreadable(child, fmt.Sprintf("%s archive nested %d deep in archives", archiveKind(f), s.depth), errTooDeep)
 		default:
 			s.skip(child, "not a log: %s", f.reason)
 		}
@@ -178,11 +199,15 @@ func (s *scanner) dir(p string) {
 // macOSMeta is the folder macOS adds to the zip archives it makes.
 const macOSMeta = "__MACOSX"
 
+// errTooDeep is why an archive nested deeper than maxDepth is not read.
+var errTooDeep = errors.New("not read")
+
 // found is what classify learned about a file.
 type found struct {
 	kind   Kind
 	other  other
-	reason string      // why it is not a log
+	reason string      // why it is not a log, or what could not be read
+	err    error       // set when the file could not be read
 	codec  codec.Codec // codec of its bytes
 	first  []byte      // a Spark log's first line, when it fits the sniffed bytes
 }
@@ -199,7 +224,7 @@ func (s *scanner) classify(p string, info fs.FileInfo) found {
 	}
 	file, err := s.list.Open(p)
 	if err != nil {
-		return found{other: otherBinary, reason: fmt.Sprintf("unreadable: %v", err)}
+		return found{reason: "unreadable", err: pathless(err)}
 	}
 	defer file.Close()
 	br := bufio.NewReaderSize(file, 64<<10)
@@ -209,16 +234,16 @@ func (s *scanner) classify(p string, info fs.FileInfo) found {
 	if raw, _ := br.Peek(tarMagicEnd); isTar(raw) {
 		return found{other: otherTar, reason: "tar archive"}
 	}
-	r, c, err := codec.Open(s.display(p), br)
+	r, c, err := codec.OpenWith(s.display(p), br, codec.Options{MaxWindow: s.opts.MaxWindow})
 	if err != nil {
-		return found{other: otherBinary, reason: fmt.Sprintf("unreadable: %v", err), codec: c}
+		return found{reason: "cannot decompress", err: err, codec: c}
 	}
 	defer r.Close()
 	head := make([]byte, SniffSize)
 	n, err := io.ReadFull(r, head)
 	head = head[:n]
 	if n == 0 && err != nil && err != io.EOF {
-		return found{other: otherBinary, reason: fmt.Sprintf("unreadable %v data: %v", c, err), codec: c}
+		return found{reason: fmt.Sprintf("unreadable %v data", c), err: err, codec: c}
 	}
 	k, o := sniff(head)
 	f := found{kind: k, other: o, codec: c}
@@ -261,7 +286,7 @@ func (s *scanner) single(p string, info fs.FileInfo, f found) *Log {
 func (s *scanner) numberedPart(p string, e fs.DirEntry, index, what string) (Part, bool) {
 	info, err := e.Info()
 	if err != nil {
-		s.skip(p, "unreadable: %v", err)
+		s.unreadable(p, "unreadable", err)
 		return Part{}, false
 	}
 	idx, err := strconv.ParseInt(index, 10, 64)

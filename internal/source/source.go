@@ -121,8 +121,9 @@ type Log struct {
 	// ordered by a guess or read once of two copies.
 	Notes []model.Note
 
-	fsys fs.FS  // where Parts and Conf are opened
-	key  string // identity of the log for de-duplication
+	fsys fs.FS   // where Parts and Conf are opened
+	key  string  // identity of the log for de-duplication
+	opts Options // how to open the parts (MaxWindow)
 }
 
 // Part is one file of a log.
@@ -151,6 +152,11 @@ type Part struct {
 type Skipped struct {
 	Name   string // display path
 	Reason string // why it is not a log, for a person
+	// Err is set when the file or folder could not be read (permission
+	// denied, an I/O error, a compressed stream that cannot be opened, an
+	// archive nested too deep): it may hold a log that was lost. It is nil
+	// for what was read and is not a log.
+	Err error
 }
 
 // ErrNotLog is wrapped by the error for a path given explicitly that holds
@@ -177,16 +183,16 @@ func TotalSize(logs []*Log) int64 {
 }
 
 // Open returns part i decompressed. The caller closes it.
-func (l *Log) Open(i int) (io.ReadCloser, error) { return l.OpenProgress(i, nil) }
+func (l *Log) Open(i int) (*PartReader, error) { return l.OpenProgress(i, nil) }
 
 // OpenProgress is Open that calls progress with the number of stored bytes
 // read each time the decompressor reads from the file, so that the sum over
 // all parts reaches TotalSize. progress may be nil.
-func (l *Log) OpenProgress(i int, progress func(n int64)) (io.ReadCloser, error) {
+func (l *Log) OpenProgress(i int, progress func(n int64)) (*PartReader, error) {
 	if i < 0 || i >= len(l.Parts) {
 		return nil, fmt.Errorf("source: %q: part %d of %d", l.Name, i, len(l.Parts))
 	}
-	return openPart(l.partFS(i), &l.Parts[i], progress)
+	return openPart(l.partFS(i), &l.Parts[i], l.opts, progress)
 }
 
 // partFS is the file system part i opens in.
@@ -198,35 +204,60 @@ func (l *Log) partFS(i int) fs.FS {
 }
 
 // OpenConf returns the MapReduce job configuration XML, decompressed.
-func (l *Log) OpenConf() (io.ReadCloser, error) {
+func (l *Log) OpenConf() (*PartReader, error) {
 	if l.Conf == nil {
 		return nil, fmt.Errorf("source: %q: no job conf beside it: %w", l.Name, fs.ErrNotExist)
 	}
-	return openPart(l.fsys, l.Conf, nil)
+	return openPart(l.fsys, l.Conf, l.opts, nil)
 }
 
 // openPart opens p in fsys through its codec.
-func openPart(fsys fs.FS, p *Part, progress func(n int64)) (io.ReadCloser, error) {
+func openPart(fsys fs.FS, p *Part, o Options, progress func(n int64)) (*PartReader, error) {
 	f, err := fsys.Open(p.Path)
 	if err != nil {
-		return nil, fmt.Errorf("source: open %q: %w", p.Name, err)
+		return nil, fmt.Errorf("source: %q: %w", p.Name, pathless(err))
 	}
 	var r io.Reader = f
 	if progress != nil {
 		r = NewCountingReader(f, progress)
 	}
-	rc, _, err := codec.OpenAs(p.Name, r, p.Codec)
+	rc, _, err := codec.OpenWith(p.Name, r, codec.Options{Hint: p.Codec, MaxWindow: o.MaxWindow})
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return readCloser{rc, closers{rc, f}}, nil
+	return &PartReader{rc, closers{rc, f}}, nil
 }
 
-// readCloser reads from a Reader and closes with a Closer.
-type readCloser struct {
+// PartReader is a part of a log, decompressed. Closing it closes the
+// decompressor, then the file.
+type PartReader struct {
 	io.Reader
 	io.Closer
+}
+
+// Window returns the history the part's decompressor keeps (codec.Window):
+// what a caller sharing a memory budget among parallel decoders reserves.
+func (p *PartReader) Window() int64 { return codec.Window(p.Reader) }
+
+// fileErr is a file-system error about the file its message names already:
+// the operation and the cause, without the path inside the fs.FS (os.DirFS
+// reports "tmp/x" for "/tmp/x"). errors.Is sees the cause.
+type fileErr struct {
+	op  string
+	err error
+}
+
+func (e *fileErr) Error() string { return e.op + ": " + e.err.Error() }
+func (e *fileErr) Unwrap() error { return e.err }
+
+// pathless turns an *fs.PathError into a fileErr; other errors are kept.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fileErr{op: pe.Op, err: pe.Err}
+	}
+	return err
 }
 
 // closers closes both, the first first (a decompressor, then its file).
