@@ -138,10 +138,7 @@ func TestPermissionDeniedExit3(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "clusterlens")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/clusterlens/clusterlens/cmd/clusterlens").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, dir)
 	logs := filepath.Join(dir, "logs")
 	writeFile(t, filepath.Join(logs, "app-1"), []byte(tinyLog("app-1")))
 	denied := writeFile(t, filepath.Join(logs, "app-2"), []byte(tinyLog("app-2")))
