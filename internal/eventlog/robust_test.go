@@ -9,25 +9,8 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
-
-// repeatByte is n copies of one byte, generated as read.
-type repeatByte struct {
-	b byte
-	n int64
-}
-
-func (r *repeatByte) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), r.n)
-	for i := range p[:k] {
-		p[i] = r.b
-	}
-	r.n -= k
-	return int(k), nil
-}
 
 // TestOverLongLineSkippedUnread streams a 256 MiB line (a valid event with
 // a huge string) past a 1 MiB limit: it is counted as too long with its
@@ -37,7 +20,7 @@ func TestOverLongLineSkippedUnread(t *testing.T) {
 	const size = 256 << 20
 	in := io.MultiReader(
 		strings.NewReader(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"+`{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{"x":"`),
-		&repeatByte{b: 'x', n: size},
+		sharedtest.Repeat('x', size),
 		strings.NewReader(`"}}`+"\n"+`{"Event":"SparkListenerApplicationStart","App Name":"a","App ID":"app-1","Timestamp":1,"User":"u"}`+"\n"))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -67,7 +50,7 @@ func TestOverLongLineSkippedUnread(t *testing.T) {
 func TestBlankLinesAreCheap(t *testing.T) {
 	const size = 256 << 20
 	in := io.MultiReader(strings.NewReader(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"),
-		&repeatByte{b: '\n', n: size}, strings.NewReader(`{"Event":"SparkListenerApplicationEnd","Timestamp":5}`+"\n"))
+		sharedtest.Repeat('\n', size), strings.NewReader(`{"Event":"SparkListenerApplicationEnd","Timestamp":5}`+"\n"))
 	cpu := cpuClock()
 	app, err := Read("blank.log", in)
 	secs := cpuClock() - cpu

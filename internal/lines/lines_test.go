@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // reference splits b the simple way: every "\n" ends a line, a last line
@@ -89,7 +91,7 @@ func TestLongLineUnderTheLimit(t *testing.T) {
 // allocates about the limit, not the line.
 func TestTooLongLineIsNotBuffered(t *testing.T) {
 	const size = 1 << 30
-	in := io.MultiReader(strings.NewReader("first\n"), &repeat{b: 'x', n: size}, strings.NewReader("\nafter\n"))
+	in := io.MultiReader(strings.NewReader("first\n"), sharedtest.Repeat('x', size), strings.NewReader("\nafter\n"))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	r := NewReader(in, 1<<20)
@@ -110,7 +112,7 @@ func TestTooLongLineIsNotBuffered(t *testing.T) {
 }
 
 func TestTooLongLastLineWithoutNewline(t *testing.T) {
-	r := NewReader(io.MultiReader(strings.NewReader("a\n"), &repeat{b: 'y', n: 200 << 10}), 100<<10)
+	r := NewReader(io.MultiReader(strings.NewReader("a\n"), sharedtest.Repeat('y', 200<<10)), 100<<10)
 	got, _, err := readAll(t, r)
 	if err != io.EOF || len(got) != 2 || !got[1].TooLong || got[1].Len != 200<<10 || got[1].Complete {
 		t.Fatalf("err %v, lines %+v", err, got)
@@ -148,22 +150,4 @@ func TestBlankRuns(t *testing.T) {
 			t.Fatalf("n=%d: %q %+v", n, texts, got)
 		}
 	}
-}
-
-// repeat is n copies of one byte.
-type repeat struct {
-	b byte
-	n int64
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), r.n)
-	for i := range p[:k] {
-		p[i] = r.b
-	}
-	r.n -= k
-	return int(k), nil
 }
