@@ -371,8 +371,10 @@ func lost(q *model.Quality, max int64) *lossError {
 	count(q.LongLines, "line over the "+humanize.IBytes(uint64(max))+" line limit", "lines over the "+humanize.IBytes(uint64(max))+" line limit")
 	count(q.Incomplete, "event without a field it needs", "events without a field they need")
 	msg := strings.Join(parts, ", ") + " skipped"
-	if is, ok := q.FirstLoss(); ok {
+	if is, ok := q.FirstLoss(); ok && is.Line > 0 {
 		msg += fmt.Sprintf(" (first at %s:%d: %s)", is.File, is.Line, is.What)
+	} else if ok {
+		msg += fmt.Sprintf(" (first in %s: %s)", is.File, is.What)
 	}
 	return &lossError{msg: msg, tooLong: q.LongLines > 0}
 }

@@ -119,7 +119,11 @@ func qualityText(w io.Writer, q *summary.Quality) {
 	}
 	fmt.Fprintln(w)
 	for _, is := range q.Issues {
-		fmt.Fprintf(w, "  %s:%d: %s\n", is.File, is.Line, truncate(is.What, 160))
+		if is.Line > 0 {
+			fmt.Fprintf(w, "  %s:%d: %s\n", is.File, is.Line, truncate(is.What, 160))
+		} else { // about a record, not a line (an impossible time)
+			fmt.Fprintf(w, "  %s: %s\n", is.File, truncate(is.What, 160))
+		}
 	}
 	for _, n := range q.Notes {
 		label := "note"
