@@ -39,10 +39,27 @@ func (a *App) Misdated(st *Stage, t *Task) bool {
 	return end > 0 && (t.Launch > end+MisdatedSlackMs || t.Finish > end+MisdatedSlackMs)
 }
 
+// ImpossibleSpan reports whether a job's or stage's span (epoch ms, 0:
+// unknown) cannot be right: it ends before it starts, or, in a Spark
+// application (one driver clock), it starts or ends more than
+// MisdatedSlackMs outside the application. Durations leave such spans out.
+func (a *App) ImpossibleSpan(start, end int64) bool {
+	if start > 0 && end > 0 && end < start {
+		return true
+	}
+	if a.Engine != Spark {
+		return false
+	}
+	outside := func(t int64) bool {
+		return t > 0 && (a.Start > 0 && t < a.Start-MisdatedSlackMs || a.End >= a.Start && a.End > 0 && t > a.End+MisdatedSlackMs)
+	}
+	return outside(start) || outside(end)
+}
+
 // AuditTimes counts in a.Quality.ImpossibleTimes, with a sample issue each,
-// the records whose times cannot be right: an application, job or stage
-// that ends before it starts, an executor removed before it was added, and
-// misdated tasks (Misdated). Durations leave them out: App.Duration, the
+// the records whose times cannot be right: an application that ends before
+// it starts, jobs and stages of an ImpossibleSpan, an executor removed
+// before it was added, and misdated tasks (Misdated). Durations leave them out: App.Duration, the
 // summary's and the analyses' task times. Call it once, after decoding.
 func (a *App) AuditTimes() {
 	q := &a.Quality
@@ -55,10 +72,17 @@ func (a *App) AuditTimes() {
 	if a.Start > 0 && a.End > 0 && a.End < a.Start {
 		flag("application ends %d ms before it starts", a.Start-a.End)
 	}
-	for _, j := range a.Jobs {
-		if j.Submitted > 0 && j.Completed > 0 && j.Completed < j.Submitted {
-			flag("job %d completes %d ms before its submission", j.ID, j.Submitted-j.Completed)
+	span := func(what string, start, end int64) {
+		switch {
+		case !a.ImpossibleSpan(start, end):
+		case start > 0 && end > 0 && end < start:
+			flag("%s completes %d ms before its submission", what, start-end)
+		default:
+			flag("%s runs outside its application (submitted %d, completed %d; application %d to %d)", what, start, end, a.Start, a.End)
 		}
+	}
+	for _, j := range a.Jobs {
+		span(fmt.Sprintf("job %d", j.ID), j.Submitted, j.Completed)
 	}
 	for _, e := range a.Executors {
 		if e.Added > 0 && e.Removed > 0 && e.Removed < e.Added {
@@ -66,9 +90,7 @@ func (a *App) AuditTimes() {
 		}
 	}
 	for _, st := range a.Stages {
-		if st.Submitted > 0 && st.Completed > 0 && st.Completed < st.Submitted {
-			flag("stage %d.%d completes %d ms before its submission", st.ID, st.Attempt, st.Submitted-st.Completed)
-		}
+		span(fmt.Sprintf("stage %d.%d", st.ID, st.Attempt), st.Submitted, st.Completed)
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
 			if !a.Misdated(st, t) {

@@ -20,12 +20,14 @@ func TestAuditTimes(t *testing.T) {
 		{ID: 5, Launch: start + 6000},                              // still running
 		{ID: 6, Finish: start + 7000},                              // no launch time
 	}
-	bad := &Stage{ID: 2, Submitted: start + 9000, Completed: start + 8000} // completes before its submission
+	bad := &Stage{ID: 2, Submitted: start + 9000, Completed: start + 8000}         // completes before its submission
+	early := &Stage{ID: 4, Submitted: start - year, Completed: start + 8000}       // submitted a year early
+	sound := &Stage{ID: 5, Attempt: 1, Submitted: start + 100, Completed: end - 1} // within the application
 	mr := &Stage{ID: 3, Kind: StageMap, Tasks: []Task{
 		{ID: 7, Launch: start - 5*year, Finish: start - 5*year + 10}, // node clocks: not misdated
 		{ID: 8, Launch: start + 100, Finish: start + 50},             // but never backwards
 	}}
-	app := &App{Engine: Spark, Start: start, End: end, Stages: []*Stage{st, bad, mr},
+	app := &App{Engine: Spark, Start: start, End: end, Stages: []*Stage{st, bad, mr, early, sound},
 		Jobs:      []*Job{{ID: 0, Submitted: start + 500, Completed: start + 400}},
 		Executors: []*Executor{{ID: "1", Added: start + 10, Removed: start + 5}, {ID: "2", Added: start + 10, Removed: end}},
 		Source:    "app.log"}
@@ -40,9 +42,12 @@ func TestAuditTimes(t *testing.T) {
 	}
 	app.AuditTimes()
 	q := app.Quality
-	// tasks 2, 3, 4, 6, 8; stage 2; job 0; executor 1
-	if q.ImpossibleTimes != 8 {
-		t.Errorf("%d impossible times, want 8", q.ImpossibleTimes)
+	// tasks 2, 3, 4, 6, 8; stages 2 and 4; job 0; executor 1
+	if q.ImpossibleTimes != 9 {
+		t.Errorf("%d impossible times, want 9", q.ImpossibleTimes)
+	}
+	if !app.ImpossibleSpan(early.Submitted, early.Completed) || app.ImpossibleSpan(sound.Submitted, sound.Completed) {
+		t.Error("ImpossibleSpan: a year-early stage is impossible, one within the application is not")
 	}
 	if len(q.Issues) != MaxKindSamples {
 		t.Fatalf("issues %+v, want %d samples", q.Issues, MaxKindSamples)

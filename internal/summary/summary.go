@@ -215,7 +215,7 @@ func Build(app *model.App) *Summary {
 		s.Totals.Jobs++
 		js := Job{ID: j.ID, Name: j.Name, Status: j.Status.String(), Submitted: j.Submitted,
 			Stages: j.StageIDs, Failure: firstLine(j.Failure)}
-		if j.Completed >= j.Submitted && j.Submitted > 0 {
+		if j.Completed >= j.Submitted && j.Submitted > 0 && !app.ImpossibleSpan(j.Submitted, j.Completed) {
 			js.DurationMs = j.Completed - j.Submitted
 		}
 		if j.Status == model.JobFailed {
@@ -236,7 +236,7 @@ func Build(app *model.App) *Summary {
 		ss := Stage{ID: st.ID, Attempt: st.Attempt, Kind: st.Kind.String(), Name: st.Name,
 			Status: st.Status.String(), Submitted: st.Submitted, Failure: firstLine(st.Failure),
 			TaskDurationMs: []float64{}}
-		if st.Completed >= st.Submitted && st.Submitted > 0 {
+		if st.Completed >= st.Submitted && st.Submitted > 0 && !app.ImpossibleSpan(st.Submitted, st.Completed) {
 			ss.DurationMs = st.Completed - st.Submitted
 		}
 		switch st.Status {
