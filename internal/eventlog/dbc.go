@@ -133,7 +133,7 @@ func checkRollovers(parts []partMark, q *model.Quality) {
 				q.Note(true, missingParts(next, n, missing, i == unnumbered, p))
 			}
 		case n == last:
-			q.Note(true, fmt.Sprintf("part %d is read twice (again at %s:%d): its events may count twice", n, p.file, p.line))
+			q.Note(false, fmt.Sprintf("part %d is read twice (again at %s:%d): its task, stage and job events are applied once", n, p.file, p.line))
 		case n < next:
 			q.Note(true, fmt.Sprintf("part %d at %s:%d comes after part %d: the parts are out of order", n, p.file, p.line, last))
 		}

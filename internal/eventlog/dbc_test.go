@@ -74,7 +74,7 @@ func TestRolloverNotes(t *testing.T) {
 		{[]int{0, -1, 2}, nil},
 		{[]int{-1, 1}, nil},
 		{[]int{0, -1, 3}, []string{"!1 of parts 1 to 2 is missing before part 3 (p2:1)"}},
-		{[]int{0, 0, 1}, []string{"!part 0 is read twice (again at p1:1): its events may count twice"}},
+		{[]int{0, 0, 1}, []string{"part 0 is read twice (again at p1:1): its task, stage and job events are applied once"}},
 		{[]int{0, 2, 1}, []string{"!part 1 is missing before part 2 (p1:1)", "!part 1 at p2:1 comes after part 2: the parts are out of order"}},
 	} {
 		d := NewDecoder()

@@ -76,6 +76,6 @@ type Cluster struct {
 type Note struct {
 	Text string
 	// Partial is set when the application's numbers lack some of its events
-	// (a missing part) or may count some twice: the answer is partial.
+	// (a missing part) or may be out of order: the answer is partial.
 	Partial bool
 }

@@ -168,7 +168,7 @@ type Quality struct {
 	Truncated       bool             `json:"truncated"`
 	Events          map[string]int64 `json:"events,omitempty"`
 	Issues          []model.Issue    `json:"issues,omitempty"`
-	// Partial is set when a note says events are missing or may count twice.
+	// Partial is set when a note says events are missing or out of order.
 	Partial bool   `json:"partial"`
 	Notes   []Note `json:"notes,omitempty"`
 	// Rollovers are the Databricks part markers read.
