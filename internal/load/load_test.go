@@ -124,6 +124,7 @@ func TestCacheReadsOnlyChangedLogs(t *testing.T) {
 		}
 	}
 }
+
 // TestRealLogsReadInPart: over every real log, exactly the logs with lost
 // records (malformed lines in the middle, events lacking a field) are
 // problems, one each naming the log; a log whose last line was cut off as
