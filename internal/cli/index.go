@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/history"
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
 	"github.com/clusterlens/clusterlens/internal/indexer"
+	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
@@ -46,6 +46,7 @@ func init() {
 	register(func(e *env) *cobra.Command {
 		var dsn, format string
 		var opt indexer.Options
+		var lf *logFlags
 		cmd := &cobra.Command{
 			Use:   "index PATH...",
 			Short: "Remember every application under the paths in the run history",
@@ -63,12 +64,17 @@ recorded with its error and read again when it changes. docs/HISTORY.md describe
 				if opt.Workers < 0 {
 					return withCode(ExitUsage, fmt.Errorf("--workers %d: want 0 (one per CPU) or more", opt.Workers))
 				}
+				var err error
+				if opt.Load, err = lf.options(); err != nil {
+					return err
+				}
 				return runIndex(cmd.Context(), e, dsn, args, format, opt)
 			},
 		}
 		historyStoreFlag(cmd, &dsn)
 		cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 		cmd.Flags().IntVar(&opt.Workers, "workers", 0, "logs read at once (0: one per CPU)")
+		lf = addLogFlags(cmd.Flags())
 		cmd.Flags().BoolVar(&opt.Prune, "prune", false, "forget logs indexed under these paths that are gone (default: keep their runs)")
 		return cmd
 	})
@@ -81,7 +87,7 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 	}
 	defer st.Close()
 	progress, done := newProgress(e, 64<<20, "indexing")
-	opt.Progress = progress
+	opt.Load.Progress = progress
 	start := time.Now()
 	stats, err := indexer.Pass(ctx, st, paths, opt)
 	done()
@@ -113,13 +119,9 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 			fmt.Fprintf(e.stdout, "%d runs were held from another log with the same application id and attempt; the log read last holds them now\n", stats.Moved)
 		}
 	}
-	for _, p := range stats.Problems {
-		fmt.Fprintln(e.stderr, "clusterlens: warning:", p)
-	}
-	if len(stats.Problems) > 0 {
-		return withCode(ExitPartial, errors.New("some logs could not be read fully; their errors are in the run history"))
-	}
-	return nil
+	// The same report of what was skipped or read in part as every command
+	// that reads logs gives, and exit code 3 for it.
+	return partial(e, &load.Result{Skipped: stats.Skipped, Problems: stats.Problems})
 }
 
 func errorStrings(errs []error) []string {

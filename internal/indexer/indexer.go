@@ -34,9 +34,10 @@ type Options struct {
 	Prune bool
 	// Diagnose tunes the detectors run on each application.
 	Diagnose diagnose.Options
-	// Progress, when set, is called with the stored bytes read, from
+	// Load bounds the decoders (line limit, memory shared by the workers);
+	// its Progress, when set, is called with the stored bytes read, from
 	// several goroutines.
-	Progress func(n int64)
+	Load load.Options
 	// Now gives the time recorded as IndexedAt (default time.Now).
 	Now func() time.Time
 }
@@ -67,7 +68,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	logs, skipped, ferr := load.Find(paths, load.Options{})
+	logs, skipped, ferr := load.Find(paths, opt.Load)
 	stats := &Stats{Logs: len(logs), Skipped: skipped}
 	if ferr != nil {
 		stats.Problems = append(stats.Problems, ferr)
@@ -92,12 +93,14 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	}
 	var mu sync.Mutex
 	var bytesRead atomic.Int64
-	progress := func(n int64) {
+	lopt := opt.Load
+	lopt.Progress = func(n int64) {
 		bytesRead.Add(n)
-		if opt.Progress != nil {
-			opt.Progress(n)
+		if opt.Load.Progress != nil {
+			opt.Load.Progress(n)
 		}
 	}
+	ld := load.NewLoader(lopt)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -111,7 +114,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 		go func() {
 			defer wg.Done()
 			for l := range next {
-				out, err := indexLog(ctx, st, w, l, prev[l.Name], opt, progress)
+				out, err := indexLog(ctx, st, w, ld, l, prev[l.Name], opt)
 				mu.Lock()
 				stats.add(out, err)
 				if err != nil && out == nil && fatal == nil {
@@ -184,7 +187,7 @@ func (s *Stats) add(o *outcome, err error) {
 // indexLog reads one log and hands its runs to w. It returns a nil outcome
 // only when the store failed (the pass stops); a log that cannot be read is
 // recorded with its error.
-func indexLog(ctx context.Context, st history.Store, w *writer, l *source.Log, prev history.LogState, opt Options, progress func(int64)) (*outcome, error) {
+func indexLog(ctx context.Context, st history.Store, w *writer, ld *load.Loader, l *source.Log, prev history.LogState, opt Options) (*outcome, error) {
 	state := history.LogState{Path: l.Name, Size: l.Size(), ModTime: l.ModTime.UnixMilli(),
 		InProgress: l.InProgress, IndexedAt: opt.Now().UnixMilli()}
 	fp, err := l.Fingerprint()
@@ -209,7 +212,7 @@ func indexLog(ctx context.Context, st history.Store, w *writer, l *source.Log, p
 				return nil, err
 			}
 		}
-		res, err := load.Growing(l, resume, progress)
+		res, err := ld.Growing(l, resume)
 		readErr = err
 		apps = res.Apps
 		o.resumed = res.Resumed
@@ -217,7 +220,7 @@ func indexLog(ctx context.Context, st history.Store, w *writer, l *source.Log, p
 			return nil, err
 		}
 	} else {
-		apps, readErr = load.Log(l, load.Options{Progress: progress})
+		apps, readErr = ld.Log(l)
 	}
 	if readErr != nil {
 		state.Error = readErr.Error()

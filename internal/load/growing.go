@@ -6,12 +6,10 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -62,18 +60,25 @@ type GrowingResult struct {
 // state that does not fit the log (a part replaced or shrunk, another
 // format) is ignored and the log read from the start. Errors name the log;
 // with a partial read the application is still returned.
-func Growing(l *source.Log, state []byte, progress func(int64)) (*GrowingResult, error) {
+func Growing(l *source.Log, state []byte, opts Options) (*GrowingResult, error) {
+	return NewLoader(opts).Growing(l, state)
+}
+
+// Growing is the package's Growing with the loader's options and memory
+// budget.
+func (ld *Loader) Growing(l *source.Log, state []byte) (*GrowingResult, error) {
 	if l.Kind != source.SparkEventLog {
 		return nil, fmt.Errorf("%s: growing reads take Spark event logs, not %s", l.Name, l.Kind)
 	}
 	var bytesRead int64
 	count := func(n int64) {
 		bytesRead += n
-		if progress != nil {
-			progress(n)
+		if ld.opts.Progress != nil {
+			ld.opts.Progress(n)
 		}
 	}
 	d, m, resumed := resume(l, state)
+	d.MaxLine = ld.opts.maxLine()
 	res := &GrowingResult{Resumed: resumed}
 	var errs []error
 	var snap []byte
@@ -94,7 +99,7 @@ parts:
 			continue
 		}
 		if growing && plain {
-			n, lines, tail, err := feedGrowing(d, l, i, offset, line, count)
+			n, lines, tail, err := ld.feedGrowing(d, l, i, offset, line, count)
 			if err != nil {
 				errs = append(errs, err)
 				break parts
@@ -113,7 +118,7 @@ parts:
 			m = mark{Parts: marks(l.Parts[:i+1])}
 			snap, errs = snapshot(d, m, errs)
 		}
-		if err := feedPart(d, l, i, offset, line, count); err != nil {
+		if err := ld.feedPart(d, l, i, offset, line, count); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -125,7 +130,7 @@ parts:
 		return res, fmt.Errorf("%s: %w", l.Name, errors.Join(errs...))
 	}
 	for _, a := range apps {
-		if err := finish(l, a, lines.DefaultMax); err != nil {
+		if err := finish(l, a, ld.opts.maxLine()); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -217,18 +222,22 @@ func snapshot(d *eventlog.Decoder, m mark, errs []error) ([]byte, []error) {
 // feedGrowing decodes the whole lines of plain part i from offset,
 // numbering lines from line, and returns the bytes and lines taken and the
 // unfinished last line.
-func feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) (int64, int64, []byte, error) {
+func (ld *Loader) feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) (n, lines int64, tail []byte, err error) {
 	r, err := l.OpenFrom(i, offset, count)
 	if err != nil {
 		return 0, 0, nil, err
 	}
 	defer r.Close()
-	return d.FeedLines(l.Parts[i].Name, r, line)
+	err = ld.reserve(0, func() (err error) {
+		n, lines, tail, err = d.FeedLines(l.Parts[i].Name, r, line)
+		return err
+	})
+	return n, lines, tail, err
 }
 
 // feedPart decodes part i (from offset, when plain) to its end.
-func feedPart(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) error {
-	var r io.ReadCloser
+func (ld *Loader) feedPart(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) error {
+	var r *source.PartReader
 	var err error
 	if offset > 0 {
 		r, err = l.OpenFrom(i, offset, count)
@@ -239,5 +248,5 @@ func feedPart(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, cou
 		return fmt.Errorf("open %s: %w", l.Parts[i].Name, err)
 	}
 	defer r.Close()
-	return d.FeedFrom(l.Parts[i].Name, r, line)
+	return ld.reserve(r.Window(), func() error { return d.FeedFrom(l.Parts[i].Name, r, line) })
 }

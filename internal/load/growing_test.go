@@ -77,7 +77,7 @@ func TestGrowingSingleFile(t *testing.T) {
 		}
 		f.Write(data[prev:cut])
 		f.Close()
-		res, err := Growing(findOne(t, path), state, nil)
+		res, err := Growing(findOne(t, path), state, Options{})
 		if err != nil {
 			t.Fatalf("read %d: %v", i, err)
 		}
@@ -93,7 +93,7 @@ func TestGrowingSingleFile(t *testing.T) {
 		t.Logf("read %d: %d bytes added, %d read, resumed %v, state %d bytes", i, added, res.Bytes, res.Resumed, len(res.State))
 		state, prev = res.State, cut
 	}
-	last, err := Growing(findOne(t, path), state, nil)
+	last, err := Growing(findOne(t, path), state, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestGrowingSingleFile(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)/4], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := Growing(findOne(t, path), state, nil); err != nil || res.Resumed {
+	if res, err := Growing(findOne(t, path), state, Options{}); err != nil || res.Resumed {
 		t.Fatalf("a shrunk file: resumed %v, %v; want a fresh read", res.Resumed, err)
 	}
 }
@@ -151,7 +151,7 @@ func TestGrowingRollingCompressed(t *testing.T) {
 	half := bytes.SplitAfter(pieces[1], []byte("\n"))
 	s1 := write(1, pieces[0])
 	s2 := write(2, bytes.Join(half[:len(half)/2], nil))
-	res, err := Growing(findOne(t, dir), nil, nil)
+	res, err := Growing(findOne(t, dir), nil, Options{})
 	if err != nil || res.State == nil || res.Bytes != s1+s2 {
 		t.Fatalf("pass 1: %d bytes read (want %d), state %d bytes, %v", res.Bytes, s1+s2, len(res.State), err)
 	}
@@ -159,7 +159,7 @@ func TestGrowingRollingCompressed(t *testing.T) {
 	s2 = write(2, pieces[1])
 	s3 := write(3, pieces[2])
 	os.Rename(status, filepath.Join(dir, "appstatus_app-1"))
-	res, err = Growing(findOne(t, dir), res.State, nil)
+	res, err = Growing(findOne(t, dir), res.State, Options{})
 	if err != nil || !res.Resumed || res.Bytes != s2+s3 {
 		t.Fatalf("pass 2: resumed %v, %d bytes read (want %d: parts 2 and 3), %v", res.Resumed, res.Bytes, s2+s3, err)
 	}
@@ -215,12 +215,12 @@ func TestGrowingDatabricksFolder(t *testing.T) {
 		f.Close()
 	}
 	appendTo(live[:len(live)/2+5])
-	first, err := Growing(findOne(t, dir), nil, nil)
+	first, err := Growing(findOne(t, dir), nil, Options{})
 	if err != nil || first.State == nil {
 		t.Fatalf("first read: state %d bytes, %v", len(first.State), err)
 	}
 	appendTo(live[len(live)/2+5:])
-	second, err := Growing(findOne(t, dir), first.State, nil)
+	second, err := Growing(findOne(t, dir), first.State, Options{})
 	if err != nil || !second.Resumed {
 		t.Fatalf("second read: resumed %v, %v", second.Resumed, err)
 	}

@@ -156,7 +156,7 @@ func readEach(logs []*source.Log, opts Options) []read {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ld := newLoader(opts)
+	ld := NewLoader(opts)
 	outs := make([]read, len(logs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -165,7 +165,7 @@ func readEach(logs []*source.Log, opts Options) []read {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outs[i].apps, outs[i].err = ld.log(logs[i])
+				outs[i].apps, outs[i].err = ld.Log(logs[i])
 			}
 		}()
 	}
@@ -246,19 +246,22 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 // Log reads one log: one application for Spark and .jhist, one per job for
 // legacy histories and Rumen traces. A log read only in part returns its
 // applications and an error naming the log.
-func Log(l *source.Log, opts Options) ([]*model.App, error) { return newLoader(opts).log(l) }
+func Log(l *source.Log, opts Options) ([]*model.App, error) { return NewLoader(opts).Log(l) }
 
-// loader reads logs, sharing one memory budget among its parallel decoders.
-type loader struct {
+// Loader reads logs, sharing one memory budget among the decoders that
+// read with it in parallel (Options.Memory). It is safe for concurrent use.
+type Loader struct {
 	opts   Options
 	budget *semaphore.Weighted
 }
 
-func newLoader(opts Options) *loader {
-	return &loader{opts: opts, budget: semaphore.NewWeighted(opts.memory())}
+// NewLoader returns a loader with opts.
+func NewLoader(opts Options) *Loader {
+	return &Loader{opts: opts, budget: semaphore.NewWeighted(opts.memory())}
 }
 
-func (ld *loader) log(l *source.Log) ([]*model.App, error) {
+// Log is the package's Log with the loader's options and memory budget.
+func (ld *Loader) Log(l *source.Log) ([]*model.App, error) {
 	var apps []*model.App
 	var err error
 	switch l.Kind {
@@ -394,26 +397,33 @@ func (e *lossError) Is(target error) bool { return e.tooLong && target == lines.
 // part opens part i of l, reserves its share of the memory budget (the line
 // limit plus the part's decompression window, at most the whole budget),
 // and hands it to decode.
-func (ld *loader) part(l *source.Log, i int, decode func(r io.Reader) error) error {
+func (ld *Loader) part(l *source.Log, i int, decode func(r io.Reader) error) error {
 	r, err := l.OpenProgress(i, ld.opts.Progress)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", l.Parts[i].Name, err)
 	}
 	defer r.Close()
-	need := min(ld.opts.maxLine()+r.Window(), ld.opts.memory())
+	return ld.reserve(r.Window(), func() error { return decode(r) })
+}
+
+// reserve runs decode with the share of the memory budget a part with a
+// decompression window of window bytes needs: the line limit plus the
+// window, at most the whole budget.
+func (ld *Loader) reserve(window int64, decode func() error) error {
+	need := min(ld.opts.maxLine()+window, ld.opts.memory())
 	if err := ld.budget.Acquire(context.Background(), need); err != nil {
 		return err
 	}
 	defer ld.budget.Release(need)
-	return decode(r)
+	return decode()
 }
 
 // mapreduce returns the MapReduce history reader with the line limit.
-func (ld *loader) mapreduce() mapreduce.Reader { return mapreduce.Reader{MaxLine: ld.opts.maxLine()} }
+func (ld *Loader) mapreduce() mapreduce.Reader { return mapreduce.Reader{MaxLine: ld.opts.maxLine()} }
 
 // readSpark feeds the parts of one Spark log in order: one application, or
 // several when Databricks markers inside name several Spark contexts.
-func (ld *loader) readSpark(l *source.Log) ([]*model.App, error) {
+func (ld *Loader) readSpark(l *source.Log) ([]*model.App, error) {
 	d := eventlog.NewDecoder()
 	d.MaxLine = ld.opts.maxLine()
 	var errs []error
@@ -432,7 +442,7 @@ func (ld *loader) readSpark(l *source.Log) ([]*model.App, error) {
 }
 
 // readOne reads a single-part MapReduce log with dec.
-func (ld *loader) readOne(l *source.Log, dec func(io.Reader, string) ([]*model.App, error)) ([]*model.App, error) {
+func (ld *Loader) readOne(l *source.Log, dec func(io.Reader, string) ([]*model.App, error)) ([]*model.App, error) {
 	if len(l.Parts) == 0 {
 		return nil, errors.New("log has no parts")
 	}

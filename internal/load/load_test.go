@@ -198,7 +198,7 @@ func peakParts(t *testing.T, data []byte, opts Options) int32 {
 	if err != nil || len(logs) != 4 {
 		t.Fatalf("%d logs, %v", len(logs), err)
 	}
-	ld := newLoader(opts)
+	ld := NewLoader(opts)
 	var running, peak atomic.Int32
 	var wg sync.WaitGroup
 	for _, l := range logs {
