@@ -75,7 +75,7 @@ func decodeDBCMetadata(d *Decoder, s *jsonscan.Scanner) {
 // applications are never merged).
 func (d *Decoder) rollover(r model.Rollover) {
 	r.File, r.Line = d.file, d.line
-	if d.context != "" && r.ContextID != d.context {
+	if len(d.app.Rollovers) > 0 && r.ContextID != d.context {
 		prev := d.context
 		d.app.Quality.Note(false, fmt.Sprintf("%s:%d goes on with the events of another Spark context (%s): read as another application", d.file, d.line, r.ContextID))
 		d.split()
