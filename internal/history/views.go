@@ -194,7 +194,7 @@ func NodeHistory(ctx context.Context, st Store, host string, limit int) (*Node, 
 	n := &Node{Host: host}
 	var ratios []float64
 	for i := len(runs) - 1; i >= 0; i-- {
-		nr := nodeRun(runs[i])
+		nr := NodeRunOf(runs[i], host)
 		n.Runs = append(n.Runs, nr)
 		if nr.Ratio > 0 {
 			ratios = append(ratios, nr.Ratio)
@@ -206,8 +206,9 @@ func NodeHistory(ctx context.Context, st Store, host string, limit int) (*Node, 
 	return n, nil
 }
 
-// nodeRun condenses a run whose Hosts hold one node's rows.
-func nodeRun(r *Run) NodeRun {
+// NodeRunOf condenses how host fared in run r (read with Detail): its
+// attempts and their ratio to their stages' medians.
+func NodeRunOf(r *Run, host string) NodeRun {
 	nr := NodeRun{Key: r.Key, Name: r.Name, Start: r.Start}
 	median := map[[2]int32]float64{}
 	for _, st := range r.Stages {
@@ -216,6 +217,9 @@ func nodeRun(r *Run) NodeRun {
 	var logSum float64
 	var weighted int
 	for _, h := range r.Hosts {
+		if h.Host != host {
+			continue
+		}
 		nr.Tasks += h.Tasks
 		nr.Stages++
 		if m := median[[2]int32{h.Stage, h.Attempt}]; m > 0 && h.Tasks > 0 {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -68,6 +69,8 @@ var library = map[string]func() *Scenario{
 	"demo":      demo,
 	"large":     large,
 	"recurring": recurring,
+	"parc":      func() *Scenario { return parc(14) },
+	"parc-50":   func() *Scenario { return parc(50) },
 }
 
 // Names lists the named scenarios.
@@ -188,5 +191,39 @@ func large() *Scenario {
 		Faults: []FaultSpec{{Kind: FaultCPUHog, Node: 17, StartS: 600, EndS: 1800}, {Kind: FaultDiskHog, Node: 4242, StartS: 900, EndS: 2400},
 			{Kind: FaultPacketLoss, Node: 777, StartS: 1200, EndS: 2000, Loss: 0.05}},
 		Metrics: MetricsSpec{EveryNth: 100},
+	}
+}
+
+// ParcFaultS is when the parc scenarios' faults start: the runs that end
+// before it are the clean history, those that start after it run beside
+// the faults.
+const ParcFaultS = 2400
+
+// parc is the evaluation of Gupta et al., "Diagnosing heterogeneous Hadoop
+// clusters" (PARC, DX 2012), at the given size: nodes of three hardware
+// generations (classesHetero) running recurring CPU-heavy jobs (WordCount,
+// Spark and MapReduce) and IO-heavy ones (RandomWriter, Sort), clean until
+// ParcFaultS (the history the per-node models are learned from), then a
+// disk hog on one node and a CPU hog on another, both drawn from the seed,
+// until the end. Across seeds the degraded nodes fall in every class.
+func parc(nodes int) *Scenario {
+	scale := float64(nodes) / 14
+	ex := func(n int) int { return max(1, int(math.Round(float64(n)*scale))) }
+	return &Scenario{
+		Name:        map[bool]string{true: "parc", false: fmt.Sprintf("parc-%d", nodes)}[nodes == 14],
+		Description: fmt.Sprintf("%d heterogeneous nodes in 3 classes; recurring CPU- and IO-heavy jobs; a disk hog and a CPU hog from %d s", nodes, ParcFaultS),
+		HorizonS:    ParcFaultS + 1200,
+		Cluster:     ClusterSpec{Nodes: nodes, Racks: max(1, nodes/10), Classes: classesHetero()},
+		Arrivals: &ArrivalSpec{PerMinute: 3, SparkShare: 0.6, InputGB: 3, Executors: ex(4), Cores: 4, RecurringShare: 1,
+			Recurring: []RecurringSpec{
+				{Job: "wordcount", Engine: "spark", Class: "wordcount", Name: "daily_words_{date}", InputGB: 3 * scale, Executors: ex(4)},
+				{Job: "randomwriter", Engine: "spark", Class: "randomwriter", Name: "generate data {date}T{time}", InputGB: 3 * scale, Executors: ex(4)},
+				{Job: "mr-wordcount", Engine: "mapreduce", Class: "wordcount", Name: "ad_clicks_hourly {date} {time}", InputGB: 3 * scale, Executors: ex(16)},
+				{Job: "mr-randomwriter", Engine: "mapreduce", Class: "randomwriter", Name: "random-writer-{uuid}", InputGB: 3 * scale, Executors: ex(16)},
+				{Job: "mr-sort", Engine: "mapreduce", Class: "sort", Name: "reindex-{hex}", InputGB: 2 * scale, Executors: ex(16)},
+			}},
+		Faults: []FaultSpec{{Kind: FaultDiskHog, Node: -1, StartS: ParcFaultS, EndS: 3 * ParcFaultS},
+			{Kind: FaultCPUHog, Node: -1, StartS: ParcFaultS, EndS: 3 * ParcFaultS}},
+		Metrics: MetricsSpec{Off: true},
 	}
 }

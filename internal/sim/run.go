@@ -59,11 +59,7 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	cl := newCluster(&sc.Cluster, newRNG(seed, 1))
 	frng := newRNG(seed, 6)
 	faults := append([]FaultSpec(nil), sc.Faults...)
-	for i := range faults {
-		if faults[i].Node < 0 {
-			faults[i].Node = frng.IntN(len(cl.nodes))
-		}
-	}
+	drawFaultNodes(faults, len(cl.nodes), frng)
 	for _, f := range faults {
 		n := cl.nodes[f.Node]
 		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000),
@@ -156,6 +152,29 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	}
 	e.fillTruth(truth, runs, faults)
 	return res, nil
+}
+
+// drawFaultNodes places the faults whose node is -1 on nodes drawn from
+// rng: each on a node no other fault of the scenario is on while one is
+// left, so that two drawn faults do not land on one node.
+func drawFaultNodes(faults []FaultSpec, nodes int, rng *rand.Rand) {
+	taken := map[int]bool{}
+	for _, f := range faults {
+		if f.Node >= 0 {
+			taken[f.Node] = true
+		}
+	}
+	for i := range faults {
+		if faults[i].Node >= 0 {
+			continue
+		}
+		n := rng.IntN(nodes)
+		for tries := 0; taken[n] && tries < 4*nodes; tries++ {
+			n = rng.IntN(nodes)
+		}
+		faults[i].Node = n
+		taken[n] = true
+	}
 }
 
 // maxSimulatedMs bounds a run's simulated time.

@@ -118,6 +118,10 @@ func slowNodes(a *appRun, cl *cluster) []SlowNodeTruth {
 			env[i], fault[i] = x[0], x[1]
 		}
 		s := median(env)
+		if f := median(fault); f > FaultedMin {
+			a.truth.FaultedNodes = append(a.truth.FaultedNodes, FaultedNodeTruth{Host: cl.nodes[n].name, Slowdown: round3(f),
+				Attempts: len(v), Resources: faultResources(cl.nodes[n], a.truth.StartMs, a.truth.EndMs)})
+		}
 		if s < NearThD*StragglerThD {
 			continue
 		}
@@ -128,7 +132,24 @@ func slowNodes(a *appRun, cl *cluster) []SlowNodeTruth {
 		out = append(out, SlowNodeTruth{Host: cl.nodes[n].name, Slowdown: round3(s), Attempts: len(v), Cause: cause, Straggler: s >= StragglerThD})
 	}
 	slices.SortFunc(out, func(x, y SlowNodeTruth) int { return cmp.Compare(x.Host, y.Host) })
+	slices.SortFunc(a.truth.FaultedNodes, func(x, y FaultedNodeTruth) int { return cmp.Compare(x.Host, y.Host) })
 	a.nodeSlow = nil
+	return out
+}
+
+// FaultedMin is the median fault factor above which truth.json lists a
+// node as faulted in an application (FaultedNodes).
+const FaultedMin = 1.05
+
+// faultResources are the resources of n's faults overlapping [from, to].
+func faultResources(n *node, from, to int64) []string {
+	var out []string
+	for _, f := range n.faults {
+		if r := faultResource(f.spec.Kind); f.start <= to && f.end >= from && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

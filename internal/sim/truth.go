@@ -111,6 +111,24 @@ type AppTruth struct {
 	// SlowNodes are the application's straggler nodes by cause, and the
 	// nodes near being one (Straggler false).
 	SlowNodes []SlowNodeTruth `json:"slowNodes"`
+	// FaultedNodes are the nodes a fault slowed in this application: the
+	// median over their attempts (in stages with a typical attempt) of the
+	// fault factor over the stage's median fault factor is above 1.05,
+	// whatever their hardware. The truth for models that compare a node
+	// with itself (PARC) rather than with its peers.
+	FaultedNodes []FaultedNodeTruth `json:"faultedNodes,omitempty"`
+}
+
+// FaultedNodeTruth is a node a fault slowed in one application.
+type FaultedNodeTruth struct {
+	Host string `json:"host"`
+	// Slowdown is the median fault factor of its attempts over their
+	// stages' median (1.3: the fault made them 30% slower).
+	Slowdown float64 `json:"slowdown"`
+	Attempts int     `json:"attempts"`
+	// Resources are the resources of the faults active on the node during
+	// the application (cpu, disk, network, memory).
+	Resources []string `json:"resources"`
 }
 
 // SlowAttemptTruth is one straggler by cause: its time is its reference
