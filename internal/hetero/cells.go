@@ -27,6 +27,8 @@ type runStage struct {
 	job int32
 	// first and end bound its cells in data.cells.
 	first, end int32
+	// cpu is the share of the stage's task run time spent on the CPU.
+	cpu float64
 }
 
 // jobClass is a stage signature within a recurring job.
@@ -106,7 +108,7 @@ func (d *data) add(runs []*history.Run, trim float64) {
 					d.jobIdx[key] = j
 				}
 				cur, curKey = int32(len(d.rs)), k
-				d.rs = append(d.rs, runStage{run: ri, job: j, first: int32(len(d.cells)), end: int32(len(d.cells))})
+				d.rs = append(d.rs, runStage{run: ri, job: j, first: int32(len(d.cells)), end: int32(len(d.cells)), cpu: cpuShare(st)})
 			}
 			c := cell{rs: cur, job: d.rs[cur].job, node: d.node(h.Host), nLin: int32(h.Tasks), sum: h.SumMs, sumSq: h.SumSqMs}
 			logMoments(&c, h, trim)
@@ -131,4 +133,13 @@ func logMoments(c *cell, h *history.HostStage, trim float64) {
 	c.n = int32(n)
 	c.y = s / n
 	c.ss = math.Max(0, s2-s*s/n)
+}
+
+// cpuShare is the share of a stage's task run time spent on the CPU, in
+// [0, 1] (½ when the log does not say).
+func cpuShare(st *history.Stage) float64 {
+	if st.RunTimeMs <= 0 {
+		return 0.5
+	}
+	return math.Min(1, math.Max(0, float64(st.CPUTimeMs)/float64(st.RunTimeMs)))
 }

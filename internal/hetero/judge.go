@@ -16,7 +16,8 @@ const intervalZ = 1.96
 // nodeAcc gathers one node's residuals over the runs judged.
 type nodeAcc struct {
 	sw, se float64   // Σ 1/var, Σ ẽ/var
-	a, b   []float64 // Σ v vᵀ/var, Σ v ẽ/var
+	a, b   []float64 // Σ v vᵀ/var, Σ v ẽ/var (v: the job's loadings)
+	sa, sb []float64 // the same with v the stage's CPU share and the rest
 	tasks  int
 	runs   map[int32]bool
 }
@@ -33,7 +34,8 @@ type nodeAcc struct {
 // inverse variance into the node's slowdown and its z-score, and by least
 // squares on the job loadings into its slowdown per latent resource. A
 // node is degraded when either is at least MinSlowdown with a z-score of
-// at least Z; the per-resource slowdowns tell which resource.
+// at least Z (a resource's only while the node is slower overall, GateZ);
+// the per-resource slowdowns tell which resource.
 func (m *Joint) Judge(runs []*history.Run) []Verdict {
 	k := m.p.Rank
 	t := newData()
@@ -60,7 +62,7 @@ func (m *Joint) Judge(runs []*history.Run) []Verdict {
 	seen := make([]int, len(t.nodes))
 	runsOf := make([]map[int32]bool, len(t.nodes))
 	for i := range acc {
-		acc[i] = nodeAcc{a: make([]float64, k*k), b: make([]float64, k)}
+		acc[i] = nodeAcc{a: make([]float64, k*k), b: make([]float64, k), sa: make([]float64, k*k), sb: make([]float64, k)}
 		runsOf[i] = map[int32]bool{}
 	}
 	r := make([]float64, 0, 64)
@@ -100,12 +102,8 @@ func (m *Joint) Judge(runs []*history.Run) []Verdict {
 			ac.sw += 1 / vr
 			ac.se += e / vr
 			ac.tasks += int(c.nLin)
-			for p := 0; p < k; p++ {
-				ac.b[p] += v[p] * e / vr
-				for q := 0; q < k; q++ {
-					ac.a[p*k+q] += v[p] * v[q] / vr
-				}
-			}
+			addOuter(ac.a, ac.b, v, e, vr)
+			addOuter(ac.sa, ac.sb, mix(v, rs.cpu), e, vr)
 		}
 	}
 	classOf := m.classIndex()
@@ -137,28 +135,15 @@ func (m *Joint) Judge(runs []*history.Run) []Verdict {
 
 // decide turns a node's residuals into its verdict.
 func (m *Joint) decide(vd *Verdict, ac *nodeAcc, classOf map[string]*Class) {
-	k := m.p.Rank
 	delta := ac.se / ac.sw
 	sd := 1 / math.Sqrt(ac.sw)
 	vd.Z = delta / sd
 	vd.Slowdown = factor(delta, sd)
-	a := slices.Clone(ac.a)
-	for q := 0; q < k; q++ {
-		a[q*k+q] += m.p.NodePrior
-	}
-	if cov := inverseSPD(a, k); cov != nil {
-		for q := 0; q < k; q++ {
-			dq := 0.0
-			for p := 0; p < k; p++ {
-				dq += cov[q*k+p] * ac.b[p]
-			}
-			sq := math.Sqrt(cov[q*k+q])
-			vd.ByResource = append(vd.ByResource, ResourceSlowdown{Resource: resourceName(q), Slowdown: factor(dq, sq), Z: dq / sq})
-		}
-	}
-	if m.significant(vd.Z, vd.Slowdown) || slices.ContainsFunc(vd.ByResource, func(r ResourceSlowdown) bool { return m.significant(r.Z, r.Slowdown) }) {
+	vd.ByResource = m.perResource(ac.a, ac.b)
+	named := m.perResource(ac.sa, ac.sb)
+	if m.significant(vd.Z, vd.Slowdown) || vd.Z >= m.p.GateZ && slices.ContainsFunc(vd.ByResource, func(r ResourceSlowdown) bool { return m.significant(r.Z, r.Slowdown) }) {
 		vd.Status = StatusDegraded
-		vd.Resource = m.resource(vd.ByResource)
+		vd.Resource = m.resource(named)
 		vd.Why = fmt.Sprintf("ran %.2fx (%.2f–%.2f) what its own model expects over %d tasks in %d runs (z %.1f); slow in %s",
 			vd.Slowdown.Value, vd.Slowdown.Low, vd.Slowdown.High, vd.Tasks, vd.Runs, vd.Z, vd.Resource)
 		return
@@ -170,6 +155,31 @@ func (m *Joint) decide(vd *Verdict, ac *nodeAcc, classOf map[string]*Class) {
 		vd.Status = StatusSlowClass
 		vd.Why += "; its class " + cl.Name + " is slow by design"
 	}
+}
+
+// perResource solves the ridge least squares of a node's residuals on
+// the resources (a, b: Σ x xᵀ/var and Σ x ẽ/var) for its slowdown per
+// resource.
+func (m *Joint) perResource(a, b []float64) []ResourceSlowdown {
+	k := m.p.Rank
+	a = slices.Clone(a)
+	for q := 0; q < k; q++ {
+		a[q*k+q] += m.p.NodePrior
+	}
+	cov := inverseSPD(a, k)
+	if cov == nil {
+		return nil
+	}
+	var out []ResourceSlowdown
+	for q := 0; q < k; q++ {
+		dq := 0.0
+		for p := 0; p < k; p++ {
+			dq += cov[q*k+p] * b[p]
+		}
+		sq := math.Sqrt(cov[q*k+q])
+		out = append(out, ResourceSlowdown{Resource: resourceName(q), Slowdown: factor(dq, sq), Z: dq / sq})
+	}
+	return out
 }
 
 // significant reports whether a slowdown is at least MinSlowdown with a
@@ -217,4 +227,27 @@ func (m *Joint) medianTau2() float64 {
 	t := slices.Clone(m.tau2)
 	slices.Sort(t)
 	return t[len(t)/2]
+}
+
+// mix is what a slowdown of each resource does to a cell, for naming the
+// resource: with two resources, its stage's CPU share and the rest (a CPU
+// twice as slow slows a stage that computes 80% of the time by about 80%,
+// whatever the job's loadings learned from healthy runs say); otherwise
+// the job class's loadings.
+func mix(v []float64, cpu float64) []float64 {
+	if len(v) != 2 {
+		return v
+	}
+	return []float64{cpu, 1 - cpu}
+}
+
+// addOuter adds x xᵀ/vr to a and x e/vr to b.
+func addOuter(a, b, x []float64, e, vr float64) {
+	k := len(x)
+	for p := 0; p < k; p++ {
+		b[p] += x[p] * e / vr
+		for q := 0; q < k; q++ {
+			a[p*k+q] += x[p] * x[q] / vr
+		}
+	}
 }

@@ -24,6 +24,10 @@ type Params struct {
 	// expects from which it is degraded; MinSlowdown the least slowdown.
 	Z           float64
 	MinSlowdown float64
+	// GateZ: a per-resource slowdown makes a node degraded only when the
+	// node is slower overall with at least this z-score (two resources'
+	// estimates are correlated: one can rise as the other falls).
+	GateZ float64
 	// ResourceZ is the z-score from which a latent resource's slowdown
 	// counts when the resource is named.
 	ResourceZ float64
@@ -57,6 +61,6 @@ type Params struct {
 // DefaultParams are the defaults.
 var DefaultParams = Params{
 	Rank: 2, Iterations: 25, NodePrior: 1, JobPrior: 20, Trim: 3,
-	Z: 3.5, MinSlowdown: 1.15, ResourceZ: 2.5, NodeShare: 0.75, Clip: 3,
+	Z: 3.5, MinSlowdown: 1.15, GateZ: 2, ResourceZ: 2.5, NodeShare: 0.75, Clip: 3,
 	MinHistoryTasks: 10, ClassGap: 0.1, SlowClass: 1.15, LikelihoodDrop: 1,
 }
