@@ -37,6 +37,7 @@ func TestParcEvaluation(t *testing.T) {
 	fmt.Fprintf(&b, "| method | faulty nodes | found | right resource | innocent culprits (window) | runs with an innocent culprit | clean runs with a culprit | clean windows with a culprit |\n|---|---|---|---|---|---|---|---|\n")
 	for _, name := range []string{"parc", "parc-50"} {
 		joint := &tally{method: "joint"}
+		paper := &tally{method: "paper"}
 		strag := &tally{method: "straggler-nodes"}
 		ratio := &tally{method: "median ratio ≥ 1.3x usual"}
 		for seed := first; seed < first+uint64(evalSeeds); seed++ {
@@ -58,6 +59,23 @@ func TestParcEvaluation(t *testing.T) {
 				t.Fatal(err)
 			}
 			cleanCheck(joint, c, func(runs []*history.Run) map[string]string { return verdictMap(mc.Judge(runs)) })
+
+			pm, err := FitPaper(p.hist, DefaultParams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			judgeWindow(paper, p, verdictMap(pm.Judge(p.test)))
+			for _, r := range p.test {
+				paper.runs++
+				if anyInnocent(p, verdictMap(pm.Judge([]*history.Run{r}))) {
+					paper.runsInnocentCulprit++
+				}
+			}
+			pmc, err := FitPaper(c.hist, DefaultParams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cleanCheck(paper, c, func(runs []*history.Run) map[string]string { return verdictMap(pmc.Judge(runs)) })
 
 			// Baselines.
 			flagged := map[string]string{}
@@ -100,7 +118,7 @@ func TestParcEvaluation(t *testing.T) {
 			cleanCheck(ratio, c, baseline(c.hist))
 		}
 		fmt.Fprintf(&b, "| **%s** | | | | | | | |\n", name)
-		for _, x := range []*tally{joint, strag, ratio} {
+		for _, x := range []*tally{joint, paper, strag, ratio} {
 			fmt.Fprintln(&b, x.row())
 		}
 		if reported {
