@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// TestNodesCommand simulates the parc scenario, indexes its logs into a
+// SQLite run history and judges the runs after the faults began: the two
+// hogged nodes are degraded, no other node is, the slowest hardware class
+// is slow by design, and every node has a class.
+func TestNodesCommand(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := sim.Named("parc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(sc, 7, dir, encoders())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	if code, _, stderr := run(t, "index", "--store", dsn, dir); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	recent := 0
+	for _, a := range res.Truth.Apps {
+		if a.StartMs >= res.Truth.StartMs+sim.ParcFaultS*1000 {
+			recent++
+		}
+	}
+	code, out, stderr := run(t, "nodes", "--store", dsn, "--recent", itoa(recent), "--format", "json")
+	if code != 0 {
+		t.Fatalf("nodes: exit %d: %s", code, stderr)
+	}
+	var a hetero.Assessment
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	faulty := map[string]bool{}
+	for _, f := range res.Truth.Faults {
+		faulty[f.Host] = true
+	}
+	for _, v := range a.Verdicts {
+		if v.Culprit() != faulty[v.Host] {
+			t.Errorf("%s: %s (%s), faulty %v", v.Host, v.Status, v.Why, faulty[v.Host])
+		}
+		if v.Class == "" {
+			t.Errorf("%s has no class", v.Host)
+		}
+	}
+	if len(a.Classes) != 3 || !a.Classes[2].SlowByDesign || a.Classes[0].SlowByDesign {
+		t.Errorf("classes %+v: want 3, the slowest slow by design", a.Classes)
+	}
+	code, text, _ := run(t, "nodes", "--store", dsn, "--recent", itoa(recent))
+	if code != 0 || !strings.Contains(text, "degraded") || !strings.Contains(text, "slow-class") {
+		t.Errorf("text output (exit %d):\n%s", code, text)
+	}
+	// Too little history: a clear message naming what is missing.
+	code, _, stderr = run(t, "nodes", "--store", dsn, "--recent", "100000")
+	if code == 0 || !strings.Contains(stderr, "none is left to learn from") {
+		t.Errorf("--recent beyond the history: exit %d, %q", code, stderr)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

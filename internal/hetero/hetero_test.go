@@ -1,0 +1,128 @@
+package hetero
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/history"
+)
+
+// TestJointRecoversNodeSpeeds fits a synthetic history whose node speeds
+// are known and compares the learned factors with them: a node's factor on
+// a resource is how much slower than the median node it runs that resource
+// class's stages (the CPU stage loads cpu 1 and io 0.1, the IO stage 0.2
+// and 1), each within 5%; and the classes with the three generations.
+func TestJointRecoversNodeSpeeds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := newSynth(30, rng)
+	m, err := Fit(s.runs(rng, 400, 10, 3, 0.3, 0), DefaultParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missed := 0
+	for _, sp := range m.Speeds() {
+		u := s.slow[hostIndex(s, sp.Host)]
+		want := [2]float64{u[0] + 0.1*u[1], 0.2*u[0] + u[1]}
+		// Factors are against the median node (class 2: slowness 0).
+		for r, f := range sp.Factors {
+			if got := math.Log(f.Factor.Value); math.Abs(got-want[r]) > 0.05 {
+				t.Errorf("%s %s: factor %.3f, want %.3f", sp.Host, f.Resource, f.Factor.Value, math.Exp(want[r]))
+			}
+			if f.Factor.Low > math.Exp(want[r]) || f.Factor.High < math.Exp(want[r]) {
+				missed++
+			}
+		}
+	}
+	// 95% intervals: about 3 of 60 may miss.
+	if missed > 8 {
+		t.Errorf("%d of 60 intervals miss the true factor", missed)
+	}
+	cs := m.Classes()
+	if len(cs) != 3 || len(cs[0].Nodes) != 10 || !cs[2].SlowByDesign || cs[1].SlowByDesign {
+		t.Errorf("classes: %+v", cs)
+	}
+}
+
+// TestJudgeUnknownAndDegraded: a node with no history is unknown, never a
+// verdict; one with too little is unknown with what is missing; a node
+// slowed 1.5x on IO is degraded in io; a slow-by-design node is not a
+// culprit.
+func TestJudgeUnknownAndDegraded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := newSynth(12, rng)
+	hist := s.runs(rng, 300, 6, 3, 0.3, 0)
+	// host0011 appears in the history with only 2 tasks.
+	hist = append(hist, &history.Run{Key: "spark/lone/", Engine: "spark", NameKey: "job 1",
+		Stages: []history.Stage{{ID: 0, Signature: "stage 0|i---0", Class: history.ClassCPU}},
+		Hosts:  []history.HostStage{{Stage: 0, Host: "newbie", Tasks: 2, SumLog: 15, SumSqLog: 113, SumMs: 3000, SumSqMs: 5e6, MaxMs: 2000}}})
+	m, err := Fit(hist, DefaultParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.degrade["host0004"] = [2]float64{0, math.Log(1.5)}
+	s.nodes = append(s.nodes, "stranger", "newbie")
+	s.slow = append(s.slow, [2]float64{}, [2]float64{})
+	judged := s.runs(rng, 60, 8, 3, 0.3, 1e9)
+	for _, v := range m.Judge(judged) {
+		switch v.Host {
+		case "stranger":
+			if v.Status != StatusUnknown || !strings.Contains(v.Why, "no history") {
+				t.Errorf("stranger: %s (%s), want unknown for no history", v.Status, v.Why)
+			}
+		case "newbie":
+			if v.Status != StatusUnknown || !strings.Contains(v.Why, "too little history: 2 tasks, 10 needed") {
+				t.Errorf("newbie: %s (%s), want unknown for too little history", v.Status, v.Why)
+			}
+		case "host0004":
+			if v.Status != StatusDegraded || v.Resource != ResourceIO {
+				t.Errorf("host0004: %s %s (%s), want degraded io", v.Status, v.Resource, v.Why)
+			}
+		default:
+			if v.Culprit() {
+				t.Errorf("%s: innocent called a culprit: %s", v.Host, v.Why)
+			}
+			if s.slow[hostIndex(s, v.Host)] == synthClasses[2] && v.Status != StatusSlowClass {
+				t.Errorf("%s: %s, want slow-class", v.Host, v.Status)
+			}
+		}
+	}
+	if _, err := Fit(nil, DefaultParams); !errors.Is(err, ErrNoHistory) {
+		t.Errorf("Fit(no runs): %v, want ErrNoHistory", err)
+	}
+	if _, err := FitPaper([]*history.Run{{Key: "x"}}, DefaultParams); !errors.Is(err, ErrNoHistory) {
+		t.Errorf("FitPaper(no host rows): %v, want ErrNoHistory", err)
+	}
+}
+
+func hostIndex(s *synth, h string) int {
+	for i, n := range s.nodes {
+		if n == h {
+			return i
+		}
+	}
+	return -1
+}
+
+// BenchmarkFit10kRuns1kNodes fits the joint model on 10,000 runs of a
+// 1,000-node cluster generated in memory (each run 2 stages on 100 hosts,
+// 3 tasks each: 2 M host-stage rows), the scale target.
+func BenchmarkFit10kRuns1kNodes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := newSynth(1000, rng)
+	runs := s.runs(rng, 10_000, 100, 3, 0.3, 0)
+	rows := 0
+	for _, r := range runs {
+		rows += len(r.Hosts)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Fit(runs, DefaultParams); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows), "rows")
+}
