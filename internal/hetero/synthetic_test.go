@@ -13,6 +13,10 @@ import (
 // class, and runs whose stages' tasks on each host take
 // exp(offset + node·loading + σ·ε) ms.
 type synth struct {
+	// tail, when set, slows 6% of the tasks by a Pareto factor (scale 2,
+	// shape 1.1, at most 12x): the simulator's Spark noise.
+	tail    bool
+	stages  int // stages per run (0: 2)
 	nodes   []string
 	slow    [][2]float64 // true log slowness per node (cpu, io)
 	degrade map[string][2]float64
@@ -40,7 +44,7 @@ func (s *synth) runs(rng *rand.Rand, n, hosts, tasks int, sigma float64, start i
 		run := &history.Run{Key: fmt.Sprintf("spark/app-%d-%d/", start, r), Engine: "spark", Start: start + int64(r)*1000,
 			NameKey: fmt.Sprintf("job %d", job)}
 		size := math.Log(2000) + 0.5*rng.NormFloat64()
-		for st := int32(0); st < 2; st++ {
+		for st := int32(0); st < int32(max(s.stages, 1)) || s.stages == 0 && st < 2; st++ {
 			class := history.ClassCPU
 			load := [2]float64{1, 0.1}
 			if st == 1 {
@@ -57,6 +61,9 @@ func (s *synth) runs(rng *rand.Rand, n, hosts, tasks int, sigma float64, start i
 				h := history.HostStage{Stage: st, Host: s.nodes[i], MinMs: math.MaxInt64}
 				for t := 0; t < tasks; t++ {
 					d := math.Exp(size + u[0]*load[0] + u[1]*load[1] + sigma*rng.NormFloat64())
+					if s.tail && rng.Float64() < 0.06 {
+						d *= math.Min(12, 2*math.Pow(1-rng.Float64(), -1/1.1))
+					}
 					l := math.Log(d)
 					h.Tasks++
 					h.SumMs += d

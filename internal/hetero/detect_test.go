@@ -1,0 +1,83 @@
+package hetero
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestDetectableSlowdown measures the smallest slowdown of one host that
+// the joint model finds against the number of past runs: a 14-node
+// cluster of three classes runs short one-stage jobs on 4 hosts with 3
+// tasks each (per run 2–3 tasks a host: no contrast within a run), with
+// the simulator's Spark noise (log-normal σ 0.4, 6% of the tasks slowed
+// by a Pareto tail). After a history of H runs, one host is slowed s× on
+// its CPU and the next detectWindow (60) runs are judged; the rate is over 20 seeds, and
+// the false indictments are counted on the other hosts. docs/NODES.md has
+// the curve. The point (1.3x found) is not reached: 1.3x is found
+// in about half the seeds; the test holds the measured floors from 200
+// past runs on: 1.5x found in ≥ 90% of seeds, 2x in all, no innocent
+// called a culprit in any window.
+func TestDetectableSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 1,120 models")
+	}
+	slowdowns := []float64{1.1, 1.2, 1.3, 1.5, 2}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| past runs | %s | windows with an innocent culprit | smallest found in ≥ 95%% |\n|---|---|---|---|---|---|---|---|\n", strings.Join(func() []string {
+		var h []string
+		for _, s := range slowdowns {
+			h = append(h, fmt.Sprintf("%.1fx found", s))
+		}
+		return h
+	}(), " | "))
+	for _, past := range []int{10, 25, 50, 100, 200, 400} {
+		found := make([]int, len(slowdowns))
+		innocent, windows := 0, 0
+		for seed := uint64(1); seed <= 20; seed++ {
+			for si, slow := range slowdowns {
+				rng := rand.New(rand.NewPCG(seed, uint64(si)))
+				s := newSynth(14, rng)
+				s.tail, s.stages = true, 1
+				m, err := Fit(s.runs(rng, past, 4, 3, 0.4, 0), DefaultParams)
+				if err != nil {
+					t.Fatal(err)
+				}
+				victim := s.nodes[int(seed)%14]
+				s.degrade[victim] = [2]float64{math.Log(slow), 0}
+				windows++
+				bad := false
+				for _, v := range m.Judge(s.runs(rng, detectWindow, 4, 3, 0.4, 1e9)) {
+					if v.Host == victim && v.Culprit() {
+						found[si]++
+					}
+					if v.Host != victim && v.Culprit() {
+						bad = true
+					}
+				}
+				if bad {
+					innocent++
+				}
+			}
+		}
+		row := fmt.Sprintf("| %d |", past)
+		smallest := "–"
+		for si, s := range slowdowns {
+			row += fmt.Sprintf(" %.2f |", float64(found[si])/20)
+			if found[si] >= 19 && smallest == "–" {
+				smallest = fmt.Sprintf("%.1fx", s)
+			}
+		}
+		fmt.Fprintf(&b, "%s %.3f | %s |\n", row, float64(innocent)/float64(windows), smallest)
+		if past >= 200 && (found[3] < 18 || found[4] < 20 || innocent > 0) {
+			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 18), 2x in %d (want 20), innocent culprits in %d of %d windows (want 0)",
+				past, found[3], found[4], innocent, windows)
+		}
+	}
+	t.Log("\n" + b.String())
+}
+
+// detectWindow is how many runs after the slowdown are judged at once.
+const detectWindow = 60
