@@ -224,6 +224,6 @@ func parc(nodes int) *Scenario {
 			}},
 		Faults: []FaultSpec{{Kind: FaultDiskHog, Node: -1, StartS: ParcFaultS, EndS: 3 * ParcFaultS},
 			{Kind: FaultCPUHog, Node: -1, StartS: ParcFaultS, EndS: 3 * ParcFaultS}},
-		Metrics: MetricsSpec{Off: true},
+		Metrics: MetricsSpec{IntervalS: 10},
 	}
 }
