@@ -79,7 +79,7 @@ func startAttachListener(tmp, sock string, pid, nspid int) error {
 		return fmt.Errorf("jvm %d: create %s: %w", pid, trigger, err)
 	}
 	defer os.Remove(trigger)
-	if err := syscall.Kill(pid, syscall.SIGQUIT); err != nil {
+	if err := sigQuit(pid); err != nil {
 		return fmt.Errorf("jvm %d: SIGQUIT: %w", pid, err)
 	}
 	for wait, deadline := 10*time.Millisecond, time.Now().Add(attachTimeout); time.Now().Before(deadline); wait = min(2*wait, 500*time.Millisecond) {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -100,11 +99,10 @@ func (s *logSampler) scan() map[fileID]fileStat {
 			if err != nil {
 				return nil
 			}
-			st, ok := info.Sys().(*syscall.Stat_t)
+			id, ok := fileIDOf(info)
 			if !ok {
 				return nil
 			}
-			id := fileID{uint64(st.Dev), st.Ino}
 			fst := fileStat{info.Size(), info.ModTime().UnixNano()}
 			stats[id] = fst
 			f := s.files[id]

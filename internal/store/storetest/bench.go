@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,16 +26,6 @@ func agentBatch(agent string, seq uint64) *metrics.Batch {
 		}
 	}
 	return b
-}
-
-// cpuSeconds is this process's user+system CPU time: on a shared machine
-// throughput per CPU second says more than per wall second.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // report adds samples/s (wall clock) and samples/cpu-s (this process's
