@@ -23,4 +23,10 @@ var classes = map[string]jobClass{
 	"terasort":     {mapNsPerByte: 6, reduceNsPerByte: 8, mapOut: 1.0, reduceOut: 1.0, recordBytes: 100, dominant: "network"},
 	"randomwriter": {mapNsPerByte: 3, mapOut: 1.0, recordBytes: 100, mapOnly: true, generates: true, dominant: "disk"},
 	"kmeans":       {mapNsPerByte: 30, reduceNsPerByte: 10, mapOut: 0.0005, reduceOut: 1, recordBytes: 80, dominant: "cpu"},
+	// microbench is the synthetic job of Zhang, Cherkasova and Loo's
+	// microbenchmarks (ICPE'13, §3.1): map and reduce functions that only
+	// pass records on, keeping the share of them their selectivity says
+	// (AppSpec.MapSelectivity, ReduceSelectivity), so that the generic
+	// phases dominate.
+	"microbench": {mapNsPerByte: 1, reduceNsPerByte: 1, mapOut: 1, reduceOut: 1, recordBytes: 100, dominant: "disk"},
 }

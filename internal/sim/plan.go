@@ -65,7 +65,16 @@ func newPlan(i int, spec AppSpec, sc *Scenario, c *cluster, rng *rand.Rand) *app
 	if spec.Engine == "mapreduce" {
 		p.engine = model.MapReduce
 	}
+	if spec.MapSelectivity > 0 {
+		p.class.mapOut = spec.MapSelectivity
+	}
+	if spec.ReduceSelectivity > 0 {
+		p.class.reduceOut = spec.ReduceSelectivity
+	}
 	block := int64(sc.Cluster.BlockMB) * mb
+	if spec.SplitMB > 0 {
+		block = int64(spec.SplitMB) * mb
+	}
 	input := int64(spec.InputGB * 1024 * mb)
 	nblocks := int(max(1, (input+block-1)/block))
 	blocks := make([]int64, nblocks)

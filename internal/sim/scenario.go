@@ -73,7 +73,8 @@ type AppSpec struct {
 	// Engine is "spark" or "mapreduce".
 	Engine string `json:"engine"`
 	// Class is the job class: wordcount (CPU-bound), sort and randomwriter
-	// (IO-bound), terasort (shuffle-heavy), kmeans (iterative, Spark).
+	// (IO-bound), terasort (shuffle-heavy), kmeans (iterative, Spark),
+	// microbench (ICPE'13's benchmark: trivial map and reduce functions).
 	Class   string  `json:"class"`
 	Name    string  `json:"name,omitempty"`
 	SubmitS float64 `json:"submitS"`
@@ -89,6 +90,15 @@ type AppSpec struct {
 	// Job names the recurring job this application is a run of ("" for
 	// none): ground truth for grouping runs, written to truth.json.
 	Job string `json:"job,omitempty"`
+	// SplitMB is the input of each map task (the input file's block size;
+	// default the cluster's blockMB): ICPE'13's input size per map task.
+	SplitMB int `json:"splitMB,omitempty"`
+	// MapSelectivity (map output / input bytes) and ReduceSelectivity
+	// (reduce output / shuffle bytes), when positive, replace the class's:
+	// ICPE'13's map and reduce selectivities, which its microbenchmarks
+	// (class microbench) vary.
+	MapSelectivity    float64 `json:"mapSelectivity,omitempty"`
+	ReduceSelectivity float64 `json:"reduceSelectivity,omitempty"`
 }
 
 // ArrivalSpec adds random applications arriving as a Poisson process over
@@ -426,8 +436,14 @@ func (a *AppSpec) resolve() error {
 	if a.Class == "kmeans" && a.Engine != "spark" {
 		return fmt.Errorf("%w: kmeans is a Spark class", ErrScenario)
 	}
+	if a.Class == "microbench" && a.Engine != "mapreduce" {
+		return fmt.Errorf("%w: microbench is a MapReduce class", ErrScenario)
+	}
 	if a.InputGB <= 0 {
 		return fmt.Errorf("%w: inputGB must be positive", ErrScenario)
+	}
+	if a.SplitMB < 0 || a.MapSelectivity < 0 || a.ReduceSelectivity < 0 {
+		return fmt.Errorf("%w: splitMB, mapSelectivity and reduceSelectivity must not be negative", ErrScenario)
 	}
 	if a.Executors <= 0 {
 		a.Executors = 4

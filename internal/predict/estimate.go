@@ -1,0 +1,63 @@
+package predict
+
+import (
+	"fmt"
+	"math"
+)
+
+// Estimate is a predicted completion time with its lower and upper bound.
+type Estimate struct {
+	// Method is how it was made: "history" (a model fitted on past runs
+	// alone), "icpe13" (MapReduce platform and job profiles with ARIA's
+	// bounds) or "spark-stages" (Spark stage profiles replayed).
+	Method string `json:"method"`
+	// Model is the model used (ernest, kernel, optimistic, power; or the
+	// method's own).
+	Model string `json:"model"`
+	// Machines and Data are what was asked for (Data in the runs' unit;
+	// bytes from logs and the history).
+	Machines float64 `json:"machines"`
+	Data     float64 `json:"data"`
+	// Value, Lower and Upper are in Unit ("ms" unless a CSV said another).
+	Value float64 `json:"estimate"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	Unit  string  `json:"unit"`
+	// Extrapolated is set when the question lies outside what the model
+	// was fitted on; the interval is then widened (Notes say by how much).
+	Extrapolated bool     `json:"extrapolated"`
+	Notes        []string `json:"notes,omitempty"`
+	// Choice is the model choice behind a "history" estimate.
+	Choice *Choice `json:"choice,omitempty"`
+}
+
+// FromRuns predicts the runtime on machines for data from a table of past
+// runs: Choose picks the model, which is fitted on every run; the interval
+// is the choice's (Choice.Interval) at level (default 0.9).
+func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate, error) {
+	if !(machines > 0) || !(data > 0) {
+		return nil, fmt.Errorf("predict for %g machines and data %g: both must be positive", machines, data)
+	}
+	c, err := Choose(t.Points, machines, data, opt)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := c.Model.Predict(machines, data)
+	if !ok {
+		return nil, fmt.Errorf("%s: no positive runtime at %g machines and data %g", c.Name, machines, data)
+	}
+	level := opt.Level
+	if level <= 0 || level >= 1 {
+		level = 0.9
+	}
+	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c}
+	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data, level)
+	if e.Extrapolated {
+		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %g–%g machines and data %.4g–%.4g; the interval is widened with the distance (%.2f in ln units beyond)",
+			c.Range.MinMachines, c.Range.MaxMachines, c.Range.MinData, c.Range.MaxData, c.Range.Outside(machines, data)))
+	}
+	if math.IsInf(c.Scores[c.Name], 1) || len(c.Errors) == 0 {
+		e.Notes = append(e.Notes, "no cross-validation was possible: the interval is the estimate alone")
+	}
+	return e, nil
+}
