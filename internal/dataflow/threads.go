@@ -566,7 +566,7 @@ func SampledFor(r *Reconstruction, samples []model.Sample, hosts map[string]stri
 		case PoolSpark:
 			logged["spark/"+strconv.FormatInt(t.ID, 10)] = int32(i)
 		case PoolMap, PoolReduce:
-			logged[a.Pool.String()+"/"+mrAttemptID(job, a.Pool, t)] = int32(i)
+			logged[a.Pool.String()+"/"+MapReduceAttemptID(job, a.Pool == PoolReduce, t)] = int32(i)
 		}
 	}
 	tr, groups := groupThreads(kept, nil)
@@ -628,10 +628,12 @@ func SampledFor(r *Reconstruction, samples []model.Sample, hosts map[string]stri
 	return tr
 }
 
-// mrAttemptID writes a MapReduce task's attempt id as YarnChild is given it.
-func mrAttemptID(job string, p Pool, t *model.Task) string {
+// MapReduceAttemptID writes a MapReduce task's attempt id as YarnChild is
+// given it, for the job id without its "job_" prefix: the id the agent's
+// JVM thread samples name.
+func MapReduceAttemptID(job string, reduce bool, t *model.Task) string {
 	kind := "m"
-	if p == PoolReduce {
+	if reduce {
 		kind = "r"
 	}
 	n := strconv.Itoa(int(t.Index))

@@ -43,12 +43,14 @@ type Bounds struct {
 
 // Makespan is the makespan theorem (ARIA §3): n tasks of mean duration avg
 // and longest max, greedily assigned to k slots, finish between n·avg/k
-// and (n−1)·avg/k + max.
+// and (n−1)·avg/k + max. The lower bound is raised to avg when there are
+// fewer tasks than slots (the makespan is at least the longest task, which
+// is at least the mean): ARIA's n·avg/k is then far below any run.
 func Makespan(n, k int, d StageDurations) Bounds {
 	if n <= 0 || k <= 0 {
 		return Bounds{}
 	}
-	low := float64(n) * d.Avg / float64(k)
+	low := max(float64(n)*d.Avg/float64(k), d.Avg)
 	high := float64(n-1)*d.Avg/float64(k) + max(d.Max, d.Avg)
 	return Bounds{Low: low, Avg: (low + high) / 2, High: high}
 }

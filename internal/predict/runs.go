@@ -143,11 +143,11 @@ const (
 	MachinesCores     Machines = "cores"     // peak executor cores (Ernest's example counts cores)
 )
 
-// FromHistory turns runs of one recurring job into points: the succeeded
+// HistoryRuns turns runs of one recurring job into points: the succeeded
 // runs with a duration, their machines as m says, their input bytes as the
 // data size (1 for every run when none read input) and their duration in
 // ms.
-func FromHistory(runs []*history.Run, m Machines) (*RunTable, error) {
+func HistoryRuns(runs []*history.Run, m Machines) (*RunTable, error) {
 	t := &RunTable{Unit: "ms", MachinesColumn: string(m), DataColumn: "input bytes"}
 	anyInput := false
 	for _, r := range runs {

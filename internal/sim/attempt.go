@@ -235,7 +235,7 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		m[model.MapPhaseFinish] = w.mapEnd
 	} else {
 		p.begin("shuffle")
-		total, remote, _ := e.fetchShuffle(p, t, r, ionoise)
+		total, _, _ := e.fetchShuffle(p, t, r, ionoise)
 		w.shuffleEnd = p.cur
 		recs := int64(float64(total) / cls.recordBytes)
 		fileW, fileR := int64(0), int64(0)
@@ -254,7 +254,10 @@ func (e *engine) mrAttempt(w *work, p *phases, t *taskRun, loc model.Locality, r
 		p.begin("write")
 		e.writeHDFS(p, t, r, o, ionoise)
 		orecs := int64(float64(o) / cls.recordBytes)
-		m[model.ReduceShuffleBytes], m[model.ShuffleRemoteBytesRead] = remote, remote
+		// Hadoop counts every map output a reduce copies in
+		// REDUCE_SHUFFLE_BYTES, its own node's (LocalFetcher) too; the
+		// decoder also reads it as the remote bytes.
+		m[model.ReduceShuffleBytes], m[model.ShuffleRemoteBytesRead] = total, total
 		m[model.ReduceInputRecords], m[model.ShuffleRecordsRead] = recs, recs
 		m[model.ReduceOutputRecords], m[model.OutputRecords] = orecs, orecs
 		m[model.HDFSBytesWritten], m[model.OutputBytes] = o, o

@@ -1,0 +1,130 @@
+package predict
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Resource is what a phase mostly waits on.
+type Resource string
+
+// Resources.
+const (
+	CPU     Resource = "cpu"
+	Disk    Resource = "disk"
+	Network Resource = "network"
+)
+
+// NodeSpeeds is what predictions for another node type need of per-node-
+// class speeds: how fast a node class runs work bound by each resource,
+// against any fixed reference (only ratios between classes are used). The
+// per-node models of PARC (Gupta et al.; clusterlens issue 13) give such
+// speeds per node class and task class (their cpu, io and shuffle task
+// classes are this package's CPU, Disk and Network); SpeedTable is a
+// stand-alone implementation read from a file.
+type NodeSpeeds interface {
+	// Speed is the class's speed for work bound by res; ok is false when
+	// the class or resource is unknown.
+	Speed(class string, res Resource) (speed float64, ok bool)
+}
+
+// SpeedTable is node-class speeds as a table: class → resource → speed.
+type SpeedTable map[string]map[Resource]float64
+
+// Speed implements NodeSpeeds.
+func (t SpeedTable) Speed(class string, res Resource) (float64, bool) {
+	v, ok := t[class][res]
+	return v, ok && v > 0
+}
+
+// ReadSpeedTable reads a SpeedTable from JSON: {"class": {"cpu": 1.3,
+// "disk": 400, "network": 1250}, ...}; any unit per resource, the same for
+// every class.
+func ReadSpeedTable(r io.Reader, name string) (SpeedTable, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var t SpeedTable
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("%s: node speeds: %w (want {\"class\": {\"cpu\": n, \"disk\": n, \"network\": n}})", name, err)
+	}
+	for c, rs := range t {
+		for res, v := range rs {
+			if res != CPU && res != Disk && res != Network {
+				return nil, fmt.Errorf("%s: class %q: resource %q, want cpu, disk or network", name, c, res)
+			}
+			if !(v > 0) {
+				return nil, fmt.Errorf("%s: class %q: %s speed %g, want a positive number", name, c, res, v)
+			}
+		}
+	}
+	return t, nil
+}
+
+// ClassChange is what moving from one node class to another does to phase
+// durations: per resource, the factor durations are multiplied by (the
+// old class's speed over the new one's).
+type ClassChange struct {
+	From, To string
+	Factor   map[Resource]float64
+}
+
+// NewClassChange looks up both classes' speeds; every resource must be
+// known for both.
+func NewClassChange(s NodeSpeeds, from, to string) (*ClassChange, error) {
+	c := &ClassChange{From: from, To: to, Factor: map[Resource]float64{}}
+	var missing []string
+	for _, r := range []Resource{CPU, Disk, Network} {
+		a, okA := s.Speed(from, r)
+		b, okB := s.Speed(to, r)
+		if !okA || !okB {
+			missing = append(missing, string(r))
+			continue
+		}
+		c.Factor[r] = a / b
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("node classes %q → %q: no %s speed for both", from, to, strings.Join(missing, ", "))
+	}
+	return c, nil
+}
+
+// phaseResources are the resources of each part's two phases (Phases):
+// read is disk, collect CPU; spill and merge disk; shuffle network; write
+// disk.
+var phaseResources = [numParts][2]Resource{
+	{Disk, CPU},
+	{Disk, Disk},
+	{Network, Network},
+	{Disk, CPU},
+}
+
+// part scales a part's predicted phases (first, second) to the new class;
+// a nil change keeps them.
+func (c *ClassChange) part(p Part, first, second float64) float64 {
+	if c == nil {
+		return max(0, first+second)
+	}
+	r := phaseResources[p]
+	return max(0, first*c.Factor[r[0]]+second*c.Factor[r[1]])
+}
+
+// cpu scales CPU-bound time (the custom functions).
+func (c *ClassChange) cpu(ms float64) float64 {
+	if c == nil {
+		return ms
+	}
+	return ms * c.Factor[CPU]
+}
+
+// Classes lists a table's classes, sorted.
+func (t SpeedTable) Classes() []string {
+	var out []string
+	for c := range t {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
