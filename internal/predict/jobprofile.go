@@ -152,8 +152,8 @@ func inputOf(tasks []Task) float64 {
 func customMs(pl *Platform, t *Task) float64 {
 	first, second := partOf(t)
 	vf, vs := regressors(first, t), regressors(second, t)
-	gf, _ := pl.Parts[first].Ms(vf)
-	gs, _ := pl.Parts[second].Ms(vs)
+	gf := pl.Parts[first].Ms(vf)
+	gs := pl.Parts[second].Ms(vs)
 	if t.Reduce {
 		// The write part's shuffleBytes term is the benchmark's own
 		// trivial reduce function: part of the custom time.
@@ -262,6 +262,9 @@ type MRTarget struct {
 	// Confidence is the probability the upper bound's longest tasks are
 	// not exceeded (default 0.95).
 	Confidence float64
+	// Widening is how much wider the bounds grow per doubling of a task's
+	// data beyond the benchmarks' (default DefaultWidening).
+	Widening float64
 }
 
 // MRPrediction is a MapReduce job's predicted completion time.
@@ -275,8 +278,10 @@ type MRPrediction struct {
 	// bound with the longest tasks at MRTarget.Confidence.
 	Bounds Bounds `json:"bounds"`
 	// Extrapolated lists the parts whose data size per task lies outside
-	// the microbenchmarks'.
+	// the microbenchmarks'; Outside is the farthest (ln of the size over
+	// the nearest benchmarked), by which the bounds were widened.
 	Extrapolated []string `json:"extrapolated,omitempty"`
+	Outside      float64  `json:"outside,omitempty"`
 }
 
 // PredictMR combines the job profile with the platform model for a new
@@ -310,8 +315,11 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 	at := func(part Part, t *Task) float64 {
 		v := regressors(part, t)
 		pm := &pl.Parts[part]
-		if _, outside := pm.Ms(v); outside && !slices.Contains(p.Extrapolated, part.String()) {
-			p.Extrapolated = append(p.Extrapolated, part.String())
+		if d := outsideBytes(v[1], pm.Min, pm.Max); d > 0 {
+			p.Outside = max(p.Outside, d)
+			if !slices.Contains(p.Extrapolated, part.String()) {
+				p.Extrapolated = append(p.Extrapolated, part.String())
+			}
 		}
 		f, s := pm.Phases(v)
 		if part == ReduceSecond {
@@ -366,5 +374,9 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 		return nil, err
 	}
 	p.Bounds = Bounds{Low: bt.Low + jp.OverheadMs, Avg: bt.Avg + jp.OverheadMs, High: bh.High + jp.OverheadMs}
+	if w := widening(p.Outside, tg.Widening); w > 1 {
+		p.Bounds.Low /= w
+		p.Bounds.High *= w
+	}
 	return p, nil
 }

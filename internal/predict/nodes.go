@@ -104,20 +104,20 @@ var phaseResources = [numParts][2]Resource{
 // part scales a part's predicted phases (first, second) to the new class;
 // a nil change keeps them.
 func (c *ClassChange) part(p Part, first, second float64) float64 {
-	if c == nil {
-		return max(0, first+second)
-	}
 	r := phaseResources[p]
-	return max(0, first*c.Factor[r[0]]+second*c.Factor[r[1]])
+	return max(0, first*c.factor(r[0])+second*c.factor(r[1]))
+}
+
+// factor is the duration factor for work bound by res (1 for no change).
+func (c *ClassChange) factor(res Resource) float64 {
+	if c == nil {
+		return 1
+	}
+	return c.Factor[res]
 }
 
 // cpu scales CPU-bound time (the custom functions).
-func (c *ClassChange) cpu(ms float64) float64 {
-	if c == nil {
-		return ms
-	}
-	return ms * c.Factor[CPU]
-}
+func (c *ClassChange) cpu(ms float64) float64 { return ms * c.factor(CPU) }
 
 // Classes lists a table's classes, sorted.
 func (t SpeedTable) Classes() []string {

@@ -169,8 +169,8 @@ func FitPlatform(jobs [][]Task, opt PlatformOptions) (*Platform, error) {
 				continue
 			}
 			a, b := partOf(t)
-			pa, _ := pl.Parts[a].Ms(regressors(a, t))
-			pb, _ := pl.Parts[b].Ms(regressors(b, t))
+			pa := pl.Parts[a].Ms(regressors(a, t))
+			pb := pl.Parts[b].Ms(regressors(b, t))
 			add := func(k int, measured, predicted float64) {
 				ms[k] = append(ms[k], measured)
 				bias[k].measured += measured
@@ -379,16 +379,13 @@ func compareF(a, b float64) int {
 	return 0
 }
 
-// Ms is the part's predicted length for a task's data, and whether the
-// primary data size lies outside what the benchmarks covered (by more than
-// 5%).
-func (pm *PartModel) Ms(v []float64) (float64, bool) {
+// Ms is the part's predicted length for a task's data.
+func (pm *PartModel) Ms(v []float64) float64 {
 	seg := pm.Segments[0]
 	if len(pm.Segments) == 2 && v[1] > pm.Break {
 		seg = pm.Segments[1]
 	}
-	outside := v[1] > pm.Max*1.05 || v[1] < pm.Min*0.95
-	return max(0, dot(seg.Coef, v)), outside
+	return max(0, dot(seg.Coef, v))
 }
 
 // Phases splits a part's predicted length among its generic phases: the
