@@ -3,6 +3,7 @@ package predict
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Estimate is a predicted completion time with its lower and upper bound.
@@ -60,4 +61,36 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 		e.Notes = append(e.Notes, "no cross-validation was possible: the interval is the estimate alone")
 	}
 	return e, nil
+}
+
+// Estimate states a MapReduce prediction: ARIA's average between its
+// lower and upper bound.
+func (p *MRPrediction) Estimate(inputBytes float64, slots Slots) *Estimate {
+	e := &Estimate{Method: "icpe13", Model: "icpe13+aria", Machines: float64(slots.Map), Data: inputBytes,
+		Value: p.Bounds.Avg, Lower: p.Bounds.Low, Upper: p.Bounds.High, Unit: "ms"}
+	e.Notes = append(e.Notes, fmt.Sprintf("%d maps on %d map slots, %d reduces on %d reduce slots", p.Maps, slots.Map, p.Reduces, slots.Reduce))
+	if len(p.Extrapolated) > 0 {
+		e.Extrapolated = true
+		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the %s part's data per task lies outside the microbenchmarks' (%.2f in ln units); the bounds are widened",
+			strings.Join(p.Extrapolated, " and "), p.Outside))
+	}
+	return e
+}
+
+// Estimate states a Spark prediction: the what-if replay between ARIA's
+// bounds.
+func (p *SparkPrediction) Estimate(inputBytes float64, executors int) *Estimate {
+	e := &Estimate{Method: "spark-stages", Model: "stage-profiles+replay", Machines: float64(executors), Data: inputBytes,
+		Value: p.EstimateMs, Lower: p.Bounds.Low, Upper: p.Bounds.High, Unit: "ms"}
+	e.Notes = append(e.Notes, fmt.Sprintf("%d task slots", p.Slots))
+	if len(p.Extrapolated) > 0 {
+		e.Extrapolated = true
+		ids := make([]string, len(p.Extrapolated))
+		for i, id := range p.Extrapolated {
+			ids[i] = fmt.Sprint(id)
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the tasks of stage %s would process more bytes each than any recorded (%.2f in ln units); the bounds are widened",
+			strings.Join(ids, ", "), p.Outside))
+	}
+	return e
 }

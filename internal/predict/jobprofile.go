@@ -48,8 +48,10 @@ type JobProfile struct {
 	// application master, setup and commit): duration less the span from
 	// the first launch to the last finish, mean over the runs.
 	OverheadMs float64 `json:"overheadMs"`
-	// SlotsPerHost is the most attempts one host ran at once.
+	// SlotsPerHost is the most attempts one host ran at once; Hosts the
+	// most hosts one run used.
 	SlotsPerHost int `json:"slotsPerHost"`
+	Hosts        int `json:"hosts"`
 	// Measured is ARIA's profile as measured in the last run.
 	Measured JobDurations `json:"measured"`
 	// Tails are its tasks' spread about their run's mean, per kind
@@ -106,6 +108,7 @@ func ProfileJob(name string, apps []*model.App, runs [][]Task, pl *Platform) (*J
 			jp.OverheadMs += float64(max(0, (app.End-app.Start)-(last-first))) / float64(len(runs))
 		}
 		jp.SlotsPerHost = max(jp.SlotsPerHost, slotsPerHost(tasks))
+		jp.Hosts = max(jp.Hosts, hostsOf(tasks))
 		for k, r := range taskSpreads(tasks) {
 			spreads[k] = append(spreads[k], r...)
 		}
@@ -167,6 +170,14 @@ func customMs(pl *Platform, t *Task) float64 {
 		return float64(t.SecondMs()) - gs
 	}
 	return float64(t.FirstMs) - gf
+}
+
+func hostsOf(tasks []Task) int {
+	h := map[string]bool{}
+	for i := range tasks {
+		h[tasks[i].Host] = true
+	}
+	return len(h)
 }
 
 // slotsPerHost is the most attempts one host ran at once.

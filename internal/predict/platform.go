@@ -403,3 +403,60 @@ func (pm *PartModel) Phases(v []float64) (first, second float64) {
 	}
 	return first, second
 }
+
+// PartError is how well one part of the platform model predicts a set of
+// benchmark jobs (the analogue of ICPE'13's Table 1): relative errors
+// |predicted − measured| / measured of each task's part, and of each job's
+// mean over its tasks (what completion times rest on).
+type PartError struct {
+	Part       string  `json:"part"`
+	Tasks      int     `json:"tasks"`
+	TaskMedian float64 `json:"taskMedian"`
+	TaskP90    float64 `json:"taskP90"`
+	Jobs       int     `json:"jobs"`
+	JobMedian  float64 `json:"jobMedian"`
+	JobWorst   float64 `json:"jobWorst"`
+}
+
+// Errors measures the platform model on jobs' timed tasks.
+func (pl *Platform) Errors(jobs [][]Task) []PartError {
+	var task, job [numParts][]float64
+	for _, j := range jobs {
+		var meas, pred [numParts]float64
+		var n [numParts]int
+		for i := range j {
+			t := &j[i]
+			if t.Source == SourceCounters {
+				continue
+			}
+			a, b := partOf(t)
+			for _, p := range []Part{a, b} {
+				m, e := float64(partMs(p, t)), pl.Parts[p].Ms(regressors(p, t))
+				if m <= 0 {
+					continue
+				}
+				task[p] = append(task[p], math.Abs(e-m)/m)
+				meas[p], pred[p], n[p] = meas[p]+m, pred[p]+e, n[p]+1
+			}
+		}
+		for p := range numParts {
+			if n[p] > 0 {
+				job[p] = append(job[p], math.Abs(pred[p]-meas[p])/meas[p])
+			}
+		}
+	}
+	out := make([]PartError, numParts)
+	for p := range numParts {
+		e := PartError{Part: Part(p).String(), Tasks: len(task[p]), Jobs: len(job[p])}
+		if len(task[p]) > 0 {
+			q := stats.Quantiles(task[p], []float64{0.5, 0.9})
+			e.TaskMedian, e.TaskP90 = q[0], q[1]
+		}
+		if len(job[p]) > 0 {
+			e.JobMedian = stats.Quantiles(job[p], []float64{0.5})[0]
+			e.JobWorst = slices.Max(job[p])
+		}
+		out[p] = e
+	}
+	return out
+}

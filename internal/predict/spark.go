@@ -83,7 +83,6 @@ func ProfileSpark(apps ...*model.App) (*SparkProfile, error) {
 		return nil, err
 	}
 	p.Tail = newTail(append(spread, p.spread...))
-	p.Tail.Mean = 1
 	p.Runs = len(apps)
 	return p, nil
 }

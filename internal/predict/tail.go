@@ -15,10 +15,11 @@ var TailProbs = []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.9
 type Tail struct {
 	// Mean is the measured mean over the platform model's prediction (the
 	// model fits the bulk of the tasks robustly, below a tail that lifts
-	// the mean); Q the ratio's quantiles at TailProbs, as far as the tasks
-	// resolve them (min(p, 1 − p) ≥ 1/Tasks; NaN where they do not); Min
-	// and Max the extreme ratios.
+	// the mean); Q the ratio's quantiles at the probabilities P, those of
+	// TailProbs the tasks resolve (min(p, 1 − p) ≥ 1/Tasks); Min and Max
+	// the extreme ratios.
 	Mean  float64   `json:"mean"`
+	P     []float64 `json:"probabilities"`
 	Q     []float64 `json:"quantiles"`
 	Min   float64   `json:"min"`
 	Max   float64   `json:"max"`
@@ -31,20 +32,19 @@ func newTail(ratios []float64) Tail {
 	}
 	slices.Sort(ratios)
 	n := float64(len(ratios))
-	t := Tail{Min: ratios[0], Max: ratios[len(ratios)-1], Tasks: len(ratios)}
+	t := Tail{Mean: 1, Min: ratios[0], Max: ratios[len(ratios)-1], Tasks: len(ratios)}
 	for _, p := range TailProbs {
-		q := math.NaN()
 		if min(p, 1-p) >= 1/n {
-			q = ratios[min(len(ratios)-1, int(p*n))]
+			t.P = append(t.P, p)
+			t.Q = append(t.Q, ratios[min(len(ratios)-1, int(p*n))])
 		}
-		t.Q = append(t.Q, q)
 	}
 	return t
 }
 
 // wider is the tail that, at each probability, is the longer of t and o
-// (quantiles where either resolves them, the wider extremes, the finer
-// resolution), keeping t's Mean.
+// (the lower quantile below the median, the higher above it, the wider
+// extremes, the finer resolution), keeping t's Mean.
 func (t Tail) wider(o Tail) Tail {
 	if o.Tasks == 0 {
 		return t
@@ -54,16 +54,15 @@ func (t Tail) wider(o Tail) Tail {
 		return o
 	}
 	w := Tail{Mean: t.Mean, Min: min(t.Min, o.Min), Max: max(t.Max, o.Max), Tasks: max(t.Tasks, o.Tasks)}
-	for i := range TailProbs {
-		a, b := t.Q[i], o.Q[i]
-		switch {
-		case math.IsNaN(a):
-			w.Q = append(w.Q, b)
-		case math.IsNaN(b):
-			w.Q = append(w.Q, a)
-		case TailProbs[i] < 0.5:
+	for _, p := range TailProbs {
+		if !slices.Contains(t.P, p) && !slices.Contains(o.P, p) {
+			continue
+		}
+		a, b := t.At(p), o.At(p)
+		w.P = append(w.P, p)
+		if p < 0.5 {
 			w.Q = append(w.Q, min(a, b))
-		default:
+		} else {
 			w.Q = append(w.Q, max(a, b))
 		}
 	}
@@ -92,9 +91,7 @@ func (t Tail) At(p float64) float64 {
 	xs := []float64{tailX(1 / n)}
 	ys := []float64{t.Min}
 	for i, q := range t.Q {
-		if !math.IsNaN(q) {
-			xs, ys = append(xs, tailX(TailProbs[i])), append(ys, q)
-		}
+		xs, ys = append(xs, tailX(t.P[i])), append(ys, q)
 	}
 	xs, ys = append(xs, tailX(1-1/n)), append(ys, t.Max)
 	x := tailX(p)

@@ -1,0 +1,559 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/predict"
+)
+
+// predictFlags are the predict command's flags.
+type predictFlags struct {
+	runs, job, dsn, platform, metrics string
+	input, deadline, format, model    string
+	machinesFrom, speeds, from, to    string
+	bound                             string
+	machines                          float64
+	executors, nodes, reduces         int
+	slots                             string
+	confidence, level                 float64
+}
+
+func init() {
+	register(func(e *env) *cobra.Command {
+		var f predictFlags
+		cmd := &cobra.Command{
+			Use:   "predict [PATH...]",
+			Short: "Predict completion times for new data sizes, cluster sizes and node types",
+			Long: `predict estimates how long a job will take, with a lower and an upper bound, from
+one of three sources:
+
+  PATH...        logs of past runs of one program: MapReduce histories (ICPE'13's job
+                 profile and platform model with ARIA's bounds; --platform from
+                 "predict platform") or Spark event logs (stage profiles replayed)
+  --runs FILE    a CSV of past runs (machines, data size, runtime), as published
+                 runtime datasets come
+  --job ID|NAME  a recurring job of the run history (--store), from its runs alone
+
+From runs alone the model is chosen among Ernest, Bell's kernel regression, C3O's
+optimistic model and a power law by cross-validation. An estimate outside what the
+model was fitted on is labelled extrapolated and its interval widened. --deadline
+asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
+(history) that meet it. docs/PREDICT.md describes the models and their accuracy.`,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runPredict(cmd.Context(), e, args, f)
+			},
+		}
+		fl := cmd.Flags()
+		fl.StringVar(&f.runs, "runs", "", "CSV of past runs: a machines, an optional data-size and a runtime column")
+		fl.StringVar(&f.job, "job", "", "recurring job of the run history (id, id prefix or name)")
+		historyStoreFlag(cmd, &f.dsn)
+		fl.StringVar(&f.platform, "platform", "", "MapReduce platform model (JSON from clusterlens predict platform)")
+		fl.StringVar(&f.metrics, "metrics", "", "MapReduce: JVM thread samples (agent store or file) for tasks whose history has no phase ends")
+		fl.StringVar(&f.input, "input", "", "new input: a size (64GB, 1.5TiB, bytes) or a factor of the latest run's (4x); CSV: its data unit")
+		fl.Float64Var(&f.machines, "machines", 0, "runs and --job: machines to predict for (default: the latest run's)")
+		fl.StringVar(&f.machinesFrom, "machines-from", "hosts", "--job: what counts as a run's machines: hosts, executors or cores")
+		fl.StringVar(&f.model, "model", "auto", "runs and --job: ernest, kernel, optimistic, power, or auto (cross-validated choice)")
+		fl.IntVar(&f.executors, "executors", 0, "Spark: executors (default: the recorded)")
+		fl.IntVar(&f.nodes, "nodes", 0, "MapReduce: nodes, each with the slots per host the profile showed")
+		fl.StringVar(&f.slots, "slots", "", "MapReduce: map and reduce slots, M or M,R (default: --nodes × slots per host, else the recorded)")
+		fl.IntVar(&f.reduces, "reduces", 0, "MapReduce: reduce tasks (default: the profile's)")
+		fl.StringVar(&f.deadline, "deadline", "", "the inverse question: fewest resources that meet this time (90s, 15m, 2h)")
+		fl.StringVar(&f.bound, "bound", "high", "MapReduce --deadline: the bound to meet (low, avg or high)")
+		fl.StringVar(&f.speeds, "node-speeds", "", "node-class speeds, JSON {\"class\": {\"cpu\": n, \"disk\": n, \"network\": n}}")
+		fl.StringVar(&f.from, "from-type", "", "node class the past runs ran on (with --node-speeds)")
+		fl.StringVar(&f.to, "to-type", "", "node class to predict for (with --node-speeds)")
+		fl.Float64Var(&f.confidence, "confidence", 0.95, "probability the upper bound's longest tasks are not exceeded (logs)")
+		fl.Float64Var(&f.level, "level", 0.9, "share of cross-validation errors the interval covers (runs, --job)")
+		fl.StringVar(&f.format, "format", "text", "output format: text or json")
+		cmd.AddCommand(predictBenchCmd(e), predictPlatformCmd(e))
+		return cmd
+	})
+}
+
+// predictOutput is `predict --format json`: the estimate, and what it
+// rests on.
+type predictOutput struct {
+	Estimate  *predict.Estimate        `json:"estimate"`
+	MapReduce *predict.MRPrediction    `json:"mapreduce,omitempty"`
+	Profile   *predict.JobProfile      `json:"jobProfile,omitempty"`
+	Spark     *predict.SparkPrediction `json:"spark,omitempty"`
+	Deadline  *deadlineAnswer          `json:"deadline,omitempty"`
+}
+
+// deadlineAnswer is the inverse question's answer.
+type deadlineAnswer struct {
+	DeadlineMs float64        `json:"deadlineMs"`
+	Slots      *predict.Slots `json:"slots,omitempty"`
+	Executors  int            `json:"executors,omitempty"`
+	Machines   float64        `json:"machines,omitempty"`
+	// Estimate is the prediction with those resources.
+	Estimate *predict.Estimate `json:"estimate"`
+}
+
+func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) error {
+	if f.format != "text" && f.format != "json" {
+		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", f.format))
+	}
+	sources := 0
+	for _, on := range []bool{len(paths) > 0, f.runs != "", f.job != ""} {
+		if on {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return withCode(ExitUsage, errors.New("give exactly one source: log PATHs, --runs FILE or --job ID"))
+	}
+	var deadline float64
+	if f.deadline != "" {
+		d, err := time.ParseDuration(f.deadline)
+		if err != nil || d <= 0 {
+			return withCode(ExitUsage, fmt.Errorf("--deadline %q: want a positive duration such as 90s or 2h", f.deadline))
+		}
+		deadline = float64(d.Milliseconds())
+	}
+	change, err := classChange(f)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	var out *predictOutput
+	var loadErr error
+	switch {
+	case f.runs != "":
+		out, err = predictFromCSV(f, deadline)
+	case f.job != "":
+		out, err = predictFromHistory(ctx, f, deadline)
+	default:
+		out, loadErr, err = predictFromLogs(ctx, e, paths, f, change, deadline)
+	}
+	if err != nil {
+		return err
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		writePredictText(e.stdout, out)
+	}
+	return loadErr
+}
+
+// classChange reads --node-speeds for --from-type → --to-type.
+func classChange(f predictFlags) (*predict.ClassChange, error) {
+	if f.speeds == "" && f.from == "" && f.to == "" {
+		return nil, nil
+	}
+	if f.speeds == "" || f.from == "" || f.to == "" {
+		return nil, errors.New("--node-speeds, --from-type and --to-type go together")
+	}
+	r, err := os.Open(f.speeds)
+	if err != nil {
+		return nil, fmt.Errorf("--node-speeds: %w", err)
+	}
+	defer r.Close()
+	t, err := predict.ReadSpeedTable(r, f.speeds)
+	if err != nil {
+		return nil, err
+	}
+	return predict.NewClassChange(t, f.from, f.to)
+}
+
+// parseInput reads --input: a size with an optional unit, or a factor of
+// base ("4x").
+func parseInput(s string, base float64) (float64, error) {
+	if s == "" {
+		return base, nil
+	}
+	t := strings.TrimSpace(s)
+	if f, ok := strings.CutSuffix(t, "x"); ok {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) {
+			return 0, fmt.Errorf("--input %q: want a positive factor such as 4x", s)
+		}
+		return v * base, nil
+	}
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) {
+		return 0, fmt.Errorf("--input %q: want a positive size (64GB, 1.5TiB, bytes) or a factor (4x)", s)
+	}
+	return v * mult, nil
+}
+
+func choiceOptions(f predictFlags) (predict.ChoiceOptions, error) {
+	opt := predict.ChoiceOptions{Level: f.level}
+	if f.model != "" && f.model != "auto" {
+		if _, err := predict.NewModel(f.model); err != nil {
+			return opt, withCode(ExitUsage, fmt.Errorf("--model: %w", err))
+		}
+		opt.Models = []string{f.model}
+	}
+	return opt, nil
+}
+
+func predictFromCSV(f predictFlags, deadline float64) (*predictOutput, error) {
+	r, err := os.Open(f.runs)
+	if err != nil {
+		return nil, fmt.Errorf("--runs: %w", err)
+	}
+	defer r.Close()
+	t, err := predict.ReadRunsCSV(r, f.runs)
+	if err != nil {
+		return nil, err
+	}
+	return predictFromTable(t, f, deadline)
+}
+
+func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (*predictOutput, error) {
+	st, err := openHistory(ctx, f.dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	job, err := history.FindJob(ctx, st, f.job, history.GroupOptions{})
+	if err != nil {
+		return nil, err
+	}
+	runs, err := st.Runs(ctx, history.Filter{JobKeys: job.Variants, Oldest: true})
+	if err != nil {
+		return nil, err
+	}
+	t, err := predict.HistoryRuns(runs, predict.Machines(f.machinesFrom))
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--machines-from: %w", err))
+	}
+	if len(t.Points) == 0 {
+		return nil, fmt.Errorf("recurring job %s: none of its %d runs succeeded with a duration", job.ID, len(runs))
+	}
+	return predictFromTable(t, f, deadline)
+}
+
+// predictFromTable answers from a table of runs: for --machines and
+// --input (defaults: the latest run's), or the fewest machines meeting
+// the deadline.
+func predictFromTable(t *predict.RunTable, f predictFlags, deadline float64) (*predictOutput, error) {
+	opt, err := choiceOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	last := t.Points[len(t.Points)-1]
+	data, err := parseInput(f.input, last.Data)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	machines := f.machines
+	if machines <= 0 {
+		machines = last.Machines
+	}
+	est, err := predict.FromRuns(t, machines, data, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := &predictOutput{Estimate: est}
+	if deadline > 0 {
+		if t.Unit != "ms" && t.Unit != "" {
+			deadline = convertDeadline(deadline, t.Unit)
+		}
+		// The fewest machines, up to four times the most fitted, whose
+		// upper bound meets the deadline.
+		limit := 4 * est.Choice.Range.MaxMachines
+		for m := 1.0; m <= limit; m++ {
+			e, err := predict.FromRuns(t, m, data, opt)
+			if err == nil && e.Upper <= deadline {
+				out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Machines: m, Estimate: e}
+				break
+			}
+		}
+		if out.Deadline == nil {
+			return nil, fmt.Errorf("no machine count up to %g meets the deadline %s by the upper bound", limit, f.deadline)
+		}
+	}
+	return out, nil
+}
+
+// convertDeadline expresses ms in a table's runtime unit (s, min, h).
+func convertDeadline(ms float64, unit string) float64 {
+	switch strings.ToLower(unit) {
+	case "s", "sec", "seconds":
+		return ms / 1000
+	case "min", "minutes":
+		return ms / 60000
+	case "h", "hours":
+		return ms / 3600000
+	}
+	return ms
+}
+
+// predictFromLogs profiles the program of the logs and predicts for the
+// flags' target.
+func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error, error) {
+	res, err := loadWithProgress(e, paths, load.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	loadErr := partial(e, res)
+	if len(res.Apps) == 0 {
+		return nil, loadErr, errors.New("no application could be read")
+	}
+	load.ByStart(res.Apps)
+	engine := res.Apps[0].Engine
+	for _, a := range res.Apps {
+		if a.Engine != engine {
+			return nil, loadErr, withCode(ExitUsage, errors.New("the logs mix Spark applications and MapReduce jobs: give runs of one program"))
+		}
+	}
+	var out *predictOutput
+	if engine == model.MapReduce {
+		out, err = predictMapReduce(ctx, e, res.Apps, f, change, deadline)
+	} else {
+		out, err = predictSpark(res.Apps, f, change, deadline)
+	}
+	return out, loadErr, err
+}
+
+func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error) {
+	threads, err := threadSamples(ctx, e, f.metrics, apps)
+	if err != nil {
+		return nil, err
+	}
+	var runs [][]predict.Task
+	for _, a := range apps {
+		runs = append(runs, predict.Tasks(a, threads))
+	}
+	if f.platform == "" {
+		return nil, withCode(ExitUsage, errors.New("MapReduce prediction needs the cluster's platform model: run the microbenchmarks (clusterlens predict bench), fit them (clusterlens predict platform HISTORIES --out platform.json) and give --platform platform.json"))
+	}
+	pl, err := readPlatform(f.platform)
+	if err != nil {
+		return nil, err
+	}
+	jp, err := predict.ProfileJob(apps[0].Name, apps, runs, pl)
+	if err != nil {
+		return nil, err
+	}
+	input, err := parseInput(f.input, jp.InputBytes)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	slots, err := targetSlots(f, jp)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	tg := predict.MRTarget{InputBytes: input, Reduces: f.reduces, Slots: slots, Speeds: change, Confidence: f.confidence}
+	p, err := predict.PredictMR(jp, pl, tg)
+	if err != nil {
+		return nil, err
+	}
+	out := &predictOutput{Estimate: p.Estimate(input, slots), MapReduce: p, Profile: jp}
+	if deadline > 0 {
+		s, _, err := predict.MinSlots(p.Durations, deadline-jp.OverheadMs, predict.Bound(f.bound))
+		if err != nil {
+			return nil, err
+		}
+		tg.Slots = s
+		q, err := predict.PredictMR(jp, pl, tg)
+		if err != nil {
+			return nil, err
+		}
+		out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Slots: &s, Estimate: q.Estimate(input, s)}
+	}
+	return out, nil
+}
+
+// targetSlots are --slots, else --nodes (default: the hosts the profile
+// ran on) × the profile's slots per host.
+func targetSlots(f predictFlags, jp *predict.JobProfile) (predict.Slots, error) {
+	if f.slots != "" {
+		parts := strings.Split(f.slots, ",")
+		m, err := strconv.Atoi(strings.TrimSpace(parts[0]))
+		r := m
+		if err == nil && len(parts) == 2 {
+			r, err = strconv.Atoi(strings.TrimSpace(parts[1]))
+		}
+		if err != nil || len(parts) > 2 || m <= 0 || r <= 0 {
+			return predict.Slots{}, fmt.Errorf("--slots %q: want M or M,R, positive integers", f.slots)
+		}
+		return predict.Slots{Map: m, Reduce: r}, nil
+	}
+	n := f.nodes
+	if n <= 0 {
+		n = max(1, jp.Hosts)
+	}
+	per := max(1, jp.SlotsPerHost)
+	return predict.Slots{Map: n * per, Reduce: n * per}, nil
+}
+
+func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error) {
+	sp, err := predict.ProfileSpark(apps...)
+	if err != nil {
+		return nil, err
+	}
+	input, err := parseInput(f.input, float64(sp.InputBytes))
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	execs := f.executors
+	if execs <= 0 {
+		execs = sp.Executors
+	}
+	tg := predict.SparkTarget{InputBytes: input, Executors: execs, Speeds: change, Confidence: f.confidence}
+	p, err := predict.PredictSpark(sp, tg)
+	if err != nil {
+		return nil, err
+	}
+	out := &predictOutput{Estimate: p.Estimate(input, execs), Spark: p}
+	if deadline > 0 {
+		// The fewest executors, up to eight times the recorded, whose
+		// upper bound meets the deadline.
+		for n := 1; n <= 8*max(1, sp.Executors); n++ {
+			tg.Executors = n
+			q, err := predict.PredictSpark(sp, tg)
+			if err == nil && q.Bounds.High <= deadline {
+				out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Executors: n, Estimate: q.Estimate(input, n)}
+				break
+			}
+		}
+		if out.Deadline == nil {
+			return nil, fmt.Errorf("no executor count up to %d meets the deadline %s by the upper bound", 8*max(1, sp.Executors), f.deadline)
+		}
+	}
+	return out, nil
+}
+
+// threadSamples reconstructs the jobs' tasks from JVM thread samples when
+// --metrics is given.
+func threadSamples(ctx context.Context, e *env, spec string, apps []*model.App) (*dataflow.ThreadReconstruction, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var from, to int64
+	for _, a := range apps {
+		if from == 0 || a.Start < from {
+			from = a.Start
+		}
+		to = max(to, a.End)
+	}
+	var samples []model.Sample
+	err := readMetricsSource(ctx, e, spec, from, to, func(s *model.Sample) error {
+		if s.Type == model.ThreadSampleType {
+			samples = append(samples, *s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	spec2, err := dataflow.LoadSpec("hadoop")
+	if err != nil {
+		return nil, err
+	}
+	return dataflow.ReconstructThreads(samples, spec2, dataflow.ThreadOptions{}), nil
+}
+
+func readPlatform(path string) (*predict.Platform, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--platform: %w", err)
+	}
+	var pl predict.Platform
+	if err := json.Unmarshal(b, &pl); err != nil {
+		return nil, fmt.Errorf("%s: platform model: %w", path, err)
+	}
+	return &pl, nil
+}
+
+// writePredictText prints an estimate for a person.
+func writePredictText(w io.Writer, o *predictOutput) {
+	est := o.Estimate
+	fmt.Fprintf(w, "estimate %s (%s .. %s)  model %s", formatValue(est.Value, est.Unit), formatValue(est.Lower, est.Unit), formatValue(est.Upper, est.Unit), est.Model)
+	if est.Extrapolated {
+		fmt.Fprint(w, "  EXTRAPOLATED")
+	}
+	fmt.Fprintln(w)
+	if c := est.Choice; c != nil {
+		fmt.Fprintf(w, "fitted on %d runs, %g–%g machines; %s cross-validation, mean relative error:", c.Runs, c.Range.MinMachines, c.Range.MaxMachines, c.Split)
+		for _, m := range predict.Candidates {
+			if v, ok := c.Scores[m]; ok {
+				fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
+			}
+		}
+		fmt.Fprintln(w)
+		for m, why := range c.Unfit {
+			fmt.Fprintf(w, "  %s not used: %s\n", m, why)
+		}
+	}
+	if p := o.Profile; p != nil {
+		fmt.Fprintf(w, "job profile %q from %d run(s): %.0f maps of %s, map selectivity %.3f, reduce selectivity %.3f, map function %.4f ms/record, reduce function %.4f ms/record; phase boundaries from %v\n",
+			p.Name, p.Runs, p.Maps, formatValue(p.SplitBytes, "B"), p.MapSelectivity, p.ReduceSelectivity, p.MapFnMsPerRecord, p.ReduceFnMsPerRecord, p.Sources)
+	}
+	if m := o.MapReduce; m != nil {
+		d := m.Durations
+		fmt.Fprintf(w, "per task: map %s (longest %s), shuffle %s, reduce %s; ARIA low %s, avg %s, high %s\n",
+			formatValue(d.Map.Avg, "ms"), formatValue(d.Map.Max, "ms"), formatValue(d.Shuffle.Avg, "ms"), formatValue(d.Reduce.Avg, "ms"),
+			formatValue(m.Bounds.Low, "ms"), formatValue(m.Bounds.Avg, "ms"), formatValue(m.Bounds.High, "ms"))
+	}
+	if s := o.Spark; s != nil {
+		for _, st := range s.Stages {
+			fmt.Fprintf(w, "  stage %-4d %6d tasks of %s  %s .. %s\n", st.ID, st.Tasks, formatValue(st.AvgMs, "ms"), formatValue(st.Low, "ms"), formatValue(st.High, "ms"))
+		}
+	}
+	for _, n := range est.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	if d := o.Deadline; d != nil {
+		switch {
+		case d.Slots != nil:
+			fmt.Fprintf(w, "deadline: %d map and %d reduce slots (estimate %s, up to %s)\n", d.Slots.Map, d.Slots.Reduce, formatValue(d.Estimate.Value, "ms"), formatValue(d.Estimate.Upper, "ms"))
+		case d.Executors > 0:
+			fmt.Fprintf(w, "deadline: %d executors (estimate %s, up to %s)\n", d.Executors, formatValue(d.Estimate.Value, "ms"), formatValue(d.Estimate.Upper, "ms"))
+		default:
+			fmt.Fprintf(w, "deadline: %g machines (estimate %s, up to %s)\n", d.Machines, formatValue(d.Estimate.Value, d.Estimate.Unit), formatValue(d.Estimate.Upper, d.Estimate.Unit))
+		}
+	}
+}
+
+// formatValue prints ms as a duration, bytes with a binary unit, anything
+// else as a number with its unit.
+func formatValue(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return time.Duration(v * float64(time.Millisecond)).Round(100 * time.Millisecond).String()
+	case "B":
+		for _, u := range []struct {
+			s string
+			m float64
+		}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+			if v >= u.m {
+				return fmt.Sprintf("%.1f %s", v/u.m, u.s)
+			}
+		}
+		return fmt.Sprintf("%.0f B", v)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.4g %s", v, unit))
+}
