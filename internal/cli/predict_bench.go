@@ -123,7 +123,7 @@ errors per part (their Table 1) and writes the model as JSON to --out for
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(struct {
-					Platform *predict.Platform  `json:"platform"`
+					Platform *predict.Platform   `json:"platform"`
 					Errors   []predict.PartError `json:"errors"`
 				}{pl, errs}); err != nil {
 					return err

@@ -49,7 +49,7 @@ const (
 
 // Choice is the model chosen for a question, with what the choice rests on.
 type Choice struct {
-	Model Model `json:"-"`
+	Model Model  `json:"-"`
 	Name  string `json:"model"`
 	// Scores are each candidate's cross-validated mean relative error;
 	// Unfit says why a candidate could not be fitted or scored.
