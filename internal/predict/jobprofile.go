@@ -160,8 +160,8 @@ func customMs(pl *Platform, t *Task) float64 {
 	if t.Reduce {
 		// The write part's shuffleBytes term is the benchmark's own
 		// trivial reduce function: part of the custom time.
-		w, _ := pl.Parts[second].Phases(vs)
-		gs = max(0, w)
+		fx, w, _ := pl.Parts[second].Phases(vs)
+		gs = max(0, fx+w)
 	}
 	switch {
 	case t.Source == SourceCounters:
@@ -332,11 +332,11 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 				p.Extrapolated = append(p.Extrapolated, part.String())
 			}
 		}
-		f, s := pm.Phases(v)
+		fx, f, s := pm.Phases(v)
 		if part == ReduceSecond {
 			s = 0 // the benchmark's reduce function: the job's own replaces it
 		}
-		return tg.Speeds.part(part, f, s)
+		return tg.Speeds.part(part, fx, f, s)
 	}
 	conf := tg.Confidence
 	if conf <= 0 || conf >= 1 {

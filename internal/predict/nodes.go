@@ -101,11 +101,11 @@ var phaseResources = [numParts][2]Resource{
 	{Disk, CPU},
 }
 
-// part scales a part's predicted phases (first, second) to the new class;
-// a nil change keeps them.
-func (c *ClassChange) part(p Part, first, second float64) float64 {
+// part scales a part's predicted phases (first, second) to the new class,
+// its fixed time (JVM start, setup) unchanged; a nil change keeps them.
+func (c *ClassChange) part(p Part, fixed, first, second float64) float64 {
 	r := phaseResources[p]
-	return max(0, first*c.factor(r[0])+second*c.factor(r[1]))
+	return max(0, fixed+first*c.factor(r[0])+second*c.factor(r[1]))
 }
 
 // factor is the duration factor for work bound by res (1 for no change).

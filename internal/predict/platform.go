@@ -388,20 +388,21 @@ func (pm *PartModel) Ms(v []float64) float64 {
 	return max(0, dot(seg.Coef, v))
 }
 
-// Phases splits a part's predicted length among its generic phases: the
-// intercept and the primary variable's term to the first phase, the
-// second variable's term to the second (read and collect; spill and
-// merge; write and the benchmark's trivial reduce function).
-func (pm *PartModel) Phases(v []float64) (first, second float64) {
+// Phases splits a part's predicted length into the fixed time (the
+// intercept: JVM start, setup) and the time of its generic phases: the
+// primary variable's term to the first phase, the second variable's to
+// the second (read and collect; spill and merge; write and the
+// benchmark's trivial reduce function).
+func (pm *PartModel) Phases(v []float64) (fixed, first, second float64) {
 	seg := pm.Segments[0]
 	if len(pm.Segments) == 2 && v[1] > pm.Break {
 		seg = pm.Segments[1]
 	}
-	first = seg.Coef[0] + seg.Coef[1]*v[1]
+	fixed, first = seg.Coef[0], seg.Coef[1]*v[1]
 	if len(v) > 2 {
 		second = seg.Coef[2] * v[2]
 	}
-	return first, second
+	return fixed, first, second
 }
 
 // PartError is how well one part of the platform model predicts a set of

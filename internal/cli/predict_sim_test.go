@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/predict"
+	"github.com/clusterlens/clusterlens/internal/sim"
+	"github.com/clusterlens/clusterlens/internal/stats"
+)
+
+// The simulator's checks of the predictions (docs/PREDICT.md quotes their
+// logs): the platform model from the microbenchmarks on 4 nodes (seed 1),
+// job profiles from three small runs (2 GB on the same 4 nodes, seeds
+// 1–3), predictions for 4, 8 and 16 times the data on 8, 16 and 32 nodes
+// (2–8 times), compared with runs of seeds 11–13, which nothing was fitted
+// on. Hadoop's and Spark's speculative execution is on, as by default.
+
+const (
+	smallNodes = 4
+	smallGB    = 2
+)
+
+var (
+	dataFactors = []int{4, 8, 16}
+	nodeCounts  = []int{8, 16, 32}
+	truthSeeds  = []uint64{11, 12, 13}
+)
+
+// simulate runs apps on nodes of class (BenchClass when nil) and returns them.
+func simulate(t *testing.T, nodes int, class *sim.HardwareClass, seed uint64, apps ...sim.AppSpec) []*model.App {
+	t.Helper()
+	if class == nil {
+		class = &BenchClass
+	}
+	sc := &sim.Scenario{Name: "predict", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{*class}},
+		Apps: apps, Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
+	res, err := sim.Simulate(sc, seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Apps
+}
+
+func benchJobs(t *testing.T, seed uint64) [][]predict.Task {
+	t.Helper()
+	res, err := sim.Simulate(BenchScenario(smallNodes), seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs [][]predict.Task
+	for _, a := range res.Apps {
+		jobs = append(jobs, predict.Tasks(a, nil))
+	}
+	return jobs
+}
+
+func mrSpec(class string, gb float64, nodes int) sim.AppSpec {
+	return sim.AppSpec{Engine: "mapreduce", Class: class, Name: class, InputGB: gb, Executors: nodes * BenchClass.Cores, Partitions: nodes * BenchClass.Cores}
+}
+
+// profileMR profiles class from its small runs against pl.
+func profileMR(t *testing.T, class string, pl *predict.Platform, node *sim.HardwareClass) *predict.JobProfile {
+	t.Helper()
+	var apps []*model.App
+	var runs [][]predict.Task
+	for seed := uint64(1); seed <= 3; seed++ {
+		a := simulate(t, smallNodes, node, seed, mrSpec(class, smallGB, smallNodes))
+		apps = append(apps, a...)
+		runs = append(runs, predict.Tasks(a[0], nil))
+	}
+	jp, err := predict.ProfileJob(class, apps, runs, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jp
+}
+
+type errTally struct {
+	errs            []float64
+	inside, outside int
+}
+
+func (e *errTally) add(est, low, high, measured float64) {
+	e.errs = append(e.errs, (est-measured)/measured)
+	if measured >= low && measured <= high {
+		e.inside++
+	} else {
+		e.outside++
+	}
+}
+
+func (e *errTally) median() float64 { return quantileAbs(e.errs, 0.5) }
+
+func (e *errTally) worst() float64 { return quantileAbs(e.errs, 1) }
+
+func (e *errTally) contained() float64 { return float64(e.inside) / float64(e.inside+e.outside) }
+
+func (e *errTally) String() string {
+	return fmt.Sprintf("median %5.1f%%  mean %5.1f%%  worst %5.1f%%  bias %+5.1f%%  in bounds %d/%d",
+		100*e.median(), 100*meanAbs(e.errs), 100*e.worst(), 100*mean(e.errs), e.inside, e.inside+e.outside)
+}
+
+func quantileAbs(v []float64, q float64) float64 {
+	a := make([]float64, len(v))
+	for i, x := range v {
+		a[i] = math.Abs(x)
+	}
+	if q >= 1 {
+		return slices.Max(a)
+	}
+	return stats.Quantiles(a, []float64{q})[0]
+}
+
+func meanAbs(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += math.Abs(x) / float64(len(v))
+	}
+	return s
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x / float64(len(v))
+	}
+	return s
+}
+
+func TestPredictSimulatedMapReduce(t *testing.T) {
+	pl, err := predict.FitPlatform(benchJobs(t, 1), predict.PlatformOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("platform model (ICPE'13 Table 1), fitted on seed 1, errors on the benchmarks of seed 2:")
+	t.Logf("%-13s %6s %9s %8s %9s %9s  %s", "part", "tasks", "task med", "task p90", "job med", "job worst", "segments")
+	for i, pe := range pl.Errors(benchJobs(t, 2)) {
+		pm := pl.Parts[i]
+		seg := "one"
+		if pm.Break > 0 {
+			seg = fmt.Sprintf("two, break at %.0f MiB (Chow p %.2g, gain %.2f)", pm.Break/(1<<20), pm.ChowP, pm.Gain)
+		}
+		t.Logf("%-13s %6d %8.1f%% %7.1f%% %8.1f%% %8.1f%%  %s", pe.Part, pe.Tasks, 100*pe.TaskMedian, 100*pe.TaskP90, 100*pe.JobMedian, 100*pe.JobWorst, seg)
+		if pe.JobMedian > 0.1 {
+			t.Errorf("%s: median error of a benchmark's mean %.1f%% on held-out benchmarks, want ≤ 10%%", pe.Part, 100*pe.JobMedian)
+		}
+	}
+	if pl.Parts[predict.ReduceFirst].Break == 0 {
+		t.Error("the shuffle should need two segments (the reduce merges on disk past 200 MB)")
+	}
+	var all errTally
+	for _, class := range []string{"wordcount", "sort", "terasort"} {
+		jp := profileMR(t, class, pl, nil)
+		var tally errTally
+		for _, f := range dataFactors {
+			for _, n := range nodeCounts {
+				slots := n * BenchClass.Cores
+				p, err := predict.PredictMR(jp, pl, predict.MRTarget{InputBytes: float64(smallGB*f) * (1 << 30), Reduces: slots, Slots: predict.Slots{Map: slots, Reduce: slots}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, seed := range truthSeeds {
+					a := simulate(t, n, nil, seed, mrSpec(class, float64(smallGB*f), n))[0]
+					tally.add(p.Bounds.Avg, p.Bounds.Low, p.Bounds.High, float64(a.End-a.Start))
+				}
+			}
+		}
+		t.Logf("MapReduce %-9s %v", class, &tally)
+		all.errs = append(all.errs, tally.errs...)
+		all.inside, all.outside = all.inside+tally.inside, all.outside+tally.outside
+	}
+	t.Logf("MapReduce all       %v", &all)
+	if all.contained() < 0.95 {
+		t.Errorf("ARIA's bounds hold %.1f%% of the measured times, want ≥ 95%%", 100*all.contained())
+	}
+	if all.median() > 0.25 {
+		t.Errorf("median relative error %.1f%%, was 15–17%% when measured", 100*all.median())
+	}
+}
+
+func sparkSpec(class string, gb float64, executors int) sim.AppSpec {
+	return sim.AppSpec{Engine: "spark", Class: class, Name: class, InputGB: gb, Executors: executors, Cores: 4, Partitions: 32, Iterations: 3}
+}
+
+func TestPredictSimulatedSpark(t *testing.T) {
+	var all errTally
+	for _, class := range []string{"wordcount", "sort", "terasort", "kmeans"} {
+		var small []*model.App
+		for seed := uint64(1); seed <= 3; seed++ {
+			small = append(small, simulate(t, smallNodes, nil, seed, sparkSpec(class, smallGB, 2*smallNodes))...)
+		}
+		sp, err := predict.ProfileSpark(small...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tally errTally
+		for _, f := range dataFactors {
+			for _, n := range nodeCounts {
+				p, err := predict.PredictSpark(sp, predict.SparkTarget{InputBytes: float64(sp.InputBytes) * float64(f), Executors: 2 * n})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, seed := range truthSeeds {
+					a := simulate(t, n, nil, seed, sparkSpec(class, float64(smallGB*f), 2*n))[0]
+					tally.add(p.EstimateMs, p.Bounds.Low, p.Bounds.High, float64(a.End-a.Start))
+				}
+			}
+		}
+		t.Logf("Spark %-9s %v", class, &tally)
+		all.errs = append(all.errs, tally.errs...)
+		all.inside, all.outside = all.inside+tally.inside, all.outside+tally.outside
+	}
+	t.Logf("Spark all       %v", &all)
+	if all.contained() < 0.95 {
+		t.Errorf("the bounds hold %.1f%% of the measured times, want ≥ 95%%", 100*all.contained())
+	}
+	if all.median() > 0.2 {
+		t.Errorf("median relative error %.1f%%, was about 11%% when measured", 100*all.median())
+	}
+}
+
+// TestPredictNodeTypes profiles on the benchmark nodes and predicts for a
+// cluster of a faster node type through node-class speeds (the hardware's
+// own CPU, disk and network speeds as a SpeedTable), against the same
+// prediction without the change.
+func TestPredictNodeTypes(t *testing.T) {
+	fast := sim.HardwareClass{Name: "fast-8c", Share: 1, Cores: 8, CPUSpeed: 1.6, DiskMBps: 400, NetMBps: 250, MemoryGB: 64}
+	speeds := predict.SpeedTable{}
+	for _, c := range []sim.HardwareClass{BenchClass, fast} {
+		speeds[c.Name] = map[predict.Resource]float64{predict.CPU: c.CPUSpeed, predict.Disk: c.DiskMBps, predict.Network: c.NetMBps}
+	}
+	change, err := predict.NewClassChange(speeds, BenchClass.Name, fast.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := predict.FitPlatform(benchJobs(t, 1), predict.PlatformOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var with, without errTally
+	for _, class := range []string{"wordcount", "terasort"} {
+		jp := profileMR(t, class, pl, nil)
+		for _, n := range []int{8, 16} {
+			slots := n * fast.Cores
+			tg := predict.MRTarget{InputBytes: 8 << 30, Reduces: slots, Slots: predict.Slots{Map: slots, Reduce: slots}}
+			same, err := predict.PredictMR(jp, pl, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg.Speeds = change
+			moved, err := predict.PredictMR(jp, pl, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, seed := range truthSeeds {
+				a := simulate(t, n, &fast, seed, mrSpec(class, 8, n))[0]
+				m := float64(a.End - a.Start)
+				with.add(moved.Bounds.Avg, moved.Bounds.Low, moved.Bounds.High, m)
+				without.add(same.Bounds.Avg, same.Bounds.Low, same.Bounds.High, m)
+			}
+		}
+	}
+	t.Logf("another node type, with its speeds:    %v", &with)
+	t.Logf("another node type, as if the same:     %v", &without)
+	if with.median() >= without.median() {
+		t.Errorf("node speeds should help: median %.1f%% with, %.1f%% without", 100*with.median(), 100*without.median())
+	}
+}
