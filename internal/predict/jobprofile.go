@@ -64,7 +64,8 @@ type JobProfile struct {
 
 // ProfileJob builds a job profile from runs of one MapReduce program (each
 // run's Tasks, with its model.App for the job's times) against the
-// platform model.
+// platform model (nil: no platform; the map and reduce functions' times
+// are then unknown and left 0, the rest of the profile is the counters').
 func ProfileJob(name string, apps []*model.App, runs [][]Task, pl *Platform) (*JobProfile, error) {
 	if len(runs) == 0 || len(runs) != len(apps) {
 		return nil, &TooFewError{Model: "job profile " + name, Have: 0, Need: 1, What: "runs", Hint: "give a job history of the program"}
@@ -153,6 +154,9 @@ func inputOf(tasks []Task) float64 {
 // (a map's first, a reduce's second) less the platform's generic phases
 // there, or, without a phase boundary, the whole attempt less all of them.
 func customMs(pl *Platform, t *Task) float64 {
+	if pl == nil {
+		return 0
+	}
 	first, second := partOf(t)
 	vf, vs := regressors(first, t), regressors(second, t)
 	gf := pl.Parts[first].Ms(vf)

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 )
 
 // Kernel is Bell's non-parametric model (Thamsen et al., "Selecting
@@ -12,7 +13,7 @@ import (
 // exp(−Δm²/(2h²)), the bandwidth h chosen by leave-one-scale-out
 // cross-validation over the interior scale-outs (InterpolationSplits)
 // minimizing the mean relative error. Bell's grid is h = 1..100 machines;
-// this one is 24 bandwidths spaced geometrically from half the smallest gap
+// this one is 16 bandwidths spaced geometrically from half the smallest gap
 // between scale-outs to twice their range, which covers the same span for
 // Bell's clusters and scales with other ones. Where data sizes differ the
 // regression is local linear in (m, ln s) with a product kernel whose data
@@ -26,8 +27,16 @@ type Kernel struct {
 	// data size does not vary).
 	H     float64 `json:"bandwidth"`
 	HData float64 `json:"dataBandwidth,omitempty"`
-	pts   []Point
+	pts   []kernelPoint
 	rng   Range
+}
+
+// kernelPoint is a point with its data size's logarithm, computed once,
+// and the index of its machine count among the distinct ones.
+type kernelPoint struct {
+	Point
+	lnData float64
+	mi     int
 }
 
 // Name implements Model.
@@ -44,23 +53,28 @@ func (k *Kernel) Fit(pts []Point) error {
 	if len(ms) < 3 {
 		return &TooFewError{Model: "kernel", Have: len(ms), Need: 3, What: "distinct machine counts"}
 	}
-	k.pts, k.rng = agg, rangeOf(agg)
+	k.rng = rangeOf(agg)
+	k.pts = make([]kernelPoint, len(agg))
+	for i, p := range agg {
+		mi, _ := slices.BinarySearch(ms, p.Machines)
+		k.pts[i] = kernelPoint{p, math.Log(p.Data), mi}
+	}
 	gap := math.Inf(1)
 	for i := 1; i < len(ms); i++ {
 		gap = min(gap, ms[i]-ms[i-1])
 	}
 	span := ms[len(ms)-1] - ms[0]
-	hs := geomGrid(gap/2, 2*span, 24)
+	hs := geomGrid(gap/2, 2*span, 16)
 	hds := []float64{0}
 	if dataVaries(agg) {
 		hds = []float64{0.05, 0.1, 0.2, 0.4, 0.8}
 	}
+	score := k.interpolationScores(ms, hs, hds)
 	best := math.Inf(1)
-	for _, h := range hs {
-		for _, hd := range hds {
-			score := k.interpolationScore(ms, h, hd)
-			if score < best {
-				best, k.H, k.HData = score, h, hd
+	for a, h := range hs {
+		for b, hd := range hds {
+			if score[a][b] < best {
+				best, k.H, k.HData = score[a][b], h, hd
 			}
 		}
 	}
@@ -70,28 +84,80 @@ func (k *Kernel) Fit(pts []Point) error {
 	return nil
 }
 
-// interpolationScore is the mean relative error of predicting each
-// interior scale-out's runs from the other scale-outs (Bell's
-// InterpolationSplits and loss_func).
-func (k *Kernel) interpolationScore(ms []float64, h, hd float64) float64 {
-	var sum, n float64
+// interpolationScores are, per machine and data bandwidth, the mean
+// relative error of predicting each interior scale-out's runs from the
+// other scale-outs (Bell's InterpolationSplits and loss_func). The kernel
+// is a product, so each held-out point's weights are computed once per
+// bandwidth of each axis and multiplied for every pair: the search costs
+// one exponential per point and data bandwidth, not per pair.
+func (k *Kernel) interpolationScores(ms, hs, hds []float64) [][]float64 {
+	sum := make([][]float64, len(hs))
+	for a := range sum {
+		sum[a] = make([]float64, len(hds))
+	}
+	var n float64
+	dw := make([][]float64, len(hds))
+	for b := range dw {
+		dw[b] = make([]float64, len(k.pts))
+	}
+	mw := make([]float64, len(hs)*len(ms))
 	for _, m := range ms[1 : len(ms)-1] {
+		for a, h := range hs {
+			for i, mj := range ms {
+				mw[a*len(ms)+i] = math.Exp(-(mj - m) * (mj - m) / (2 * h * h))
+			}
+		}
 		for _, p := range k.pts {
 			if p.Machines != m {
 				continue
 			}
-			pred, ok := localLinear(k.pts, m, p.Data, h, hd, m)
-			if !ok {
-				return math.Inf(1)
+			for b, hd := range hds {
+				for j, q := range k.pts {
+					dw[b][j] = 1
+					if hd > 0 {
+						dl := q.lnData - p.lnData
+						dw[b][j] = math.Exp(-dl * dl / (2 * hd * hd))
+					}
+				}
 			}
-			sum += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
+			for a := range hs {
+				for b, hd := range hds {
+					var g [3][3]float64
+					var r [3]float64
+					for j, q := range k.pts {
+						if q.Machines == m {
+							continue
+						}
+						w := q.weight() * mw[a*len(ms)+q.mi] * dw[b][j]
+						x := [3]float64{1, q.Machines - m, q.lnData - p.lnData}
+						for u := range 3 {
+							r[u] += w * x[u] * q.Runtime
+							for v := range 3 {
+								g[u][v] += w * x[u] * x[v]
+							}
+						}
+					}
+					pred, ok := solveNormal(g, r, hd > 0)
+					if !ok {
+						sum[a][b] = math.Inf(1)
+						continue
+					}
+					sum[a][b] += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
+				}
+			}
 			n += p.weight()
 		}
 	}
-	if n == 0 {
-		return math.Inf(1)
+	for a := range sum {
+		for b := range sum[a] {
+			if n == 0 {
+				sum[a][b] = math.Inf(1)
+			} else {
+				sum[a][b] /= n
+			}
+		}
 	}
-	return sum / n
+	return sum
 }
 
 // Predict implements Model.
@@ -100,33 +166,30 @@ func (k *Kernel) Predict(m, s float64) (float64, bool) {
 	if k.HData > 0 {
 		s = min(max(s, k.rng.MinData), k.rng.MaxData)
 	}
-	t, ok := localLinear(k.pts, m, s, k.H, k.HData, math.NaN())
+	t, ok := localLinear(k.pts, m, s, k.H, k.HData)
 	return t, ok && t > 0
 }
 
-// localLinear is the local linear fit at (m, s) over pts, leaving out the
-// points at machines skip (NaN: none). hd = 0 fits in m alone.
-func localLinear(pts []Point, m, s, h, hd, skip float64) (float64, bool) {
+// localLinear is the local linear fit at (m, s) over pts; hd = 0 fits in m
+// alone.
+func localLinear(pts []kernelPoint, m, s, h, hd float64) (float64, bool) {
 	// Weighted normal equations of [1, Δm, Δln s]; with hd = 0, [1, Δm].
 	var g [3][3]float64
 	var r [3]float64
 	ls := math.Log(s)
 	for _, p := range pts {
-		if p.Machines == skip {
-			continue
-		}
 		dm := p.Machines - m
 		e := dm * dm / (2 * h * h)
 		x := [3]float64{1, dm, 0}
 		if hd > 0 {
-			dl := math.Log(p.Data) - ls
+			dl := p.lnData - ls
 			e += dl * dl / (2 * hd * hd)
 			x[2] = dl
 		}
-		w := p.weight() * math.Exp(-e)
-		if w == 0 {
-			continue
+		if e > 40 {
+			continue // a weight under e⁻⁴⁰ changes no sum
 		}
+		w := p.weight() * math.Exp(-e)
 		for a := range 3 {
 			r[a] += w * x[a] * p.Runtime
 			for b := range 3 {
@@ -134,8 +197,15 @@ func localLinear(pts []Point, m, s, h, hd, skip float64) (float64, bool) {
 			}
 		}
 	}
+	return solveNormal(g, r, hd > 0)
+}
+
+// solveNormal solves the local linear fit's normal equations (over [1,
+// Δm] or, withData, [1, Δm, Δln s]) and returns its intercept: the fit at
+// the point itself.
+func solveNormal(g [3][3]float64, r [3]float64, withData bool) (float64, bool) {
 	n := 2
-	if hd > 0 {
+	if withData {
 		n = 3
 	}
 	// Bell adds the machine epsilon to the diagonal; a relative ridge keeps

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -270,6 +271,12 @@ func fitPart(p Part, tasks []*Task, opt PlatformOptions) (*PartModel, error) {
 	pm.Min, pm.Max = x.X[1], x.X[(len(tasks)-1)*nv+1]
 	cols := usableCols(x)
 	one, rss1, err := robustSegment(x, y, cols, opt.Robust)
+	if errors.Is(err, stats.ErrRankDeficient) && len(cols) > 2 {
+		// The second variable moves with the first in every benchmark
+		// (one reduce selectivity): fit the primary alone.
+		cols = cols[:2]
+		one, rss1, err = robustSegment(x, y, cols, opt.Robust)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -290,8 +297,8 @@ func fitPart(p Part, tasks []*Task, opt PlatformOptions) (*PartModel, error) {
 		}
 		prev = i
 		lo, hi := rowsOf(x, 0, i), rowsOf(x, i, len(tasks))
-		ca, ra, errA := robustSegment(lo, y[:i], usableCols(lo), opt.Robust)
-		cb, rb, errB := robustSegment(hi, y[i:], usableCols(hi), opt.Robust)
+		ca, ra, errA := robustSegment(lo, y[:i], within(cols, usableCols(lo)), opt.Robust)
+		cb, rb, errB := robustSegment(hi, y[i:], within(cols, usableCols(hi)), opt.Robust)
 		if errA != nil || errB != nil {
 			continue
 		}
@@ -312,6 +319,17 @@ func fitPart(p Part, tasks []*Task, opt PlatformOptions) (*PartModel, error) {
 		}
 	}
 	return pm, nil
+}
+
+// within keeps the columns of b that are in a.
+func within(a, b []int) []int {
+	var out []int
+	for _, c := range b {
+		if slices.Contains(a, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // usableCols are the columns of x that vary (the intercept always): a

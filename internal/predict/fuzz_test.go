@@ -1,0 +1,44 @@
+package predict
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzReadRunsCSV: any input gives runs or an error, never a panic, and
+// the runs it gives are usable by the models.
+func FuzzReadRunsCSV(f *testing.F) {
+	for _, s := range []string{"#Cores,Input Fraction, Time (s)\n32,0.125,7.9\n4,0.0156,4.7\n", "Nodes,Runtime\n4,846235\n8,531000\n",
+		"machines,data,runtime\n1,2\n", "\"a\nb\",runtime\n", "nodes,runtime\n4,1e400\n", "nodes,runtime\n4,NaN\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tab, err := ReadRunsCSV(strings.NewReader(s), "fuzz.csv")
+		if err != nil {
+			return
+		}
+		if err := checkPoints(tab.Points); err != nil {
+			t.Fatalf("runs read from %q are unusable: %v", s, err)
+		}
+		_, _ = FromRuns(tab, 8, 1, ChoiceOptions{})
+	})
+}
+
+// FuzzReadSpeedTable: any input gives a table of positive speeds or an error.
+func FuzzReadSpeedTable(f *testing.F) {
+	f.Add(`{"m5": {"cpu": 1, "disk": 200, "network": 1000}}`)
+	f.Add(`{"m5": {"cpu": -1}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		tab, err := ReadSpeedTable(strings.NewReader(s), "fuzz.json")
+		if err != nil {
+			return
+		}
+		for c, rs := range tab {
+			for r, v := range rs {
+				if !(v > 0) {
+					t.Fatalf("class %q %s speed %g accepted", c, r, v)
+				}
+			}
+		}
+	})
+}
