@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	stdtime "time"
+	"time"
 )
 
 // tenThousandRuns are a recurring job's history: 10,000 runs at 8 cluster
@@ -49,9 +49,9 @@ func TestFromRuns10000UnderASecond(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	per := stdtime.Duration((cpuNanos() - start) / n)
+	per := time.Duration((cpuNanos() - start) / n)
 	t.Logf("fit and predict from 10,000 runs: %v of CPU per question", per)
-	if per >= stdtime.Second {
+	if per >= time.Second {
 		t.Errorf("%v of CPU per question, want under a second", per)
 	}
 }
