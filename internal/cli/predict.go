@@ -117,6 +117,11 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 	if sources != 1 {
 		return withCode(ExitUsage, errors.New("give exactly one source: log PATHs, --runs FILE or --job ID"))
 	}
+	switch predict.Bound(f.bound) {
+	case predict.BoundLow, predict.BoundAvg, predict.BoundHigh:
+	default:
+		return withCode(ExitUsage, fmt.Errorf("--bound %q: want low, avg or high", f.bound))
+	}
 	var deadline float64
 	if f.deadline != "" {
 		d, err := time.ParseDuration(f.deadline)
@@ -372,12 +377,7 @@ func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictF
 	}
 	out := &predictOutput{Estimate: p.Estimate(input, slots), MapReduce: p, Profile: jp}
 	if deadline > 0 {
-		s, _, err := predict.MinSlots(p.Durations, deadline-jp.OverheadMs, predict.Bound(f.bound))
-		if err != nil {
-			return nil, err
-		}
-		tg.Slots = s
-		q, err := predict.PredictMR(jp, pl, tg)
+		s, q, err := predict.MinSlotsMR(jp, pl, tg, deadline, predict.Bound(f.bound))
 		if err != nil {
 			return nil, err
 		}
@@ -504,8 +504,10 @@ func writePredictText(w io.Writer, o *predictOutput) {
 			}
 		}
 		fmt.Fprintln(w)
-		for m, why := range c.Unfit {
-			fmt.Fprintf(w, "  %s not used: %s\n", m, why)
+		for _, m := range predict.Candidates {
+			if why, ok := c.Unfit[m]; ok {
+				fmt.Fprintf(w, "  %s not used: %s\n", m, why)
+			}
 		}
 	}
 	if p := o.Profile; p != nil {

@@ -258,7 +258,8 @@ func cvScore(name string, agg []Point, splits []split) (float64, []float64) {
 }
 
 // Interval is the estimate's range at the choice's level: the level
-// quantile q of the absolute cross-validation errors, est·(1 ± q); beyond
+// quantile q of the absolute cross-validation errors, est/(1 + q) to
+// est·(1 + q) (symmetric in ratio, so it never reaches zero); beyond
 // the fitted runs q grows in proportion to how far (Range.Outside) against
 // how far the cross-validation reached (Reach), or doubles per doubling
 // when it did not extrapolate.
@@ -279,7 +280,7 @@ func (c *Choice) Interval(est, machines, data, level float64) (lo, hi float64, e
 			q *= 1 + d/math.Ln2
 		}
 	}
-	return max(0, est*(1-q)), est * (1 + q), extrapolated
+	return est / (1 + q), est * (1 + q), extrapolated
 }
 
 // tooFew turns the candidates' fit errors into one message naming how many

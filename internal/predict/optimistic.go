@@ -126,19 +126,23 @@ type Power struct {
 // Name implements Model.
 func (*Power) Name() string { return "power" }
 
-// Fit implements Model: two distinct machine counts (three with data sizes).
+// Fit implements Model: one configuration more than the exponents fitted
+// (of machines, data size or both, whichever vary).
 func (pw *Power) Fit(pts []Point) error {
 	if err := checkPoints(pts); err != nil {
 		return err
 	}
 	agg := aggregate(pts)
-	cols := []int{0, 1}
-	need := 2
-	if dataVaries(agg) {
-		cols, need = []int{0, 1, 2}, 3
+	// The exponents of what varies: machines, data size or both.
+	cols := []int{0}
+	if len(distinct(agg, machinesOf)) > 1 {
+		cols = append(cols, 1)
 	}
-	if len(agg) < need {
-		return &TooFewError{Model: "power", Have: len(agg), Need: need, What: "distinct (machines, data size) configurations"}
+	if dataVaries(agg) {
+		cols = append(cols, 2)
+	}
+	if need := len(cols) + 1; len(cols) == 1 || len(agg) < need {
+		return &TooFewError{Model: "power", Have: len(agg), Need: max(need, 3), What: "distinct (machines, data size) configurations"}
 	}
 	x := stats.NewDense(len(agg), 3)
 	y, w := make([]float64, len(agg)), make([]float64, len(agg))
@@ -151,7 +155,9 @@ func (pw *Power) Fit(pts []Point) error {
 		return err
 	}
 	pw.Coef = [3]float64{}
-	copy(pw.Coef[:], c)
+	for k, j := range cols {
+		pw.Coef[j] = c[k]
+	}
 	return nil
 }
 

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// predictJSON runs predict with --format json and decodes its document.
+func predictJSON(t *testing.T, args ...string) (int, predictOutput, string) {
+	t.Helper()
+	code, out, errs := run(t, append([]string{"predict", "--format", "json"}, args...)...)
+	var doc predictOutput
+	if code == ExitOK {
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	return code, doc, errs
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPredictFromCSV(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("nodes,input_bytes,runtime_ms\n")
+	for i, m := range []int{4, 8, 12, 16, 20} {
+		for k := range 3 {
+			fmt.Fprintf(&b, "%d,%d,%d\n", m, int64(100e9), int(40000+4e6/float64(m))+100*((i+k)%3))
+		}
+	}
+	csv := writeFile(t, "runs.csv", b.String())
+	code, doc, errs := predictJSON(t, "--runs", csv, "--machines", "14", "--input", "100e9")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	e := doc.Estimate
+	want := 40000 + 4e6/14.0
+	if e.Method != "history" || e.Unit != "ms" || e.Extrapolated || e.Choice == nil || e.Choice.Runs != 15 ||
+		!(e.Lower <= e.Value && e.Value <= e.Upper) || (e.Value-want)/want > 0.02 || (want-e.Value)/want > 0.02 {
+		t.Errorf("estimate %+v, want about %.0f ms inside its bounds", e, want)
+	}
+	// Beyond the runs: labelled in JSON and text.
+	code, doc, _ = predictJSON(t, "--runs", csv, "--machines", "64", "--input", "100e9")
+	if code != ExitOK || !doc.Estimate.Extrapolated {
+		t.Errorf("64 machines: exit %d, %+v", code, doc.Estimate)
+	}
+	code, out, _ := run(t, "predict", "--runs", csv, "--machines", "64", "--input", "100e9")
+	if code != ExitOK || !strings.Contains(out, "EXTRAPOLATED") || !strings.Contains(out, "note: extrapolated") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	// The fewest machines meeting a deadline.
+	code, doc, errs = predictJSON(t, "--runs", csv, "--input", "100e9", "--deadline", "5m")
+	if code != ExitOK || doc.Deadline == nil || doc.Deadline.Estimate.Upper > 300000 || doc.Deadline.Machines < 14 {
+		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
+	}
+}
+
+func TestPredictUsage(t *testing.T) {
+	csv := writeFile(t, "runs.csv", "nodes,runtime\n4,100\n8,60\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"predict"}, ExitUsage, "exactly one source"},
+		{[]string{"predict", "--runs", csv, "--job", "x"}, ExitUsage, "exactly one source"},
+		{[]string{"predict", "--runs", csv, "--format", "xml"}, ExitUsage, "--format"},
+		{[]string{"predict", "--runs", csv, "--input", "lots"}, ExitUsage, "--input \"lots\""},
+		{[]string{"predict", "--runs", csv, "--deadline", "soon"}, ExitUsage, "--deadline"},
+		{[]string{"predict", "--runs", csv, "--model", "magic"}, ExitUsage, "unknown model"},
+		{[]string{"predict", "--runs", csv, "--node-speeds", "x.json"}, ExitUsage, "go together"},
+		{[]string{"predict", "--runs", csv}, ExitError, "need 3 (1 more): the 2 runs are at 4 and 8 machines; run the job 1 more time(s) at other cluster sizes, for example at 16 machines"},
+		{[]string{"predict", "--runs", filepath.Join(t.TempDir(), "none.csv")}, ExitError, "--runs"},
+		{[]string{"predict", "bench", "--slots", "0"}, ExitUsage, "--slots"},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// scenarioFile writes a scenario of one application on nodes of the
+// benchmark class.
+func scenarioFile(t *testing.T, nodes int, app sim.AppSpec) string {
+	t.Helper()
+	sc := sim.Scenario{Name: "predict", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{BenchClass}},
+		Apps: []sim.AppSpec{app}, Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "scenario.json", string(b))
+}
+
+// TestPredictMapReduceCommands runs the whole MapReduce path through the
+// command line: the benchmark script, the benchmarks on the simulator,
+// the platform model and its table, a job profile from a history and a
+// prediction with its inverse.
+func TestPredictMapReduceCommands(t *testing.T) {
+	code, out, _ := run(t, "predict", "bench", "--slots", "64", "--dir", "/bench")
+	if code != ExitOK || strings.Count(out, "loadgen") != 40 || !strings.Contains(out, "teragen -D dfs.blocksize=33554432") {
+		t.Errorf("script: exit %d\n%.400s", code, out)
+	}
+	bench := t.TempDir()
+	if code, out, errs := run(t, "predict", "bench", "--simulate", bench, "--nodes", "4"); code != ExitOK || !strings.Contains(out, "40 microbenchmarks") {
+		t.Fatalf("bench --simulate: exit %d %s %s", code, out, errs)
+	}
+	platform := filepath.Join(t.TempDir(), "platform.json")
+	code, out, errs := run(t, "predict", "platform", filepath.Join(bench, "mapreduce"), "--out", platform)
+	if code != ExitOK {
+		t.Fatalf("platform: exit %d %s", code, errs)
+	}
+	for _, want := range []string{"from 40 benchmark jobs", "read+collect", "spill+merge", "shuffle", "write", "two, break at", "wrote " + platform} {
+		if !strings.Contains(out, want) {
+			t.Errorf("platform output lacks %q:\n%s", want, out)
+		}
+	}
+	logs := t.TempDir()
+	if code, _, errs := run(t, "simulate", "--scenario", scenarioFile(t, 4, mrSpec("terasort", 2, 4)), "--out", logs); code != ExitOK {
+		t.Fatal(errs)
+	}
+	hist := filepath.Join(logs, "mapreduce")
+	if code, _, errs := run(t, "predict", hist); code != ExitUsage || !strings.Contains(errs, "predict bench") {
+		t.Errorf("without --platform: exit %d %s", code, errs)
+	}
+	code, doc, errs := predictJSON(t, hist, "--platform", platform, "--input", "8x", "--nodes", "8")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	e := doc.Estimate
+	if e.Method != "icpe13" || doc.MapReduce == nil || doc.Profile == nil || doc.MapReduce.Maps != 128 || doc.Profile.SlotsPerHost != 8 ||
+		!(e.Lower <= e.Value && e.Value <= e.Upper) || doc.Profile.Sources["history"] == 0 {
+		t.Errorf("estimate %+v, profile %+v, prediction %+v", e, doc.Profile, doc.MapReduce)
+	}
+	code, doc, errs = predictJSON(t, hist, "--platform", platform, "--input", "8x", "--deadline", "10m")
+	if code != ExitOK || doc.Deadline == nil || doc.Deadline.Slots == nil || doc.Deadline.Estimate.Upper > 600000 {
+		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
+	}
+	if code, _, errs := run(t, "predict", hist, "--platform", platform, "--input", "8x", "--deadline", "1s"); code != ExitError || !strings.Contains(errs, "even with one slot per task") {
+		t.Errorf("impossible deadline: exit %d %s", code, errs)
+	}
+	// Another node type through a speed table.
+	speeds := writeFile(t, "speeds.json", `{"bench-8c": {"cpu": 1, "disk": 160, "network": 115}, "fast": {"cpu": 1.6, "disk": 400, "network": 250}}`)
+	code, moved, errs := predictJSON(t, hist, "--platform", platform, "--input", "8x", "--nodes", "8", "--node-speeds", speeds, "--from-type", "bench-8c", "--to-type", "fast")
+	if code != ExitOK || moved.Estimate.Value >= e.Value {
+		t.Errorf("faster nodes: exit %d %s, %v ms against %v", code, errs, moved.Estimate.Value, e.Value)
+	}
+}
+
+func TestPredictSparkCommand(t *testing.T) {
+	logs := t.TempDir()
+	if code, _, errs := run(t, "simulate", "--scenario", scenarioFile(t, 4, sparkSpec("sort", 2, 8)), "--out", logs); code != ExitOK {
+		t.Fatal(errs)
+	}
+	code, doc, errs := predictJSON(t, logs, "--input", "4x", "--executors", "16")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	e := doc.Estimate
+	if e.Method != "spark-stages" || doc.Spark == nil || doc.Spark.Slots != 64 || len(doc.Spark.Stages) != 3 || !e.Extrapolated ||
+		!(e.Lower <= e.Value && e.Value <= e.Upper) {
+		t.Errorf("estimate %+v, spark %+v", e, doc.Spark)
+	}
+	code, doc, errs = predictJSON(t, logs, "--input", "4x", "--deadline", "30m")
+	if code != ExitOK || doc.Deadline == nil || doc.Deadline.Executors < 1 || doc.Deadline.Estimate.Upper > 1800000 {
+		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
+	}
+}
+
