@@ -180,4 +180,3 @@ func TestPredictSparkCommand(t *testing.T) {
 		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
 	}
 }
-
