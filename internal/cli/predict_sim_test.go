@@ -93,6 +93,12 @@ func (e *errTally) add(est, low, high, measured float64) {
 	}
 }
 
+// merge adds o's errors and counts to e.
+func (e *errTally) merge(o *errTally) {
+	e.errs = append(e.errs, o.errs...)
+	e.inside, e.outside = e.inside+o.inside, e.outside+o.outside
+}
+
 func (e *errTally) median() float64 { return quantileAbs(e.errs, 0.5) }
 
 func (e *errTally) worst() float64 { return quantileAbs(e.errs, 1) }
@@ -170,8 +176,7 @@ func TestPredictSimulatedMapReduce(t *testing.T) {
 			}
 		}
 		t.Logf("MapReduce %-9s %v", class, &tally)
-		all.errs = append(all.errs, tally.errs...)
-		all.inside, all.outside = all.inside+tally.inside, all.outside+tally.outside
+		all.merge(&tally)
 	}
 	t.Logf("MapReduce all       %v", &all)
 	if all.contained() < 0.95 {
@@ -211,8 +216,7 @@ func TestPredictSimulatedSpark(t *testing.T) {
 			}
 		}
 		t.Logf("Spark %-9s %v", class, &tally)
-		all.errs = append(all.errs, tally.errs...)
-		all.inside, all.outside = all.inside+tally.inside, all.outside+tally.outside
+		all.merge(&tally)
 	}
 	t.Logf("Spark all       %v", &all)
 	if all.contained() < 0.95 {

@@ -105,23 +105,14 @@ const (
 // the curve uneven, then reduced one at a time while the deadline still
 // holds. It fails when even one slot per task misses the deadline.
 func MinSlots(j JobDurations, deadline float64, bound Bound) (Slots, Bounds, error) {
-	pick := func(b Bounds) float64 {
-		switch bound {
-		case BoundLow:
-			return b.Low
-		case BoundAvg:
-			return b.Avg
-		}
-		return b.High
-	}
 	full := Slots{Map: j.Maps, Reduce: max(j.Reduces, 1)}
 	best, err := JobBounds(j, full)
 	if err != nil {
 		return Slots{}, Bounds{}, err
 	}
-	if pick(best) > deadline {
+	if bound.of(best) > deadline {
 		return Slots{}, best, fmt.Errorf("aria: the %s bound is %.0f ms even with one slot per task (%d maps, %d reduces), over the deadline of %.0f ms",
-			bound, pick(best), j.Maps, j.Reduces, deadline)
+			bound, bound.of(best), j.Maps, j.Reduces, deadline)
 	}
 	// Lagrange's solution on the lower-bound form as a start.
 	a := j.Map.Avg * float64(j.Maps)
@@ -136,32 +127,45 @@ func MinSlots(j JobDurations, deadline float64, bound Bound) (Slots, Bounds, err
 			s.Reduce = min(j.Reduces, max(1, int(math.Ceil(sb*(sa+sb)/d))))
 		}
 	}
-	meets := func(s Slots) (Bounds, bool) {
-		b, err := JobBounds(j, s)
-		return b, err == nil && pick(b) <= deadline
+	var b Bounds
+	s = fewestSlots(s, full, func(s Slots) bool {
+		nb, err := JobBounds(j, s)
+		if err == nil && bound.of(nb) <= deadline {
+			b = nb
+			return true
+		}
+		return false
+	})
+	return s, b, nil
+}
+
+// of is the bound's value among b.
+func (bound Bound) of(b Bounds) float64 {
+	switch bound {
+	case BoundLow:
+		return b.Low
+	case BoundAvg:
+		return b.Avg
 	}
-	// Grow until the chosen bound meets the deadline, then shrink.
-	b, ok := meets(s)
-	for !ok {
-		if s.Map < j.Maps {
-			s.Map++
-		}
-		if j.Reduces > 0 && s.Reduce < j.Reduces {
-			s.Reduce++
-		}
-		b, ok = meets(s)
+	return b.High
+}
+
+// fewestSlots grows s toward full (by an eighth, at least one, of each)
+// until meets holds, then takes one slot at a time away while it still
+// does. meets(full) must hold; the last call that held is for the result.
+func fewestSlots(s, full Slots, meets func(Slots) bool) Slots {
+	for !meets(s) {
+		s = Slots{Map: min(full.Map, s.Map+max(1, s.Map/8)), Reduce: min(full.Reduce, s.Reduce+max(1, s.Reduce/8))}
 	}
 	for changed := true; changed; {
 		changed = false
 		for _, dec := range []Slots{{Map: s.Map - 1, Reduce: s.Reduce}, {Map: s.Map, Reduce: s.Reduce - 1}} {
-			if dec.Map < 1 || dec.Reduce < 1 {
-				continue
-			}
-			if nb, ok := meets(dec); ok {
-				s, b, changed = dec, nb, true
+			if dec.Map >= 1 && dec.Reduce >= 1 && meets(dec) {
+				s, changed = dec, true
 				break
 			}
 		}
 	}
-	return s, b, nil
+	meets(s)
+	return s
 }

@@ -408,46 +408,24 @@ func MinSlotsMR(jp *JobProfile, pl *Platform, tg MRTarget, deadline float64, bou
 	if err != nil {
 		return Slots{}, nil, err
 	}
-	pick := func(b Bounds) float64 {
-		switch bound {
-		case BoundLow:
-			return b.Low
-		case BoundAvg:
-			return b.Avg
+	var q *MRPrediction
+	meets := func(s Slots) bool {
+		tg.Slots = s
+		r, err := PredictMR(jp, pl, tg)
+		if err == nil {
+			q = r
 		}
-		return b.High
+		return err == nil && bound.of(r.Bounds) <= deadline
 	}
 	full := Slots{Map: p.Maps, Reduce: max(1, p.Reduces)}
-	meets := func(s Slots) (*MRPrediction, bool) {
-		tg.Slots = s
-		q, err := PredictMR(jp, pl, tg)
-		return q, err == nil && pick(q.Bounds) <= deadline
-	}
-	best, ok := meets(full)
-	if !ok {
-		return Slots{}, best, fmt.Errorf("the %s bound is %.0f ms even with one slot per task (%d maps, %d reduces), over the deadline of %.0f ms",
-			bound, pick(best.Bounds), p.Maps, p.Reduces, deadline)
+	if !meets(full) {
+		return Slots{}, q, fmt.Errorf("the %s bound is %.0f ms even with one slot per task (%d maps, %d reduces), over the deadline of %.0f ms",
+			bound, bound.of(q.Bounds), p.Maps, p.Reduces, deadline)
 	}
 	s, _, err := MinSlots(p.Durations, deadline-jp.OverheadMs, bound)
 	if err != nil {
 		s = full
 	}
-	q, ok := meets(s)
-	for !ok {
-		s = Slots{Map: min(full.Map, s.Map+max(1, s.Map/8)), Reduce: min(full.Reduce, s.Reduce+max(1, s.Reduce/8))}
-		q, ok = meets(s)
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, dec := range []Slots{{Map: s.Map - 1, Reduce: s.Reduce}, {Map: s.Map, Reduce: s.Reduce - 1}} {
-			if dec.Map < 1 || dec.Reduce < 1 {
-				continue
-			}
-			if dq, ok := meets(dec); ok {
-				s, q, changed = dec, dq, true
-				break
-			}
-		}
-	}
+	s = fewestSlots(s, full, meets)
 	return s, q, nil
 }

@@ -16,26 +16,32 @@ import (
 // one skips the test locally and fails it under CI=true.
 func sklearnPython(t testing.TB) string {
 	t.Helper()
-	pyOnce.Do(func() {
-		var cands []string
-		if p := os.Getenv("CLUSTERLENS_PYTHON"); p != "" {
-			cands = append(cands, p)
+	pyOnce.Do(func() { pyPath = findPython("sklearn, scipy, numpy") })
+	return pythonOrSkip(t, pyPath, "scikit-learn, scipy and numpy")
+}
+
+// findPython is the first python3 (CLUSTERLENS_PYTHON, /usr/bin/python3,
+// python3 on PATH) that imports the modules, "" when none does.
+func findPython(modules string) string {
+	for _, c := range []string{os.Getenv("CLUSTERLENS_PYTHON"), "/usr/bin/python3", "python3"} {
+		if c != "" && exec.Command(c, "-c", "import "+modules).Run() == nil {
+			return c
 		}
-		cands = append(cands, "/usr/bin/python3", "python3")
-		for _, c := range cands {
-			if exec.Command(c, "-c", "import sklearn, scipy, numpy").Run() == nil {
-				pyPath = c
-				return
-			}
-		}
-	})
-	if pyPath != "" {
-		return pyPath
+	}
+	return ""
+}
+
+// pythonOrSkip returns path, or skips the test (fails it under CI=true)
+// when it is empty.
+func pythonOrSkip(t testing.TB, path, what string) string {
+	t.Helper()
+	if path != "" {
+		return path
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("python3 with scikit-learn, scipy and numpy is required under CI (.ci/packages-sklearn.txt)")
+		t.Fatal("python3 with " + what + " is required under CI (.ci/packages-sklearn.txt)")
 	}
-	t.Skip("no python3 with scikit-learn, scipy and numpy")
+	t.Skip("no python3 with " + what)
 	return ""
 }
 

@@ -15,16 +15,7 @@ import (
 // under CI=true.
 func statsmodelsPython(t *testing.T) string {
 	t.Helper()
-	for _, c := range []string{os.Getenv("CLUSTERLENS_PYTHON"), "/usr/bin/python3", "python3"} {
-		if c != "" && exec.Command(c, "-c", "import statsmodels, scipy, numpy").Run() == nil {
-			return c
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("python3 with statsmodels, scipy and numpy is required under CI (.ci/packages-sklearn.txt)")
-	}
-	t.Skip("no python3 with statsmodels, scipy and numpy")
-	return ""
+	return pythonOrSkip(t, findPython("statsmodels, scipy, numpy"), "statsmodels, scipy and numpy")
 }
 
 type regInput struct {
