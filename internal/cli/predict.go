@@ -30,6 +30,7 @@ type predictFlags struct {
 	executors, nodes, reduces         int
 	slots                             string
 	confidence, level                 float64
+	logs                              *logFlags
 }
 
 func init() {
@@ -79,6 +80,7 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl.Float64Var(&f.confidence, "confidence", 0.95, "probability the upper bound's longest tasks are not exceeded (logs)")
 		fl.Float64Var(&f.level, "level", 0.9, "share of cross-validation errors the interval covers (runs, --job)")
 		fl.StringVar(&f.format, "format", "text", "output format: text or json")
+		f.logs = addLogFlags(fl)
 		cmd.AddCommand(predictBenchCmd(e), predictPlatformCmd(e))
 		return cmd
 	})
@@ -318,8 +320,13 @@ func convertDeadline(ms float64, unit string) float64 {
 // predictFromLogs profiles the program of the logs and predicts for the
 // flags' target.
 func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error, error) {
-	res, err := loadWithProgress(e, paths, load.Options{})
+	opts, err := f.logs.options()
 	if err != nil {
+		return nil, nil, err
+	}
+	res, err := readLogs(e, paths, opts)
+	if err != nil {
+		partial(e, res)
 		return nil, nil, err
 	}
 	loadErr := partial(e, res)

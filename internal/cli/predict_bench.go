@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
@@ -79,6 +78,7 @@ func BenchScenario(nodes int) *sim.Scenario {
 // benchmark histories.
 func predictPlatformCmd(e *env) *cobra.Command {
 	var out, metrics, format string
+	var lf *logFlags
 	cmd := &cobra.Command{
 		Use:   "platform PATH...",
 		Short: "Fit the MapReduce platform model on the microbenchmarks' job histories",
@@ -92,8 +92,13 @@ errors per part (their Table 1) and writes the model as JSON to --out for
 			if format != "text" && format != "json" {
 				return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", format))
 			}
-			res, err := loadWithProgress(e, args, load.Options{})
+			opts, err := lf.options()
 			if err != nil {
+				return err
+			}
+			res, err := readLogs(e, args, opts)
+			if err != nil {
+				partial(e, res)
 				return err
 			}
 			loadErr := partial(e, res)
@@ -150,5 +155,6 @@ errors per part (their Table 1) and writes the model as JSON to --out for
 	cmd.Flags().StringVar(&out, "out", "", "write the platform model (JSON) here")
 	cmd.Flags().StringVar(&metrics, "metrics", "", "JVM thread samples (agent store or file) for tasks whose history has no phase ends")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	lf = addLogFlags(cmd.Flags())
 	return cmd
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,13 +23,10 @@ func predictJSON(t *testing.T, args ...string) (int, predictOutput, string) {
 	return code, doc, errs
 }
 
-func writeFile(t *testing.T, name, body string) string {
+// tempFile writes body to a file called name in a fresh folder.
+func tempFile(t *testing.T, name, body string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, filepath.Join(t.TempDir(), name), []byte(body))
 }
 
 func TestPredictFromCSV(t *testing.T) {
@@ -41,7 +37,7 @@ func TestPredictFromCSV(t *testing.T) {
 			fmt.Fprintf(&b, "%d,%d,%d\n", m, int64(100e9), int(40000+4e6/float64(m))+100*((i+k)%3))
 		}
 	}
-	csv := writeFile(t, "runs.csv", b.String())
+	csv := tempFile(t, "runs.csv", b.String())
 	code, doc, errs := predictJSON(t, "--runs", csv, "--machines", "14", "--input", "100e9")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -69,7 +65,7 @@ func TestPredictFromCSV(t *testing.T) {
 }
 
 func TestPredictUsage(t *testing.T) {
-	csv := writeFile(t, "runs.csv", "nodes,runtime\n4,100\n8,60\n")
+	csv := tempFile(t, "runs.csv", "nodes,runtime\n4,100\n8,60\n")
 	for _, c := range []struct {
 		args []string
 		code int
@@ -103,7 +99,7 @@ func scenarioFile(t *testing.T, nodes int, app sim.AppSpec) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeFile(t, "scenario.json", string(b))
+	return tempFile(t, "scenario.json", string(b))
 }
 
 // TestPredictMapReduceCommands runs the whole MapReduce path through the
@@ -154,7 +150,7 @@ func TestPredictMapReduceCommands(t *testing.T) {
 		t.Errorf("impossible deadline: exit %d %s", code, errs)
 	}
 	// Another node type through a speed table.
-	speeds := writeFile(t, "speeds.json", `{"bench-8c": {"cpu": 1, "disk": 160, "network": 115}, "fast": {"cpu": 1.6, "disk": 400, "network": 250}}`)
+	speeds := tempFile(t, "speeds.json", `{"bench-8c": {"cpu": 1, "disk": 160, "network": 115}, "fast": {"cpu": 1.6, "disk": 400, "network": 250}}`)
 	code, moved, errs := predictJSON(t, hist, "--platform", platform, "--input", "8x", "--nodes", "8", "--node-speeds", speeds, "--from-type", "bench-8c", "--to-type", "fast")
 	if code != ExitOK || moved.Estimate.Value >= e.Value {
 		t.Errorf("faster nodes: exit %d %s, %v ms against %v", code, errs, moved.Estimate.Value, e.Value)

@@ -132,6 +132,10 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 // split is one cross-validation split over aggregated points.
 type split struct{ train, test []Point }
 
+// minExtrapolationKeys is the fewest distinct scale-outs (or data sizes)
+// an extrapolation split trains on: Ernest's four parameters.
+const minExtrapolationKeys = 4
+
 // axis is the dimension a split holds runs out along.
 type axis bool
 
@@ -170,10 +174,10 @@ func splitsFor(agg []Point, r Range, machines, data float64, holdouts int) ([]sp
 	if len(keys) < 3 && len(ds) >= 3 {
 		ax, keys = alongData, ds
 	}
-	if (up || down) && len(keys) >= 3 {
+	if (up || down) && len(keys) >= minExtrapolationKeys+1 {
 		var out []split
 		reach := 0.0
-		n := min(holdouts, len(keys)-2)
+		n := min(holdouts, len(keys)-minExtrapolationKeys)
 		for k := range n {
 			v := keys[len(keys)-1-k]
 			if down {
@@ -262,7 +266,7 @@ func cvScore(name string, agg []Point, splits []split) (float64, []float64) {
 // est·(1 + q) (symmetric in ratio, so it never reaches zero); beyond
 // the fitted runs q grows in proportion to how far (Range.Outside) against
 // how far the cross-validation reached (Reach), or doubles per doubling
-// when it did not extrapolate.
+// when it did not extrapolate, and is at least DefaultWidening per doubling.
 func (c *Choice) Interval(est, machines, data, level float64) (lo, hi float64, extrapolated bool) {
 	abs := make([]float64, len(c.Errors))
 	for i, e := range c.Errors {
@@ -279,6 +283,9 @@ func (c *Choice) Interval(est, machines, data, level float64) (lo, hi float64, e
 		} else {
 			q *= 1 + d/math.Ln2
 		}
+		// At least the widening of the per-byte models (DefaultWidening per
+		// doubling), for a model the cross-validation found exact.
+		q = max(q, widening(d, 0)-1)
 	}
 	return est / (1 + q), est * (1 + q), extrapolated
 }
@@ -294,10 +301,13 @@ func tooFew(agg []Point, errs []error) error {
 			least = tf
 		}
 	}
-	if least == nil {
+	if least == nil && len(errs) > 0 {
 		return fmt.Errorf("no model could be fitted: %w", errors.Join(errs...))
 	}
 	ms := distinct(agg, machinesOf)
+	if least == nil {
+		return fmt.Errorf("no model could be cross-validated on the %d runs at %s machines: run the job at more cluster sizes", runsOf(agg), joinFloats(ms))
+	}
 	hint := fmt.Sprintf("the %d runs are at %s machines", runsOf(agg), joinFloats(ms))
 	if dataVaries(agg) {
 		r := rangeOf(agg)
