@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -74,7 +75,7 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl.IntVar(&f.reduces, "reduces", 0, "MapReduce: reduce tasks (default: the profile's)")
 		fl.StringVar(&f.deadline, "deadline", "", "the inverse question: fewest resources that meet this time (90s, 15m, 2h)")
 		fl.StringVar(&f.bound, "bound", "high", "MapReduce --deadline: the bound to meet (low, avg or high)")
-		fl.StringVar(&f.speeds, "node-speeds", "", "node-class speeds, JSON {\"class\": {\"cpu\": n, \"disk\": n, \"network\": n}}")
+		fl.StringVar(&f.speeds, "node-speeds", "", "node-class speeds: a JSON file {\"class\": {\"cpu\": n, \"disk\": n, \"network\": n}}, or \"history\" for the classes PARC's models learn from the run history (--store)")
 		fl.StringVar(&f.from, "from-type", "", "node class the past runs ran on (with --node-speeds)")
 		fl.StringVar(&f.to, "to-type", "", "node class to predict for (with --node-speeds)")
 		fl.Float64Var(&f.confidence, "confidence", 0.95, "probability the upper bound's longest tasks are not exceeded (logs)")
@@ -132,9 +133,9 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 		}
 		deadline = float64(d.Milliseconds())
 	}
-	change, err := classChange(f)
+	change, err := classChange(ctx, f)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return err
 	}
 	var out *predictOutput
 	var loadErr error
@@ -149,6 +150,9 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 	if err != nil {
 		return err
 	}
+	if change != nil && len(change.Assumed) > 0 {
+		out.Estimate.Notes = append(out.Estimate.Notes, fmt.Sprintf("node type %s → %s: no %v speed for both classes, that work keeps its time", change.From, change.To, change.Assumed))
+	}
 	if f.format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -161,24 +165,47 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 	return loadErr
 }
 
-// classChange reads --node-speeds for --from-type → --to-type.
-func classChange(f predictFlags) (*predict.ClassChange, error) {
+// classChange reads --node-speeds for --from-type → --to-type: a JSON
+// table, or "history": the node classes PARC's joint model learns from
+// the run history (--store).
+func classChange(ctx context.Context, f predictFlags) (*predict.ClassChange, error) {
 	if f.speeds == "" && f.from == "" && f.to == "" {
 		return nil, nil
 	}
 	if f.speeds == "" || f.from == "" || f.to == "" {
-		return nil, errors.New("--node-speeds, --from-type and --to-type go together")
+		return nil, withCode(ExitUsage, errors.New("--node-speeds, --from-type and --to-type go together"))
 	}
-	r, err := os.Open(f.speeds)
+	var t predict.NodeSpeeds
+	if f.speeds == "history" {
+		st, err := openHistory(ctx, f.dsn)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		runs, err := st.Runs(ctx, history.Filter{Detail: true, Oldest: true})
+		if err != nil {
+			return nil, err
+		}
+		m, err := hetero.Fit(runs, hetero.Params{})
+		if err != nil {
+			return nil, fmt.Errorf("node classes from the run history: %w", err)
+		}
+		t = predict.HeteroSpeeds(m.Classes())
+	} else {
+		r, err := os.Open(f.speeds)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--node-speeds: %w", err))
+		}
+		defer r.Close()
+		if t, err = predict.ReadSpeedTable(r, f.speeds); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
+	c, err := predict.NewClassChange(t, f.from, f.to)
 	if err != nil {
-		return nil, fmt.Errorf("--node-speeds: %w", err)
+		return nil, withCode(ExitUsage, err)
 	}
-	defer r.Close()
-	t, err := predict.ReadSpeedTable(r, f.speeds)
-	if err != nil {
-		return nil, err
-	}
-	return predict.NewClassChange(t, f.from, f.to)
+	return c, nil
 }
 
 // parseInput reads --input: a size with an optional unit, or a factor of

@@ -176,3 +176,33 @@ func TestPredictSparkCommand(t *testing.T) {
 		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
 	}
 }
+
+// TestPredictNodeSpeedsFromHistory takes the node classes PARC's joint
+// model learns from a heterogeneous fleet's run history: a Spark run's
+// prediction on the fastest class is shorter than on the slowest, and the
+// network time it cannot scale is said.
+func TestPredictNodeSpeedsFromHistory(t *testing.T) {
+	fleet, _ := simDir(t, "parc", 1)
+	store := "sqlite:" + filepath.Join(t.TempDir(), "history.db")
+	if code, _, errs := run(t, "index", "--store", store, fleet); code != ExitOK {
+		t.Fatalf("index: exit %d %s", code, errs)
+	}
+	logs := t.TempDir()
+	if code, _, errs := run(t, "simulate", "--scenario", scenarioFile(t, 4, sparkSpec("wordcount", 2, 8)), "--out", logs); code != ExitOK {
+		t.Fatal(errs)
+	}
+	code, fast, errs := predictJSON(t, logs, "--store", store, "--node-speeds", "history", "--from-type", "class-3", "--to-type", "class-1")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, slow, errs := predictJSON(t, logs, "--store", store, "--node-speeds", "history", "--from-type", "class-1", "--to-type", "class-3")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if fast.Estimate.Value >= slow.Estimate.Value || !strings.Contains(strings.Join(fast.Estimate.Notes, " "), "no [network] speed") {
+		t.Errorf("class-3 → class-1 %.0f ms, class-1 → class-3 %.0f ms; notes %v", fast.Estimate.Value, slow.Estimate.Value, fast.Estimate.Notes)
+	}
+	if code, _, errs := run(t, "predict", logs, "--store", store, "--node-speeds", "history", "--from-type", "class-1", "--to-type", "no-such-class"); code != ExitUsage || !strings.Contains(errs, "no cpu, disk or network speed") {
+		t.Errorf("unknown class: exit %d %s", code, errs)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/hetero"
 )
 
 // Resource is what a phase mostly waits on.
@@ -20,11 +22,9 @@ const (
 
 // NodeSpeeds is what predictions for another node type need of per-node-
 // class speeds: how fast a node class runs work bound by each resource,
-// against any fixed reference (only ratios between classes are used). The
-// per-node models of PARC (Gupta et al.; clusterlens issue 13) give such
-// speeds per node class and task class (their cpu, io and shuffle task
-// classes are this package's CPU, Disk and Network); SpeedTable is a
-// stand-alone implementation read from a file.
+// against any fixed reference (only ratios between classes are used).
+// HeteroSpeeds makes one from the node classes PARC's models learn from
+// the run history (package hetero); ReadSpeedTable reads one from a file.
 type NodeSpeeds interface {
 	// Speed is the class's speed for work bound by res; ok is false when
 	// the class or resource is unknown.
@@ -65,30 +65,65 @@ func ReadSpeedTable(r io.Reader, name string) (SpeedTable, error) {
 
 // ClassChange is what moving from one node class to another does to phase
 // durations: per resource, the factor durations are multiplied by (the
-// old class's speed over the new one's).
+// old class's speed over the new one's). Assumed lists the resources
+// neither class's speeds gave, kept at factor 1.
 type ClassChange struct {
 	From, To string
 	Factor   map[Resource]float64
+	Assumed  []Resource
 }
 
-// NewClassChange looks up both classes' speeds; every resource must be
-// known for both.
+// NewClassChange looks up both classes' speeds. A resource known for only
+// one class, or neither, keeps its durations (Assumed); at least one must
+// be known for both.
 func NewClassChange(s NodeSpeeds, from, to string) (*ClassChange, error) {
 	c := &ClassChange{From: from, To: to, Factor: map[Resource]float64{}}
-	var missing []string
 	for _, r := range []Resource{CPU, Disk, Network} {
 		a, okA := s.Speed(from, r)
 		b, okB := s.Speed(to, r)
 		if !okA || !okB {
-			missing = append(missing, string(r))
+			c.Factor[r] = 1
+			c.Assumed = append(c.Assumed, r)
 			continue
 		}
 		c.Factor[r] = a / b
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("node classes %q → %q: no %s speed for both", from, to, strings.Join(missing, ", "))
+	if len(c.Assumed) == 3 {
+		return nil, fmt.Errorf("node classes %q → %q: no cpu, disk or network speed known for both", from, to)
 	}
 	return c, nil
+}
+
+// HeteroSpeeds turns PARC's node classes (hetero.Joint.Classes: per class
+// its slowdown factor per resource against the cluster's median node)
+// into speeds: CPU from the cpu factor, Disk from the io factor, each the
+// factor's inverse; the joint model has no network factor, so a change of
+// class keeps network time (ClassChange.Assumed). A class is known by its
+// name ("class-2 m5.xlarge") and by each of its words ("class-2",
+// "m5.xlarge").
+func HeteroSpeeds(classes []hetero.Class) SpeedTable {
+	t := SpeedTable{}
+	for _, c := range classes {
+		sp := map[Resource]float64{}
+		for _, f := range c.Factors {
+			if f.Factor.Value <= 0 {
+				continue
+			}
+			switch f.Resource {
+			case hetero.ResourceCPU:
+				sp[CPU] = 1 / f.Factor.Value
+			case hetero.ResourceIO:
+				sp[Disk] = 1 / f.Factor.Value
+			}
+		}
+		t[c.Name] = sp
+		for _, w := range strings.Fields(c.Name) {
+			if _, taken := t[w]; !taken {
+				t[w] = sp
+			}
+		}
+	}
+	return t
 }
 
 // phaseResources are the resources of each part's two phases (Phases):

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -165,8 +167,20 @@ func TestSpeedTable(t *testing.T) {
 	if got := c.part(MapFirst, 1000, 300, 100); got != 1000+600+50 {
 		t.Errorf("scaled part %g", got)
 	}
-	if _, err := NewClassChange(st, "m5", "r5"); err == nil || !strings.Contains(err.Error(), "cpu, disk, network") {
+	if _, err := NewClassChange(st, "m5", "r5"); err == nil || !strings.Contains(err.Error(), "no cpu, disk or network speed") {
 		t.Errorf("unknown class: %v", err)
+	}
+	// PARC's classes: factors against the median node, no network.
+	hs := HeteroSpeeds([]hetero.Class{
+		{Name: "class-1 c5.2xlarge", Factors: []hetero.ResourceFactor{{Resource: hetero.ResourceCPU, Factor: hetero.Factor{Value: 0.5}}, {Resource: hetero.ResourceIO, Factor: hetero.Factor{Value: 1}}}},
+		{Name: "class-2 m5.xlarge", Factors: []hetero.ResourceFactor{{Resource: hetero.ResourceCPU, Factor: hetero.Factor{Value: 1}}, {Resource: hetero.ResourceIO, Factor: hetero.Factor{Value: 1.25}}}},
+	})
+	c, err = NewClassChange(hs, "m5.xlarge", "class-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Factor[CPU] != 0.5 || c.Factor[Disk] != 0.8 || c.Factor[Network] != 1 || !slices.Equal(c.Assumed, []Resource{Network}) {
+		t.Errorf("from PARC's classes: %+v", c)
 	}
 	for _, bad := range []string{`{"m5": {"gpu": 1}}`, `{"m5": {"cpu": 0}}`, `[1]`, `{"m5": {"cpu": 1}} x`} {
 		if _, err := ReadSpeedTable(strings.NewReader(bad), "s.json"); err == nil && bad != `{"m5": {"cpu": 1}} x` {
