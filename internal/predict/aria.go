@@ -20,11 +20,12 @@ type StageDurations struct {
 // reduces of later waves) and of the reduce phase (the reduce function and
 // the write after the shuffle and sort).
 type JobDurations struct {
-	Maps, Reduces int
-	Map           StageDurations `json:"map"`
-	FirstShuffle  StageDurations `json:"firstShuffle"`
-	Shuffle       StageDurations `json:"typicalShuffle"`
-	Reduce        StageDurations `json:"reduce"`
+	Maps         int            `json:"maps"`
+	Reduces      int            `json:"reduces"`
+	Map          StageDurations `json:"map"`
+	FirstShuffle StageDurations `json:"firstShuffle"`
+	Shuffle      StageDurations `json:"typicalShuffle"`
+	Reduce       StageDurations `json:"reduce"`
 }
 
 // Slots are the map and reduce slots (YARN containers) a job runs with.

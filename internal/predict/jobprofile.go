@@ -284,7 +284,8 @@ type MRTarget struct {
 
 // MRPrediction is a MapReduce job's predicted completion time.
 type MRPrediction struct {
-	Maps, Reduces int
+	Maps    int `json:"maps"`
+	Reduces int `json:"reduces"`
 	// Durations are the predicted per-task durations ARIA's bounds use:
 	// each kind's mean and its typical longest.
 	Durations JobDurations `json:"durations"`
