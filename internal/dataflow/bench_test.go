@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // syntheticSpark builds a Spark application of n task attempts: 125
@@ -57,7 +58,7 @@ func BenchmarkReconstructBreakdown(b *testing.B) {
 	app := syntheticSpark(n)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuNanos()
+	cpu0 := sharedtest.ProcessCPU().Nanoseconds()
 	for b.Loop() {
 		r, err := Reconstruct(app, Options{})
 		if err != nil {
@@ -70,7 +71,7 @@ func BenchmarkReconstructBreakdown(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/task")
 	// CPU time includes the garbage collector's background work.
-	b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N)/n, "cpu-ns/task")
+	b.ReportMetric(float64(sharedtest.ProcessCPU().Nanoseconds()-cpu0)/float64(b.N)/n, "cpu-ns/task")
 }
 
 // TestSyntheticAddsUp checks the benchmark's application (scaled down) with

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"unsafe"
 
@@ -97,7 +96,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	var tasks int
-	cpu := cpuClock()
+	cpu := sharedtest.ProcessCPU().Seconds()
 	for i := 0; i < b.N; i++ {
 		f, err := os.Open(path)
 		if err != nil {
@@ -110,17 +109,9 @@ func BenchmarkDecode(b *testing.B) {
 		}
 		tasks = app.NumTasks()
 	}
-	secs := cpuClock() - cpu
+	secs := sharedtest.ProcessCPU().Seconds() - cpu
 	b.ReportMetric(float64(tasks)*float64(b.N)/secs, "tasks/cpu-s")
 	b.ReportMetric(float64(st.Size())*float64(b.N)/secs/1e6, "MB/cpu-s")
-}
-
-// cpuClock is the process's user+system CPU time in seconds. Throughput per
-// CPU second stays meaningful when other processes share the machine.
-func cpuClock() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // stdTaskEvent is what encoding/json must decode to obtain the same task
@@ -178,8 +169,10 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 	st, _ := os.Stat(path)
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	cpu := cpuClock()
-	defer func() { b.ReportMetric(float64(st.Size())*float64(b.N)/(cpuClock()-cpu)/1e6, "MB/cpu-s") }()
+	cpu := sharedtest.ProcessCPU().Seconds()
+	defer func() {
+		b.ReportMetric(float64(st.Size())*float64(b.N)/(sharedtest.ProcessCPU().Seconds()-cpu)/1e6, "MB/cpu-s")
+	}()
 	for i := 0; i < b.N; i++ {
 		f, err := os.Open(path)
 		if err != nil {

@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // benchSadf builds a sadf -j document of records copies of the first
@@ -110,26 +110,17 @@ func benchSamples(b *testing.B, data []byte, read func(func(*model.Sample) error
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := benchCPU()
+	cpu0 := sharedtest.ProcessCPU().Seconds()
 	for b.Loop() {
 		if err := read(count); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu := benchCPU() - cpu0
+	cpu := sharedtest.ProcessCPU().Seconds() - cpu0
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(n)/cpu, "samples/cpu-s")
 	}
-}
-
-// benchCPU is the process's user and system CPU time in seconds.
-func benchCPU() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // benchNmon builds an nmon 16 recording of a 16-CPU node with four

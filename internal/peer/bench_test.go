@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // fleet replays real simulated vectors as a cluster of n nodes: node i at
@@ -75,12 +76,12 @@ func benchOnline(b *testing.B, n int) {
 	}
 	b.SetBytes(int64(csvBytes)) // the second's samples as CSV text
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuNanos()
+	start, cpu0 := time.Now(), sharedtest.ProcessCPU().Nanoseconds()
 	for range b.N {
 		o.Observe(f.second(s))
 		s++
 	}
-	el, cpu := time.Since(start), cpuNanos()-cpu0
+	el, cpu := time.Since(start), sharedtest.ProcessCPU().Nanoseconds()-cpu0
 	b.ReportMetric(el.Seconds()/float64(b.N), "wall-s/sim-s")
 	b.ReportMetric(float64(cpu)/1e9/float64(b.N), "cpu-s/sim-s")
 	b.ReportMetric(float64(ms.HeapAlloc)/float64(n), "heap-B/node")

@@ -9,23 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
-
-// cpuNanos is the process's user plus system CPU time: on a shared machine
-// it says more than wall time.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // overheadSpark builds a Spark application of n successful task attempts
 // for the overhead benchmark: 50 executors of 8 cores on 25 hosts, jobs of
@@ -124,9 +114,9 @@ func decodeTimed(path string) decoded {
 		return decoded{source: path, err: err}
 	}
 	defer f.Close()
-	cpu0 := cpuNanos()
+	cpu0 := sharedtest.ProcessCPU().Nanoseconds()
 	app, err := eventlog.Read(path, f)
-	return decoded{app: app, cpuNs: cpuNanos() - cpu0, source: path, err: err}
+	return decoded{app: app, cpuNs: sharedtest.ProcessCPU().Nanoseconds() - cpu0, source: path, err: err}
 }
 
 // sharedBenchLog decodes the 1 GB benchmark log that internal/eventlog's
@@ -272,11 +262,11 @@ func syntheticDecoded() decoded {
 func summaryCPU(tb testing.TB, app *model.App, runs int) int64 {
 	best := int64(-1)
 	for range runs {
-		cpu0 := cpuNanos()
+		cpu0 := sharedtest.ProcessCPU().Nanoseconds()
 		if err := SummaryText(io.Discard, summary.Build(app), 15); err != nil {
 			tb.Fatal(err)
 		}
-		if d := cpuNanos() - cpu0; best < 0 || d < best {
+		if d := sharedtest.ProcessCPU().Nanoseconds() - cpu0; best < 0 || d < best {
 			best = d
 		}
 	}
@@ -289,7 +279,7 @@ func summaryCPU(tb testing.TB, app *model.App, runs int) int64 {
 func analyzeCPU(tb testing.TB, app *model.App, html bool, runs int) int64 {
 	best := int64(-1)
 	for range runs {
-		cpu0 := cpuNanos()
+		cpu0 := sharedtest.ProcessCPU().Nanoseconds()
 		a := BuildAnalysis(app, AnalysisOptions{Reconstruction: html})
 		if err := AnalysisText(io.Discard, a, 15); err != nil {
 			tb.Fatal(err)
@@ -299,7 +289,7 @@ func analyzeCPU(tb testing.TB, app *model.App, html bool, runs int) int64 {
 				tb.Fatal(err)
 			}
 		}
-		if d := cpuNanos() - cpu0; best < 0 || d < best {
+		if d := sharedtest.ProcessCPU().Nanoseconds() - cpu0; best < 0 || d < best {
 			best = d
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // maxRSSMB is the process's peak resident memory so far, in MB.
@@ -54,12 +56,12 @@ func benchDisk(b *testing.B) {
 		if out == "" {
 			out = b.TempDir()
 		}
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), sharedtest.ProcessCPU().Seconds()
 		res, err := Run(sc, 1, out, testEncoders)
 		if err != nil {
 			b.Fatal(err)
 		}
-		wall, cpu := time.Since(start), cpuTime()-cpu0
+		wall, cpu := time.Since(start), sharedtest.ProcessCPU().Seconds()-cpu0
 		b.StopTimer()
 		sizes, err := treeSizes(out)
 		if err != nil {

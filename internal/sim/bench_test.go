@@ -2,7 +2,6 @@ package sim
 
 import (
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
@@ -10,16 +9,8 @@ import (
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/mapreduce"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
-
-// cpuTime is the process's user and system CPU seconds so far.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // countingWriter counts bytes written.
 type countingWriter struct{ n int64 }
@@ -53,7 +44,7 @@ func benchLargeEnc(b *testing.B, everyNth int, horizonS float64, encode bool) {
 			zw = w
 			metrics = io.MultiWriter(raw, zw)
 		}
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), sharedtest.ProcessCPU().Seconds()
 		var tasks, logBytes, busyMs int64
 		var encTime time.Duration
 		apps := 0
@@ -93,7 +84,7 @@ func benchLargeEnc(b *testing.B, everyNth int, horizonS float64, encode bool) {
 			cores += int64(n.Cores)
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "wall-s")
-		b.ReportMetric(cpuTime()-cpu0, "cpu-s")
+		b.ReportMetric(sharedtest.ProcessCPU().Seconds()-cpu0, "cpu-s")
 		b.ReportMetric(float64(busyMs)/float64(cores*int64(sc.HorizonS*1000)), "utilization")
 		b.ReportMetric(float64(apps), "apps")
 		b.ReportMetric(encTime.Seconds(), "encode-s")

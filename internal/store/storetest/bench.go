@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/store"
 )
 
@@ -32,7 +33,7 @@ func agentBatch(agent string, seq uint64) *metrics.Batch {
 // CPU; a server's work, ClickHouse's, is not in it).
 func report(b *testing.B, samples int, wall time.Duration, cpu0 float64) {
 	b.ReportMetric(float64(samples)/wall.Seconds(), "samples/s")
-	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+	if cpu := sharedtest.ProcessCPU().Seconds() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(samples)/cpu, "samples/cpu-s")
 	}
 }
@@ -46,7 +47,7 @@ func Bench(b *testing.B, open BenchOpener) {
 		defer s.Close()
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu0 := cpuSeconds()
+		cpu0 := sharedtest.ProcessCPU().Seconds()
 		for i := range b.N {
 			if _, err := s.Append(context.Background(), agentBatch("node-1", uint64(i+1))); err != nil {
 				b.Fatal(err)
@@ -61,7 +62,7 @@ func Bench(b *testing.B, open BenchOpener) {
 		b.SetParallelism(64) // × GOMAXPROCS goroutines, each an agent
 		var agents atomic.Int64
 		b.ResetTimer()
-		cpu0 := cpuSeconds()
+		cpu0 := sharedtest.ProcessCPU().Seconds()
 		b.RunParallel(func(pb *testing.PB) {
 			agent := fmt.Sprintf("node-%d", agents.Add(1))
 			for seq := uint64(1); pb.Next(); seq++ {
@@ -87,7 +88,7 @@ func Bench(b *testing.B, open BenchOpener) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		n := 0
-		start, cpu0 := time.Now(), cpuSeconds()
+		start, cpu0 := time.Now(), sharedtest.ProcessCPU().Seconds()
 		for range b.N {
 			err := s.Query(context.Background(), store.Query{}, func(*model.Sample) error { n++; return nil })
 			if err != nil {
