@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/clusterlens/clusterlens/internal/radix"
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
@@ -126,11 +127,11 @@ func (r *Reconstruction) idleTimeline(tails []stageTail) []idleSeg {
 // sortedTimes returns the attempts' starts and ends, each sorted.
 func (r *Reconstruction) sortedTimes() (starts, ends []int64) {
 	n := len(r.Attempts)
-	keys := timeKeys(make([]keyed, 0, n), func(i int) int64 { return r.Attempts[i].End }, n)
-	keys, _ = radixSort(keys, make([]keyed, n))
+	keys := radix.TimeKeys(make([]radix.Keyed, 0, n), func(i int) int64 { return r.Attempts[i].End }, n)
+	keys, _ = radix.Sort(keys, make([]radix.Keyed, n))
 	ends = make([]int64, n)
 	for i := range keys {
-		ends[i] = r.Attempts[keys[i].idx].End
+		ends[i] = r.Attempts[keys[i].Idx].End
 	}
 	starts = r.starts
 	if len(starts) != n {

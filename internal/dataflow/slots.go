@@ -1,5 +1,7 @@
 package dataflow
 
+import "github.com/clusterlens/clusterlens/internal/radix"
+
 // ExecutorSpan is an executor's allocation: from its add event to its
 // remove event (dynamic allocation), widened to cover every attempt it ran,
 // with the slots its attempts used. A missing remove event means the
@@ -26,19 +28,19 @@ func (e *ExecutorSpan) Allocated() int64 { return int64(e.Slots) * (e.End - e.St
 func (r *Reconstruction) assignSlots(cpus int) {
 	app := r.App
 	// Sort by start, then (stably) by executor: radix sorts over the keys.
-	keys := timeKeys(make([]keyed, 0, len(r.Attempts)), func(i int) int64 { return r.Attempts[i].Start }, len(r.Attempts))
-	buf := make([]keyed, len(keys))
-	keys, buf = radixSort(keys, buf)
+	keys := radix.TimeKeys(make([]radix.Keyed, 0, len(r.Attempts)), func(i int) int64 { return r.Attempts[i].Start }, len(r.Attempts))
+	buf := make([]radix.Keyed, len(keys))
+	keys, buf = radix.Sort(keys, buf)
 	r.starts = make([]int64, len(keys))
 	for i := range keys {
-		a := &r.Attempts[keys[i].idx]
+		a := &r.Attempts[keys[i].Idx]
 		r.starts[i] = a.Start
-		keys[i].key = uint64(a.Executor)
+		keys[i].Key = uint64(a.Executor)
 	}
-	keys, _ = radixSort(keys, buf)
+	keys, _ = radix.Sort(keys, buf)
 	r.order = make([]int32, len(keys))
 	for i := range keys {
-		r.order[i] = keys[i].idx
+		r.order[i] = keys[i].Idx
 	}
 	var ends []int64
 	next := 0

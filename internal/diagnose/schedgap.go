@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/radix"
 )
 
 // SchedulingGapParams tune the scheduling-gap detector (HiTune, Dai et al.,
@@ -109,11 +110,19 @@ func readyTimes(app *model.App) []int64 {
 	return out
 }
 
-type sweepEvent struct {
-	t                                int64
-	slots, running, waiting, forSlot int
-	launch                           bool
-}
+// Sweep keys: radix.Keyed with the event's time (since the earliest) as
+// Key and, as Idx, what happened: one of the task events below (negative),
+// or 2i for the start and 2i+1 for the end of r.Executors[i]. Events of one
+// instant are handled together, so their order does not matter; 16-byte
+// keys sort by radix several times faster than the events themselves.
+const (
+	evRunStart int32 = -1 - iota
+	evRunEnd
+	evWaitStart
+	evLaunch // a waiting task's launch: its wait ends
+	evSlotWaitStart
+	evSlotWaitEnd
+)
 
 // slotFrees holds, per executor, the sorted times an attempt ended while
 // every slot of the executor was busy: the moments a full executor freed a
@@ -122,18 +131,27 @@ type slotFrees map[uint32][]int64
 
 func slotFreeTimes(r *dataflow.Reconstruction) slotFrees {
 	out := slotFrees{}
+	var starts, ends []int64
 	for _, span := range r.Executors {
-		var starts, ends []int64
+		starts, ends = starts[:0], ends[:0]
 		for _, ai := range span.Attempts {
 			if at := &r.Attempts[ai]; at.End > at.Start {
 				starts, ends = append(starts, at.Start), append(ends, at.End)
 			}
 		}
-		slices.Sort(starts)
+		if !slices.IsSorted(starts) { // span.Attempts are by start
+			slices.Sort(starts)
+		}
 		slices.Sort(ends)
+		// began: attempts started before e; ended: attempts ended before e.
+		began, ended := 0, 0
 		for _, e := range ends {
-			began, _ := slices.BinarySearch(starts, e) // attempts started before e
-			ended, _ := slices.BinarySearch(ends, e)   // attempts ended before e
+			for began < len(starts) && starts[began] < e {
+				began++
+			}
+			for ends[ended] < e {
+				ended++
+			}
 			if began-ended >= span.Slots {
 				out[span.Index] = append(out[span.Index], e)
 			}
@@ -150,14 +168,38 @@ func (f slotFrees) justFreed(ex uint32, t, within int64) bool {
 	return i < len(ends) && ends[i] <= t
 }
 
+// sweepKeys collects timed events and turns them into sweep keys.
+type sweepKeys struct {
+	keys []radix.Keyed
+	lo   int64
+}
+
+// add records what happened at t (see the sweep key kinds).
+func (s *sweepKeys) add(t int64, what int32) {
+	if len(s.keys) == 0 || t < s.lo {
+		s.lo = t
+	}
+	s.keys = append(s.keys, radix.Keyed{Key: uint64(t), Idx: what})
+}
+
+// sorted returns the keys by time, relative to the earliest.
+func (s *sweepKeys) sorted() []radix.Keyed {
+	for i := range s.keys {
+		s.keys[i].Key = uint64(int64(s.keys[i].Key) - s.lo)
+	}
+	keys, _ := radix.Sort(s.keys, make([]radix.Keyed, len(s.keys)))
+	return keys
+}
+
 func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapParams) (Finding, bool) {
 	app := in.App
 	ready := readyTimes(app)
-	ev := make([]sweepEvent, 0, 2*len(r.Executors)+4*len(r.Attempts))
+	ev := sweepKeys{keys: make([]radix.Keyed, 0, 2*len(r.Executors)+4*len(r.Attempts))}
 	var allocated int64
-	for _, s := range r.Executors {
+	for i, s := range r.Executors {
 		if s.End > s.Start && s.Slots > 0 {
-			ev = append(ev, sweepEvent{t: s.Start, slots: s.Slots}, sweepEvent{t: s.End, slots: -s.Slots})
+			ev.add(s.Start, int32(2*i))
+			ev.add(s.End, int32(2*i+1))
 			allocated += s.Allocated()
 		}
 	}
@@ -167,42 +209,61 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 		if at.End <= at.Start {
 			continue
 		}
-		ev = append(ev, sweepEvent{t: at.Start, running: 1}, sweepEvent{t: at.End, running: -1})
+		ev.add(at.Start, evRunStart)
+		ev.add(at.End, evRunEnd)
 		t := &app.Stages[at.Stage].Tasks[at.Task]
 		if t.Attempt > 0 || t.Speculative {
 			continue
 		}
 		if w := ready[at.Stage]; w > 0 && w < at.Start {
 			if freed.justFreed(at.Executor, at.Start, p.SlotFreedMs) {
-				ev = append(ev, sweepEvent{t: w, forSlot: 1}, sweepEvent{t: at.Start, forSlot: -1})
+				ev.add(w, evSlotWaitStart)
+				ev.add(at.Start, evSlotWaitEnd)
 				forSlot++
 				continue
 			}
-			ev = append(ev, sweepEvent{t: w, waiting: 1}, sweepEvent{t: at.Start, waiting: -1, launch: true})
+			ev.add(w, evWaitStart)
+			ev.add(at.Start, evLaunch)
 			waited++
 		}
 	}
 	if allocated <= 0 {
 		return Finding{}, false
 	}
-	sortSweep(ev)
+	keys := ev.sorted()
 	var idleMs, wallMs, slotWaitMs int64
 	launches := 0
 	slots, running, waiting, waitingForSlot := 0, 0, 0, 0
-	for i := 0; i < len(ev); {
-		t := ev[i].t
+	for i := 0; i < len(keys); {
+		t := keys[i].Key
 		gap := max(slots-running, 0) > 0 && waiting > 0
-		for ; i < len(ev) && ev[i].t == t; i++ {
-			slots += ev[i].slots
-			running += ev[i].running
-			waiting += ev[i].waiting
-			waitingForSlot += ev[i].forSlot
-			if ev[i].launch && gap {
-				launches++
+		for ; i < len(keys) && keys[i].Key == t; i++ {
+			switch what := keys[i].Idx; what {
+			case evRunStart:
+				running++
+			case evRunEnd:
+				running--
+			case evWaitStart:
+				waiting++
+			case evLaunch:
+				waiting--
+				if gap {
+					launches++
+				}
+			case evSlotWaitStart:
+				waitingForSlot++
+			case evSlotWaitEnd:
+				waitingForSlot--
+			default:
+				if what%2 == 0 {
+					slots += r.Executors[what/2].Slots
+				} else {
+					slots -= r.Executors[what/2].Slots
+				}
 			}
 		}
-		if i < len(ev) {
-			dt := ev[i].t - t
+		if i < len(keys) {
+			dt := int64(keys[i].Key - t)
 			free := max(slots-running, 0)
 			if idle := min(free, waiting); idle > 0 {
 				idleMs += int64(idle) * dt

@@ -1,0 +1,99 @@
+package radix
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortStable compares Sort with the expected stable order on keys
+// spanning one to four 16-bit digits, with many ties.
+func TestSortStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 10, SmallSort - 1, SmallSort, 50_000} {
+		for _, span := range []uint64{1, 1 << 10, 1 << 40, 1<<64 - 1} {
+			p := make([]Keyed, n)
+			for i := range p {
+				p[i] = Keyed{Key: rng.Uint64N(span) &^ 0xfff0, Idx: int32(i)} // ties in the low digits
+			}
+			got, _ := Sort(slices.Clone(p), make([]Keyed, n))
+			if len(got) != n {
+				t.Fatalf("n=%d: got %d", n, len(got))
+			}
+			for i := 1; i < len(got); i++ {
+				if a, b := got[i-1], got[i]; a.Key > b.Key || a.Key == b.Key && a.Idx > b.Idx {
+					t.Fatalf("n=%d span=%d: %+v before %+v", n, span, a, b)
+				}
+			}
+			for _, k := range got {
+				if p[k.Idx] != k {
+					t.Fatalf("n=%d span=%d: %+v is not an input key", n, span, k)
+				}
+			}
+		}
+	}
+}
+
+// TestUint64s compares Uint64s with slices.Sort.
+func TestUint64s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, SmallSort - 1, SmallSort, 50_000} {
+		for _, span := range []uint64{1, 1 << 20, 1 << 62, 1<<64 - 1} {
+			p := make([]uint64, n)
+			for i := range p {
+				p[i] = rng.Uint64N(span)
+			}
+			want := slices.Clone(p)
+			slices.Sort(want)
+			got, _ := Uint64s(p, make([]uint64, n))
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d span=%d: differs from slices.Sort", n, span)
+			}
+		}
+	}
+}
+
+// TestTimeKeys checks that keys order times as the times order, negative
+// times included.
+func TestTimeKeys(t *testing.T) {
+	times := []int64{5, -3, 1 << 40, -3, 0}
+	keys := TimeKeys(nil, func(i int) int64 { return times[i] }, len(times))
+	got, _ := Sort(keys, make([]Keyed, len(keys)))
+	var order []int32
+	for _, k := range got {
+		order = append(order, k.Idx)
+	}
+	if want := []int32{1, 3, 4, 0, 2}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+}
+
+func BenchmarkUint64s(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	p := make([]uint64, 400_000)
+	for i := range p {
+		p[i] = rng.Uint64N(1 << 30)
+	}
+	work, buf := make([]uint64, len(p)), make([]uint64, len(p))
+	b.SetBytes(int64(8 * len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(work, p)
+		Uint64s(work, buf)
+	}
+}
+
+func BenchmarkSlicesSort(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	p := make([]uint64, 400_000)
+	for i := range p {
+		p[i] = rng.Uint64N(1 << 30)
+	}
+	work := make([]uint64, len(p))
+	b.SetBytes(int64(8 * len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(work, p)
+		slices.Sort(work)
+	}
+}
