@@ -113,16 +113,15 @@ func workloadImbalance(in *Input, p WorkloadImbalanceParams) []Finding {
 	return out
 }
 
-// withoutUltrashort drops attempts shorter than share of the median.
+// withoutUltrashort drops attempts shorter than share of the median: recs
+// itself when none is, else a new slice (recs may be shared).
 func withoutUltrashort(recs []taskRec, share float64) []taskRec {
 	med := medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
-	out := recs[:0]
-	for _, r := range recs {
-		if float64(r.dur) >= share*med {
-			out = append(out, r)
-		}
+	short := func(r taskRec) bool { return float64(r.dur) < share*med }
+	if !slices.ContainsFunc(recs, short) {
+		return recs
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(recs), short)
 }
 
 // nodeLoad is one node's workload in a set of attempts.

@@ -64,15 +64,16 @@ func TestMedianMatchesSort(t *testing.T) {
 	}
 }
 
-// TestSharedRecordsAreCopies checks that inside a run the cached records
-// come back as copies a detector may filter in place (as imbalance does),
-// and that the cache is dropped with the last release.
-func TestSharedRecordsAreCopies(t *testing.T) {
+// TestSharedRecords checks that inside a run every caller gets the same
+// cached records, not a copy, that the one detector filtering them
+// (imbalance, through withoutUltrashort) leaves them intact, and that the
+// cache is dropped with the last release.
+func TestSharedRecords(t *testing.T) {
 	st := &model.Stage{Kind: model.StageSpark}
 	var m model.TaskMetrics
 	for i := range 5 {
 		m[model.InputBytes] = int64(100 * (i + 1))
-		st.AddTask(model.Task{ID: int64(i), Index: int32(i), Launch: 1000, Finish: 2000 + int64(i), Status: model.TaskSuccess, HasMetrics: true}, &m)
+		st.AddTask(model.Task{ID: int64(i), Index: int32(i), Launch: 1000, Finish: 2000 + int64(i)*1000, Status: model.TaskSuccess, HasMetrics: true}, &m)
 	}
 	st.AddTask(model.Task{ID: 9, Launch: 1000, Finish: 1500, Status: model.TaskFailed}, &model.TaskMetrics{})
 	app := &model.App{Engine: model.Spark, Stages: []*model.Stage{st}}
@@ -82,13 +83,19 @@ func TestSharedRecordsAreCopies(t *testing.T) {
 	}
 	release := shareRecords(app)
 	inner := shareRecords(app)
+	first := stageRecords(app, 0)
 	for range 3 {
 		got := stageRecords(app, 0)
-		if !slices.Equal(got, want) {
-			t.Fatalf("records %v, want %v", got, want)
+		if !slices.Equal(got, want) || &got[0] != &first[0] {
+			t.Fatalf("records %v (at %p), want %v shared (at %p)", got, &got[0], want, &first[0])
 		}
-		got[0].dur = -1
-		_ = append(got[:0], got[4])
+		// Durations 1–5 s, median 3 s: a share of 0.5 drops the 1 s attempt.
+		if kept := withoutUltrashort(got, 0.5); len(kept) != 4 || kept[0].id != 1 {
+			t.Fatalf("withoutUltrashort kept %v", kept)
+		}
+		if kept := withoutUltrashort(got, 0.1); &kept[0] != &got[0] || len(kept) != 5 {
+			t.Fatal("withoutUltrashort copied records it kept whole")
+		}
 	}
 	inner()
 	if _, ok := recordsCache.m[app]; !ok {

@@ -84,15 +84,15 @@ func shareRecords(app *model.App) (release func()) {
 }
 
 // stageRecords returns the successful, finished attempts of App.Stages[si].
-// The slice is the caller's to modify: inside a run (shareRecords) it is a
-// copy of the cached records.
+// Inside a run (shareRecords) every caller gets the same cached slice, so
+// callers must not modify it (withoutUltrashort filters into a new one).
 func stageRecords(app *model.App, si int) []taskRec {
 	recordsCache.Lock()
 	e := recordsCache.m[app]
 	if e != nil && si < len(e.done) && e.done[si] {
 		recs := e.stages[si]
 		recordsCache.Unlock()
-		return slices.Clone(recs)
+		return recs
 	}
 	recordsCache.Unlock()
 	recs := buildStageRecords(app, si)
@@ -100,7 +100,6 @@ func stageRecords(app *model.App, si int) []taskRec {
 		recordsCache.Lock()
 		e.stages[si], e.done[si] = recs, true
 		recordsCache.Unlock()
-		return slices.Clone(recs)
 	}
 	return recs
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -11,6 +12,25 @@ func TestArenaRoundTrip(t *testing.T) {
 	cases[2][SortPhaseFinish] = math.MaxInt64
 	cases[2][ExecutorCPUNanos] = math.MinInt64
 	cases[2][InputBytes] = 1 << 40
+	// Zig-zag varints of one, two and three bytes at their boundaries.
+	edges := TaskMetrics{}
+	for i, v := range []int64{63, -64, 64, -65, 8191, -8192, 8192, -8193} {
+		edges[Metric(5*i+1)] = v
+	}
+	cases = append(cases, edges)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var m TaskMetrics
+		for i := range m {
+			if rng.IntN(3) == 0 {
+				m[i] = rng.Int64() >> rng.UintN(64)
+				if rng.IntN(2) == 0 {
+					m[i] = -m[i]
+				}
+			}
+		}
+		cases = append(cases, m)
+	}
 	offs := make([]uint32, len(cases))
 	for i := range cases {
 		offs[i] = a.Add(&cases[i])
@@ -49,5 +69,25 @@ func TestExecutorMetricsPeak(t *testing.T) {
 	o.Values[0] = 3
 	if e.Peak(&o) || e.Values[0] != 5 {
 		t.Fatalf("lower value changed peak: %+v", e)
+	}
+}
+
+// BenchmarkArenaGet unpacks the metrics of a typical Spark task attempt
+// (eighteen non-zero metrics of one to five bytes each).
+func BenchmarkArenaGet(b *testing.B) {
+	var a Arena
+	var m TaskMetrics
+	for i, v := range []int64{12, 3, 40_000, 2_100_000_000, 950, 2400, 31, 1 << 20, 77, 5, 1 << 27, 3000, 16, 4 << 20, 9, 1, 123_456, 64} {
+		m[Metric(i*3%int(NumMetrics))] = v
+	}
+	off := a.Add(&m)
+	b.SetBytes(int64(a.Len()))
+	b.ReportAllocs()
+	var got TaskMetrics
+	for b.Loop() {
+		a.Get(off, &got)
+	}
+	if got != m {
+		b.Fatalf("got %v, want %v", got, m)
 	}
 }
