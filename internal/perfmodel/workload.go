@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/radix"
 )
 
 // ErrNoTasks is returned when an application has no finished task to model.
@@ -170,10 +171,6 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		}
 	}
 	byID := map[int32]int{}
-	type taskRef struct {
-		attempt                 int32
-		launch, id, dur, finish int64
-	}
 	// attemptTimes are a stage attempt's recorded submission and completion.
 	type attemptTimes struct {
 		attempt             int32
@@ -234,19 +231,8 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	var lastSeen int64
 	for j, i := range keep {
 		s := w.Stages[i]
-		ts := tasks[i]
-		byLaunch := func(a, b taskRef) int {
-			if a.attempt != b.attempt {
-				return cmp.Compare(a.attempt, b.attempt)
-			}
-			if a.launch != b.launch {
-				return cmp.Compare(a.launch, b.launch)
-			}
-			return cmp.Compare(a.id, b.id)
-		}
-		if !slices.IsSortedFunc(ts, byLaunch) { // logs list tasks mostly in launch order
-			slices.SortFunc(ts, byLaunch)
-		}
+		ts := sortByLaunch(tasks[i])
+		tasks[i] = ts
 		s.Durations = make([]int64, len(ts))
 		s.FirstLaunch = ts[0].launch
 		timesOf := func(attempt int32) attemptTimes {
@@ -323,6 +309,58 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 	return w, nil
 }
 
+// taskRef is a finished task attempt as FromAppWith collects it.
+type taskRef struct {
+	attempt                 int32
+	launch, id, dur, finish int64
+}
+
+// byLaunch orders task references by stage attempt, launch and task id.
+func byLaunch(a, b taskRef) int {
+	if a.attempt != b.attempt {
+		return cmp.Compare(a.attempt, b.attempt)
+	}
+	if a.launch != b.launch {
+		return cmp.Compare(a.launch, b.launch)
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// sortByLaunch returns ts in byLaunch order: ts itself when the log listed
+// its tasks so (most do), else sorted by three stable radix sorts, by id,
+// then launch, then attempt, instead of a comparison sort.
+func sortByLaunch(ts []taskRef) []taskRef {
+	if slices.IsSortedFunc(ts, byLaunch) {
+		return ts
+	}
+	if len(ts) < radix.SmallSort {
+		slices.SortStableFunc(ts, byLaunch)
+		return ts
+	}
+	keys := make([]radix.Keyed, 0, len(ts))
+	buf := make([]radix.Keyed, len(ts))
+	keys = radix.TimeKeys(keys, func(i int) int64 { return ts[i].id }, len(ts))
+	keys, buf = radix.Sort(keys, buf)
+	for _, field := range []func(*taskRef) int64{
+		func(t *taskRef) int64 { return t.launch },
+		func(t *taskRef) int64 { return int64(t.attempt) },
+	} {
+		lo := field(&ts[0])
+		for i := range ts {
+			lo = min(lo, field(&ts[i]))
+		}
+		for i := range keys {
+			keys[i].Key = uint64(field(&ts[keys[i].Idx]) - lo)
+		}
+		keys, buf = radix.Sort(keys, buf)
+	}
+	out := make([]taskRef, len(ts))
+	for i, k := range keys {
+		out[i] = ts[k.Idx]
+	}
+	return out
+}
+
 func minSubmitted(w *Workload) int64 {
 	m := w.Stages[0].Submitted
 	for i := range w.Stages {
@@ -356,8 +394,9 @@ func sortedSpans[T any](groups [][]T, span func(T) (int64, int64)) (starts, ends
 			ends = append(ends, b)
 		}
 	}
-	slices.Sort(starts)
-	slices.Sort(ends)
+	buf := make([]int64, n)
+	starts, buf = radix.Int64s(starts, buf)
+	ends, _ = radix.Int64s(ends, buf)
 	return starts, ends
 }
 

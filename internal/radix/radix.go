@@ -79,6 +79,37 @@ func Uint64s(p, buf []uint64) (sorted, scratch []uint64) {
 	return p, buf
 }
 
+// Int64s sorts p ascending, negative values included. buf must be at least
+// as long as p; it returns the sorted values (p or buf) and the other slice,
+// free for reuse.
+func Int64s(p, buf []int64) (sorted, scratch []int64) {
+	if len(p) < SmallSort {
+		slices.Sort(p)
+		return p, buf
+	}
+	buf = buf[:len(p)]
+	lo := slices.Min(p)
+	var hi uint64
+	for _, v := range p {
+		hi |= uint64(v - lo)
+	}
+	var count [1 << 16]int
+	for shift := uint(0); shift < uint(bits.Len64(hi)); shift += 16 {
+		clear(count[:])
+		for _, v := range p {
+			count[(uint64(v-lo)>>shift)&0xffff]++
+		}
+		prefix(&count)
+		for _, v := range p {
+			d := (uint64(v-lo) >> shift) & 0xffff
+			buf[count[d]] = v
+			count[d]++
+		}
+		p, buf = buf, p
+	}
+	return p, buf
+}
+
 // prefix turns digit counts into each digit's first output position.
 func prefix(count *[1 << 16]int) {
 	sum := 0

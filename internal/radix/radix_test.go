@@ -1,6 +1,7 @@
 package radix
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -46,6 +47,28 @@ func TestUint64s(t *testing.T) {
 			want := slices.Clone(p)
 			slices.Sort(want)
 			got, _ := Uint64s(p, make([]uint64, n))
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d span=%d: differs from slices.Sort", n, span)
+			}
+		}
+	}
+}
+
+// TestInt64s compares Int64s with slices.Sort, negative values included.
+func TestInt64s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, SmallSort - 1, SmallSort, 50_000} {
+		for _, span := range []int64{1, 1 << 20, 1 << 62} {
+			p := make([]int64, n)
+			for i := range p {
+				p[i] = rng.Int64N(span) - span/2
+			}
+			if n > 2 {
+				p[0], p[1] = math.MinInt64, math.MaxInt64
+			}
+			want := slices.Clone(p)
+			slices.Sort(want)
+			got, _ := Int64s(p, make([]int64, n))
 			if !slices.Equal(got, want) {
 				t.Fatalf("n=%d span=%d: differs from slices.Sort", n, span)
 			}
