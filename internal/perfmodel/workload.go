@@ -327,14 +327,15 @@ func byLaunch(a, b taskRef) int {
 }
 
 // sortByLaunch returns ts in byLaunch order: ts itself when the log listed
-// its tasks so (most do), else sorted by three stable radix sorts, by id,
-// then launch, then attempt, instead of a comparison sort.
+// its tasks so (most do), short lists sorted in place, long ones by three
+// stable radix sorts, by id, then launch, then attempt, instead of a
+// comparison sort.
 func sortByLaunch(ts []taskRef) []taskRef {
 	if slices.IsSortedFunc(ts, byLaunch) {
 		return ts
 	}
 	if len(ts) < radix.SmallSort {
-		slices.SortStableFunc(ts, byLaunch)
+		slices.SortFunc(ts, byLaunch)
 		return ts
 	}
 	keys := make([]radix.Keyed, 0, len(ts))

@@ -46,7 +46,8 @@ type execStageAgg struct {
 // jobAgg is a LiveJob's counters.
 type jobAgg struct {
 	active, completed, failed, killed int64
-	completedIndices                  map[int64]struct{}
+	completedIndices                  int64
+	indices                           map[int32]*indexSet // by stage id: its succeeded task indices
 	killedSummary                     Counts
 	skippedTasks                      int64
 	activeStages, failedStages        int64
@@ -73,7 +74,7 @@ func newAppView(a *model.App, now func() int64) *appView {
 	jobIndex := make(map[int32]int, len(a.Jobs))
 	for i, j := range a.Jobs {
 		jobIndex[j.ID] = i
-		v.jobs[i] = &jobAgg{completedIndices: map[int64]struct{}{}, completedStages: map[int32]struct{}{},
+		v.jobs[i] = &jobAgg{indices: map[int32]*indexSet{}, completedStages: map[int32]struct{}{},
 			skippedStages: map[int32]struct{}{}}
 	}
 	var m model.TaskMetrics
@@ -97,7 +98,14 @@ func newAppView(a *model.App, now func() int64) *appView {
 			}
 			return es
 		}
-		indices := map[int32]struct{}{}
+		indices := newIndexSet(st)
+		jobIndices := make([]*indexSet, len(jobs))
+		for k, j := range jobs {
+			if jobIndices[k] = j.indices[st.ID]; jobIndices[k] == nil {
+				jobIndices[k] = newIndexSet(st)
+				j.indices[st.ID] = jobIndices[k]
+			}
+		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
 			if sa.firstLaunch == 0 || t.Launch < sa.firstLaunch {
@@ -136,7 +144,7 @@ func newAppView(a *model.App, now func() int64) *appView {
 			case outSucceeded:
 				sa.complete++
 				es.succeeded++
-				indices[t.Index] = struct{}{}
+				indices.add(t.Index)
 			case outFailed:
 				sa.failed++
 				es.failed++
@@ -145,11 +153,13 @@ func newAppView(a *model.App, now func() int64) *appView {
 				es.killed++
 				sa.killedSummary = sa.killedSummary.add(killKey)
 			}
-			for _, j := range jobs {
+			for k, j := range jobs {
 				switch out {
 				case outSucceeded:
 					j.completed++
-					j.completedIndices[int64(st.ID)<<32|int64(uint32(t.Index))] = struct{}{}
+					if jobIndices[k].add(t.Index) {
+						j.completedIndices++
+					}
 				case outFailed:
 					j.failed++
 				case outKilled:
@@ -158,7 +168,7 @@ func newAppView(a *model.App, now func() int64) *appView {
 				}
 			}
 		}
-		sa.completedIndices = int64(len(indices))
+		sa.completedIndices = indices.n
 		for e, p := range st.ExecutorPeaks {
 			if p != nil && p.Set {
 				execSum(e).peak.Peak(p)

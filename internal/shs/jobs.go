@@ -60,7 +60,7 @@ func (v *appView) jobData(i int) JobData {
 		NumSkippedTasks:     ag.skippedTasks,
 		NumFailedTasks:      ag.failed,
 		NumKilledTasks:      ag.killed,
-		NumCompletedIndices: int64(len(ag.completedIndices)),
+		NumCompletedIndices: ag.completedIndices,
 		NumActiveStages:     ag.activeStages,
 		NumCompletedStages:  int64(len(ag.completedStages)),
 		NumSkippedStages:    int64(len(ag.skippedStages)),
