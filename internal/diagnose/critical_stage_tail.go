@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // CriticalStageTailParams tune the critical-stage-tail detector.
@@ -87,7 +88,7 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 
 // successTimes is the longest and the upper median (Sparklens's
 // sorted(n/2)) launch-to-finish time of the successful task attempts of
-// every attempt of stage id, and their number.
+// every attempt of stage id, and their number (a quickselect, not a sort).
 func successTimes(app *model.App, id int32) (maxMs, medianMs int64, n int) {
 	var d []int64
 	for si, st := range app.Stages {
@@ -101,6 +102,5 @@ func successTimes(app *model.App, id int32) (maxMs, medianMs int64, n int) {
 	if len(d) == 0 {
 		return 0, 0, 0
 	}
-	slices.Sort(d)
-	return d[len(d)-1], d[len(d)/2], len(d)
+	return slices.Max(d), stats.Select(d, len(d)/2), len(d)
 }

@@ -79,7 +79,7 @@ func workloadImbalance(in *Input, p WorkloadImbalanceParams) []Finding {
 	}
 	spans := a.Reconstruction.Executors
 	var out []Finding
-	byJob := map[int32][]taskRec{}
+	byJob := map[int32][][]taskRec{} // each job's stages' records
 	stagesOfJob := map[int32]int{}
 	var jobs []int32
 	for si, st := range app.Stages {
@@ -90,14 +90,14 @@ func workloadImbalance(in *Input, p WorkloadImbalanceParams) []Finding {
 		if len(recs) == 0 {
 			continue
 		}
-		if f, ok := imbalanceFinding(app, spans, recs, p, "stage", stageName(st), stageLabel(st)); ok {
+		if f, ok := imbalanceFinding(app, spans, [][]taskRec{recs}, p, "stage", stageName(st), stageLabel(st)); ok {
 			out = append(out, f)
 		}
 		for _, j := range st.JobIDs {
 			if _, ok := byJob[j]; !ok {
 				jobs = append(jobs, j)
 			}
-			byJob[j] = append(byJob[j], recs...)
+			byJob[j] = append(byJob[j], recs)
 			stagesOfJob[j]++
 		}
 	}
@@ -138,11 +138,13 @@ type nodeLoad struct {
 }
 
 // nodeLoads sums attempt time per node over the slots each node had while
-// recs ran.
-func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec) []nodeLoad {
+// the attempts of recs (one slice or several) ran.
+func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs ...[]taskRec) []nodeLoad {
 	start, end := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, r := range recs {
-		start, end = min(start, r.launch), max(end, r.finish)
+	for _, part := range recs {
+		for _, r := range part {
+			start, end = min(start, r.launch), max(end, r.finish)
+		}
 	}
 	idx := map[string]int{}
 	var loads []nodeLoad
@@ -160,10 +162,21 @@ func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec) []
 			node(s.Host).slots += s.Slots
 		}
 	}
-	for _, r := range recs {
-		n := node(app.Host(r.host))
-		n.taskMs += r.dur
-		n.tasks++
+	byHost := make([]int, len(app.Hosts)) // host index → 1 + its load's index, 0 until seen
+	for _, part := range recs {
+		for _, r := range part {
+			var n *nodeLoad
+			if int(r.host) < len(byHost) && byHost[r.host] > 0 {
+				n = &loads[byHost[r.host]-1]
+			} else {
+				n = node(app.Host(r.host))
+				if int(r.host) < len(byHost) {
+					byHost[r.host] = idx[app.Host(r.host)] + 1
+				}
+			}
+			n.taskMs += r.dur
+			n.tasks++
+		}
 	}
 	var sumT, sumC float64
 	for i := range loads {
@@ -191,10 +204,15 @@ func nodeLoads(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec) []
 	return loads
 }
 
-// imbalanceFinding applies Algorithm 1's test to one set of attempts.
-func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs []taskRec, p WorkloadImbalanceParams, kind, id, label string) (Finding, bool) {
-	loads := nodeLoads(app, spans, recs)
-	if len(loads) < max(p.MinNodes, 2) || float64(len(recs)) < p.MinTasksPerNode*float64(len(loads)) {
+// imbalanceFinding applies Algorithm 1's test to one set of attempts: the
+// records of one stage, or of a job's stages.
+func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs [][]taskRec, p WorkloadImbalanceParams, kind, id, label string) (Finding, bool) {
+	loads := nodeLoads(app, spans, recs...)
+	tasks := 0
+	for _, part := range recs {
+		tasks += len(part)
+	}
+	if len(loads) < max(p.MinNodes, 2) || float64(tasks) < p.MinTasksPerNode*float64(len(loads)) {
 		return Finding{}, false
 	}
 	var tilt, mean, maxW float64
@@ -251,7 +269,7 @@ func imbalanceFinding(app *model.App, spans []dataflow.ExecutorSpan, recs []task
 			fact("meanSlotMs", math.Round(mean), "ms"),
 			fact("maxSlotMs", math.Round(maxW), "ms"),
 			gate("excessMs", float64(excess), "ms", ">=", float64(p.MinExcessMs)),
-			fact("tasks", float64(len(recs)), "count"),
+			fact("tasks", float64(tasks), "count"),
 		},
 		Recommendation: fmt.Sprintf("Spread %s's work over the nodes: its input sits on or is scheduled to few nodes (%s). "+
 			"Rebalance the data (hdfs balancer, more replicas of hot files), repartition so every node gets tasks, "+

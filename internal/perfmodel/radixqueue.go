@@ -17,6 +17,7 @@ type taskQueue struct {
 	last    int64 // key of the last pop: every key is >= last
 	n       int
 	buckets [65][]taskItem // buckets[k]: keys whose highest bit differing from last is bit k-1 (0: equal)
+	full    uint64         // bit k-1 set: buckets[k] is not empty (k >= 1)
 	minT    int64          // the least key, when minOK
 	minOK   bool
 }
@@ -32,11 +33,19 @@ func (q *taskQueue) push(x taskItem) {
 	if x.t < q.last {
 		q.rebase(x.t)
 	}
-	k := q.bucket(x.t)
-	q.buckets[k] = append(q.buckets[k], x)
+	q.put(x)
 	q.n++
 	if q.minOK && x.t < q.minT {
 		q.minT = x.t
+	}
+}
+
+// put adds x to its bucket.
+func (q *taskQueue) put(x taskItem) {
+	k := q.bucket(x.t)
+	q.buckets[k] = append(q.buckets[k], x)
+	if k > 0 {
+		q.full |= 1 << (k - 1)
 	}
 }
 
@@ -47,10 +56,9 @@ func (q *taskQueue) rebase(t int64) {
 		all = append(all, q.buckets[k]...)
 		q.buckets[k] = q.buckets[k][:0]
 	}
-	q.last = t
+	q.last, q.full = t, 0
 	for _, x := range all {
-		k := q.bucket(x.t)
-		q.buckets[k] = append(q.buckets[k], x)
+		q.put(x)
 	}
 }
 
@@ -75,11 +83,10 @@ func (q *taskQueue) min() int64 {
 
 // firstBucket is the lowest non-empty bucket; the queue must not be empty.
 func (q *taskQueue) firstBucket() int {
-	k := 0
-	for len(q.buckets[k]) == 0 {
-		k++
+	if len(q.buckets[0]) > 0 {
+		return 0
 	}
-	return k
+	return 1 + bits.TrailingZeros64(q.full)
 }
 
 // pop removes and returns a task with the least key; the queue must not be
@@ -90,10 +97,10 @@ func (q *taskQueue) pop() taskItem {
 		k := q.firstBucket()
 		b := q.buckets[k]
 		q.buckets[k] = b[:0]
+		q.full &^= 1 << (k - 1)
 		q.last = m
 		for _, x := range b {
-			j := q.bucket(x.t) // < k: x agrees with m above bit k-1
-			q.buckets[j] = append(q.buckets[j], x)
+			q.put(x) // into a bucket below k: x agrees with m above bit k-1
 		}
 	}
 	b := q.buckets[0]

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // synthetic builds a workload of jobs x stagesPerJob stages of tasksPerStage
@@ -91,10 +93,12 @@ func BenchmarkWhatIfMillionTasks(b *testing.B) {
 	w := synthetic(100, 10, 1000, 100)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := sharedtest.ProcessCPU()
 	for b.Loop() {
 		if _, err := EstimateWhatIf(w, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(w.NumTasks()*13*b.N)/b.Elapsed().Seconds(), "tasks/s")
+	b.ReportMetric(float64(w.NumTasks()*13*b.N)/(sharedtest.ProcessCPU()-cpu0).Seconds(), "tasks/cpu-s")
 }
