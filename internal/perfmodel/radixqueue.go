@@ -2,8 +2,9 @@ package perfmodel
 
 import "math/bits"
 
-// taskQueue holds the running tasks of a replay by finish time: a radix
-// heap (Ahuja, Mehlhorn, Orlin and Tarjan), a monotone priority queue. The
+// taskQueue holds running tasks by finish time for the replay's timing
+// wheel (taskWheel), those finishing beyond its window: a radix heap
+// (Ahuja, Mehlhorn, Orlin and Tarjan), a monotone priority queue. The
 // replay's clock never goes back and every task finishes at or after the
 // instant it launched, so keys never fall below the last one popped. A task
 // sits in the bucket of the highest bit in which its finish time differs

@@ -131,6 +131,7 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 	}
 	w := p.w
 	r := newRun(p, slots)
+	defer r.tasks.release()
 	for _, k := range p.byPrereq {
 		if p.ord.prereq[k] > 0 {
 			break

@@ -110,7 +110,7 @@ func (h *stageHeap) Pop() any {
 type run struct {
 	p                 *Plan
 	free              int
-	tasks             taskQueue
+	tasks             *taskWheel
 	events            itemHeap
 	runnable          stageHeap
 	seq               int
@@ -130,7 +130,7 @@ func newRun(p *Plan, slots int) *run {
 	w := p.w
 	n := len(w.Stages)
 	r := &run{
-		p: p, free: slots, runnable: stageHeap{w: w},
+		p: p, free: slots, tasks: newTaskWheel(), runnable: stageHeap{w: w},
 		nextTask: make([]int, n), retry: make([]int, n), finished: make([]int, n), waiting: make([]int, n),
 		jobLeft: make([]int, len(w.Jobs)), jobReleased: make([]bool, len(w.Jobs)), jobDone: make([]bool, len(w.Jobs)),
 	}
@@ -152,6 +152,7 @@ func (r *run) at(t int64, kind, i int) {
 // launch fills free slots with the tasks of the highest-priority runnable stages.
 func (r *run) launch(now int64) {
 	w := r.p.w
+	r.tasks.advance(now)
 	for r.free > 0 && r.runnable.Len() > 0 {
 		si := r.runnable.st[0]
 		d := w.Stages[si].Durations
