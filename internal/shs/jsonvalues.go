@@ -155,14 +155,16 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 }
 
 // Marshal writes v as indented JSON the way the History Server does (two
-// spaces, no HTML escaping), with a final newline.
+// spaces, no HTML escaping), with a final newline: encoding/json's compact
+// form, indented by appendIndented (json.Encoder's own indentation
+// re-scanned every byte and took most of the time).
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	compact := buf.Bytes()
+	return appendIndented(make([]byte, 0, len(compact)+len(compact)/2), compact), nil
 }
