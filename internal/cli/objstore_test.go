@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/objstore/objstoretest"
+	"github.com/clusterlens/clusterlens/internal/shs"
 )
 
 // putFile uploads the local file p as key.
@@ -84,6 +85,8 @@ func TestServeWatchesBucket(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start")
 	}
+	// ids lists the applications once every log found is read (serve
+	// answers before, listing them from their first events).
 	ids := func() []string {
 		resp, err := http.Get("http://" + addr + "/api/v1/applications")
 		if err != nil {
@@ -91,6 +94,9 @@ func TestServeWatchesBucket(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == http.StatusServiceUnavailable || resp.Header.Get(shs.UnreadHeader) != "" {
+			return nil
+		}
 		var apps []struct{ ID string }
 		if err := json.Unmarshal(body, &apps); err != nil {
 			t.Fatalf("applications: %v: %s", err, body)
@@ -101,11 +107,16 @@ func TestServeWatchesBucket(t *testing.T) {
 		}
 		return out
 	}
-	if got := ids(); len(got) != 1 || got[0] != "local-1422981780767" {
+	deadline := time.Now().Add(20 * time.Second)
+	got := ids()
+	for ; len(got) == 0 && time.Now().Before(deadline); got = ids() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(got) != 1 || got[0] != "local-1422981780767" {
 		t.Fatalf("applications before the put: %v", got)
 	}
 	putFile(t, put, filepath.Join(dir, "app-20161115172038-0000"), prefix+"app-20161115172038-0000")
-	deadline := time.Now().Add(20 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for {
 		got := ids()
 		if len(got) == 2 {

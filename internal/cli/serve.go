@@ -1,21 +1,28 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -37,7 +44,9 @@ func init() {
 			Use:   "serve --logs DIR",
 			Short: "Serve the Spark History Server REST API over HTTP",
 			Long: `serve reads the Spark event logs in DIR and serves the Spark History Server's REST API
-(/api/v1) over HTTP, on the loopback interface unless --addr says otherwise.
+(/api/v1) over HTTP, on the loopback interface unless --addr says otherwise. It answers at once:
+applications are listed from their logs' first events while the logs are read in the background,
+and a request about one application reads its log first.
 DIR may be an object-store prefix (s3://, gs://, abfss://, wasbs://), which is
 watched: listed again every --rescan (default 1m there) and new or changed logs read.
 It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
@@ -73,53 +82,22 @@ const defaultBucketRescan = time.Minute
 // ExitPartial error after a clean stop when the logs it served last were
 // read in part (each was logged as it was read).
 func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<- string) error {
-	var index atomic.Pointer[shs.Index]
-	var cache load.Cache // a rescan reads only new and changed logs
-	var partial atomic.Bool
-	opts := o.load
-	opts.Kinds = sparkKinds
-	read := func() error {
-		start := time.Now()
-		res, fresh, err := cache.Paths([]string{o.logs}, opts)
-		if errors.Is(err, source.ErrNotLog) {
-			log.Warn("no Spark event logs yet", "dir", o.logs)
-		} else if err != nil {
-			return fmt.Errorf("find logs: %w", err)
-		}
-		for _, s := range res.Skipped {
-			if s.Err != nil {
-				log.Warn("skipped: unreadable", "path", s.Name, "reason", s.Reason+hint(s.Err))
-			} else {
-				log.Info("skipped: not a log", "path", s.Name, "reason", s.Reason)
-			}
-		}
-		for _, p := range res.Problems {
-			log.Warn("log read in part", "err", p.Error()+hint(p))
-		}
-		partial.Store(res.Partial())
-		apps := sparkApps(res)
-		index.Store(shs.NewIndex(apps))
-		log.Info("logs read", "dir", o.logs, "applications", len(apps), "logs read anew", fresh, "took", time.Since(start).Round(time.Millisecond))
-		return nil
-	}
 	if o.rescan == 0 && objstore.IsURL(o.logs) {
 		o.rescan = defaultBucketRescan
-	}
-	if err := read(); err != nil {
-		return err
-	}
-	stopped := func() error {
-		if partial.Load() {
-			return withCode(ExitPartial, errors.New("the logs served were read in part (logged above)"))
-		}
-		return nil
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
+	src := newLogSource(o.logs, o.load, log)
+	stopped := func() error {
+		if src.partial() {
+			return withCode(ExitPartial, errors.New("the logs served were read in part (logged above)"))
+		}
+		return nil
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/", shs.Handler(index.Load, log))
+	mux.Handle("/api/", shs.Handler(src, log))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Info("serving the Spark History Server API", "url", "http://"+ln.Addr().String()+"/api/v1/applications")
 	if ready != nil {
@@ -128,6 +106,16 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	scans := make(chan struct{}, 1)
+	go func() {
+		for range scans {
+			src.scan(readCtx)
+		}
+	}()
+	defer close(scans)
+	scans <- struct{}{}
 	var tick <-chan time.Time
 	if o.rescan > 0 {
 		t := time.NewTicker(o.rescan)
@@ -142,11 +130,13 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 			}
 			return fmt.Errorf("serve: %w", err)
 		case <-tick:
-			if err := read(); err != nil {
-				log.Error("rescan", "err", err)
+			select {
+			case scans <- struct{}{}:
+			default: // a scan is still running; it will pick up the changes
 			}
 		case <-ctx.Done():
 			log.Info("shutting down")
+			stopReading()
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil {
@@ -156,4 +146,296 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 			return stopped()
 		}
 	}
+}
+
+// logSource is serve's shs.Source: the Spark event logs under a path. A
+// scan lists every application from its log's first events (a few
+// kilobytes each), then reads the logs in full on every core, publishing
+// an index as they finish; a request about an application not read yet
+// has its logs read first. Logs unchanged since the last scan
+// (load.Signature) are not read again.
+type logSource struct {
+	path string
+	opts load.Options // Spark event logs only
+	log  *slog.Logger
+	ix   atomic.Pointer[shs.Index]
+	// readFull reads one log in full: load.Log (tests hold it back).
+	readFull func(*source.Log) ([]*model.App, error)
+
+	mu         sync.Mutex
+	unreadable bool                    // the last scan skipped files or folders it could not read
+	logs       []*servedLog            // the last scan's, in the order found
+	byApp map[string][]*servedLog // by the application their first events name
+	heads chan struct{}           // closed when the last scan read every log's first events
+
+	publishMu sync.Mutex
+	published time.Time
+}
+
+// servedLog is one log and what serve read of it.
+type servedLog struct {
+	l    *source.Log
+	head *model.App // the application its first events name, nil if none
+	once sync.Once
+	read chan struct{} // closed when apps and err are set
+	apps []*model.App  // read in full
+	err  error         // what reading lost, nil when nothing
+}
+
+// newLogSource reads the Spark event logs under path with opts (its Kinds
+// replaced).
+func newLogSource(path string, opts load.Options, log *slog.Logger) *logSource {
+	heads := make(chan struct{})
+	close(heads)
+	opts.Kinds = sparkKinds
+	ld := load.NewLoader(opts)
+	return &logSource{path: path, opts: opts, log: log, byApp: map[string][]*servedLog{}, heads: heads, readFull: ld.Log}
+}
+
+// partial reports whether the logs of the last scan read so far lost
+// something (read in part, or a file or folder that could not be read).
+func (s *logSource) partial() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unreadable {
+		return true
+	}
+	for _, sl := range s.logs {
+		select {
+		case <-sl.read:
+			if sl.err != nil {
+				return true
+			}
+		default:
+		}
+	}
+	return false
+}
+
+// Index implements shs.Source: nil until the first scan found the logs.
+func (s *logSource) Index() *shs.Index { return s.ix.Load() }
+
+// Read implements shs.Source: it reads the logs naming appID (waiting for
+// the scan to read every log's first events when none does yet) and
+// returns the index with them.
+func (s *logSource) Read(ctx context.Context, appID string) (*shs.Index, error) {
+	s.mu.Lock()
+	logs, heads := s.byApp[appID], s.heads
+	s.mu.Unlock()
+	if len(logs) == 0 {
+		select {
+		case <-heads:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		logs = s.byApp[appID]
+		s.mu.Unlock()
+	}
+	for _, sl := range logs {
+		go s.readLog(sl)
+		select {
+		case <-sl.read:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.publish(true), nil
+}
+
+// scan finds the logs, reads the first events of the new ones, then reads
+// them in full, until ctx ends.
+func (s *logSource) scan(ctx context.Context) {
+	start := time.Now()
+	found, skipped, err := load.Find([]string{s.path}, s.opts)
+	if err != nil {
+		s.log.Warn("find logs", "path", s.path, "err", err)
+	}
+	unreadable := false
+	for _, sk := range skipped {
+		if sk.Err != nil {
+			unreadable = true
+			s.log.Warn("skipped: unreadable", "path", sk.Name, "reason", sk.Reason+hint(sk.Err))
+		} else {
+			s.log.Info("skipped: not a log", "path", sk.Name, "reason", sk.Reason)
+		}
+	}
+	s.mu.Lock()
+	s.unreadable = unreadable
+	old := map[string]*servedLog{}
+	for _, sl := range s.logs {
+		old[sl.l.Name] = sl
+	}
+	var fresh []*servedLog
+	s.logs = s.logs[:0:0]
+	for _, l := range found {
+		sl := old[l.Name]
+		if sl == nil || load.Signature(sl.l) != load.Signature(l) {
+			sl = &servedLog{l: l, read: make(chan struct{})}
+			fresh = append(fresh, sl)
+		}
+		s.logs = append(s.logs, sl)
+	}
+	heads := make(chan struct{})
+	s.heads = heads
+	s.byApp = map[string][]*servedLog{}
+	s.indexHeads(s.logs)
+	s.mu.Unlock()
+	s.publish(true)
+
+	workers := runtime.GOMAXPROCS(0)
+	each(ctx, fresh, workers, func(sl *servedLog) {
+		h := readHead(sl.l)
+		s.mu.Lock()
+		sl.head = h
+		s.indexHeads([]*servedLog{sl})
+		s.mu.Unlock()
+		s.publish(false)
+	})
+	close(heads)
+	s.publish(true)
+	s.log.Info("logs listed", "path", s.path, "logs", len(found), "new", len(fresh), "took", time.Since(start).Round(time.Millisecond))
+	each(ctx, fresh, workers, s.readLog)
+	s.publish(true)
+	if ctx.Err() == nil {
+		s.log.Info("logs read", "path", s.path, "logs", len(fresh), "took", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// indexHeads adds logs to byApp by the application their first events
+// name; s.mu is held.
+func (s *logSource) indexHeads(logs []*servedLog) {
+	for _, sl := range logs {
+		if sl.head != nil {
+			s.byApp[sl.head.ID] = append(s.byApp[sl.head.ID], sl)
+		}
+	}
+}
+
+// readLog reads a log in full, once, and publishes the index with it.
+func (s *logSource) readLog(sl *servedLog) {
+	sl.once.Do(func() {
+		apps, err := s.readFull(sl.l)
+		if err != nil {
+			s.log.Warn("log read in part", "err", err.Error()+hint(err))
+		}
+		s.mu.Lock()
+		sl.apps, sl.err = apps, err
+		s.mu.Unlock()
+		close(sl.read)
+		s.publish(false)
+	})
+}
+
+// publish builds the index of the logs read in full and the first events
+// of the others. Unless now, it does so at most every publishEvery: an
+// index over many applications takes a while to build, and the last log
+// read publishes with now.
+func (s *logSource) publish(now bool) *shs.Index {
+	const publishEvery = 200 * time.Millisecond
+	s.publishMu.Lock()
+	defer s.publishMu.Unlock()
+	if !now && time.Since(s.published) < publishEvery {
+		return s.ix.Load()
+	}
+	s.mu.Lock()
+	var apps, heads []*model.App
+	unread := 0
+	for _, sl := range s.logs {
+		select {
+		case <-sl.read:
+			apps = append(apps, sl.apps...)
+			continue
+		default:
+		}
+		unread++
+		if sl.head != nil {
+			heads = append(heads, sl.head)
+		}
+	}
+	s.mu.Unlock()
+	prev := s.ix.Load()
+	if prev == nil {
+		prev = shs.NewIndex(nil)
+	}
+	ix := prev.With(apps, heads, unread)
+	s.ix.Store(ix)
+	s.published = time.Now()
+	return ix
+}
+
+// each calls fn for every log on workers goroutines, in order, until ctx ends.
+func each(ctx context.Context, logs []*servedLog, workers int, fn func(*servedLog)) {
+	next := make(chan *servedLog)
+	var wg sync.WaitGroup
+	for range min(workers, len(logs)) {
+		wg.Go(func() {
+			for sl := range next {
+				fn(sl)
+			}
+		})
+	}
+	for _, sl := range logs {
+		select {
+		case next <- sl:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// headBytes bounds the first events read to name a log's application.
+const headBytes = 8 << 20
+
+// readHead decodes a log's first events, up to its application start: the
+// application's id, attempt, name, user, start and Spark version, as the
+// listing shows them. Nil when they name no application.
+func readHead(l *source.Log) *model.App {
+	if len(l.Parts) == 0 {
+		return nil
+	}
+	r, err := l.Open(0)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	d := eventlog.NewDecoder()
+	_ = d.Feed(l.Parts[0].Name, &headLines{br: bufio.NewReaderSize(r, 64<<10)})
+	a := d.Apps()[0] // the first Spark context of a Databricks log
+	if a.ID == "" {
+		return nil
+	}
+	a.Source, a.LastUpdated = l.Name, l.ModTime.UnixMilli()
+	if a.Version == "" {
+		a.Version = l.SparkVersion
+	}
+	return a
+}
+
+// headLines passes a log's lines through up to the one holding the
+// application-start event, or headBytes.
+type headLines struct {
+	br   *bufio.Reader
+	line []byte
+	n    int
+	done bool
+}
+
+func (h *headLines) Read(p []byte) (int, error) {
+	for len(h.line) == 0 {
+		if h.done || h.n >= headBytes {
+			return 0, io.EOF
+		}
+		line, err := h.br.ReadBytes('\n')
+		h.n += len(line)
+		h.done = err != nil || bytes.Contains(line, []byte(`SparkListenerApplicationStart`))
+		h.line = line
+	}
+	n := copy(p, h.line)
+	h.line = h.line[n:]
+	return n, nil
 }

@@ -191,8 +191,9 @@ type cached struct {
 	read read
 }
 
-// signature identifies a log's content as its listing shows it.
-func signature(l *source.Log) string {
+// Signature identifies a log's content as its listing shows it: its parts'
+// (and configuration's) names, sizes and modification times.
+func Signature(l *source.Log) string {
 	var b strings.Builder
 	for _, p := range l.Parts {
 		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p.Name, p.Size, p.ModTime.UnixNano())
@@ -219,7 +220,7 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 	sigs := make([]string, len(logs))
 	var stale []*source.Log
 	for i, l := range logs {
-		sigs[i] = signature(l)
+		sigs[i] = Signature(l)
 		if e, ok := c.logs[l.Name]; !ok || e.sig != sigs[i] {
 			stale = append(stale, l)
 		}

@@ -41,7 +41,6 @@ func (ix *Index) applicationList(q url.Values) ([]ApplicationInfo, *Error) {
 	}
 	includeCompleted := len(statuses) == 0 || contains(statuses, "COMPLETED")
 	includeRunning := len(statuses) == 0 || contains(statuses, "RUNNING")
-	now := ix.now()
 
 	out := []ApplicationInfo{}
 	for _, e := range ix.apps {
@@ -56,7 +55,7 @@ func (ix *Index) applicationList(q url.Values) ([]ApplicationInfo, *Error) {
 		for _, a := range e.attempts {
 			startOK := a.Start >= minDate && a.Start <= maxDate
 			end := attemptEnd(a)
-			endOK := anyRunning && maxEnd > now || !anyRunning && end >= minEnd && end <= maxEnd
+			endOK := anyRunning && maxEnd > ix.now() || !anyRunning && end >= minEnd && end <= maxEnd
 			if startOK && endOK {
 				inRange = true
 				break

@@ -13,7 +13,7 @@ import (
 
 func TestHandler(t *testing.T) {
 	ix := NewIndex([]*model.App{testApp()})
-	srv := httptest.NewServer(Handler(func() *Index { return ix }, nil))
+	srv := httptest.NewServer(Handler(Static(ix), nil))
 	defer srv.Close()
 
 	cases := []struct {

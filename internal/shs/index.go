@@ -1,8 +1,8 @@
 package shs
 
 import (
+	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -10,7 +10,8 @@ import (
 
 // Index is the set of applications the API answers about, grouped and
 // ordered as Spark's FsHistoryProvider lists them. It is safe for
-// concurrent use; per-attempt aggregates are computed on first use.
+// concurrent use; per-attempt aggregates and encoded answers are computed
+// on first use and kept (see With).
 type Index struct {
 	apps []*appEntry
 	byID map[string]*appEntry
@@ -19,8 +20,9 @@ type Index struct {
 	// applications); nil means time.Now.
 	Now func() time.Time
 
-	mu    sync.Mutex
-	views map[*model.App]*appView
+	heads  map[*model.App]bool // attempts known from their logs' first events only
+	unread int                 // logs not read in full
+	cache  *cache
 }
 
 // appEntry is one application with its attempts, newest start first.
@@ -33,9 +35,32 @@ type appEntry struct {
 // NewIndex groups apps (one per attempt, as read from one log each) by
 // application id. Applications without an id, and those not run by Spark,
 // are left out, as the History Server leaves them out. When two logs hold
-// the same attempt, the one updated last wins.
+// the same attempt, the one updated last wins (see With for heads).
 func NewIndex(apps []*model.App) *Index {
-	ix := &Index{byID: map[string]*appEntry{}, views: map[*model.App]*appView{}}
+	return newIndex(apps, nil, 0, newCache())
+}
+
+// With returns an index of apps, read in full, and heads, applications
+// known only from the first events of their logs, with unread logs not
+// read in full yet (heads among them). Heads are listed as the History
+// Server lists an application whose end it has not read yet (end -1, not
+// completed) and Pending reports them. The new index keeps ix's clock and
+// its aggregates and encoded answers for the attempts it still holds, so
+// that a server reading logs one by one does not recompute the others.
+func (ix *Index) With(apps, heads []*model.App, unread int) *Index {
+	out := newIndex(append(slices.Clip(apps), heads...), heads, unread, ix.cache.keep(apps))
+	out.Now = ix.Now
+	return out
+}
+
+func newIndex(apps, heads []*model.App, unread int, c *cache) *Index {
+	ix := &Index{byID: map[string]*appEntry{}, unread: unread, cache: c}
+	if len(heads) > 0 {
+		ix.heads = make(map[*model.App]bool, len(heads))
+		for _, h := range heads {
+			ix.heads[h] = true
+		}
+	}
 	for _, a := range apps {
 		if a == nil || a.ID == "" || a.Engine != model.Spark {
 			continue
@@ -49,7 +74,9 @@ func NewIndex(apps []*model.App) *Index {
 		replaced := false
 		for i, old := range e.attempts {
 			if old.AttemptID == a.AttemptID {
-				if a.LastUpdated >= old.LastUpdated {
+				// An attempt read in full wins over one known from its
+				// log's first events; else the log updated last wins.
+				if ah, oh := ix.heads[a], ix.heads[old]; ah == oh && a.LastUpdated >= old.LastUpdated || oh && !ah {
 					e.attempts[i] = a
 				}
 				replaced = true
@@ -82,8 +109,30 @@ func NewIndex(apps []*model.App) *Index {
 	return ix
 }
 
-// now returns the index's clock in epoch milliseconds.
+// Pending reports whether an attempt of application appID is listed from
+// the first events of its log only: its other resources need it read.
+func (ix *Index) Pending(appID string) bool {
+	if e := ix.byID[appID]; e != nil && len(ix.heads) > 0 {
+		for _, a := range e.attempts {
+			if ix.heads[a] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Has reports whether the index lists application appID.
+func (ix *Index) Has(appID string) bool { return ix.byID[appID] != nil }
+
+// Unread is the number of logs not read in full yet: the listing may lack
+// applications, and list others from their first events only.
+func (ix *Index) Unread() int { return ix.unread }
+
+// now returns the index's clock in epoch milliseconds. Answers that read
+// it are not cached (clockReads).
 func (ix *Index) now() int64 {
+	ix.cache.clockReads.Add(1)
 	if ix.Now != nil {
 		return ix.Now().UnixMilli()
 	}
@@ -107,12 +156,13 @@ func (ix *Index) attempt(appID string, attemptID *string) *model.App {
 
 // view returns the aggregates of an attempt, computing them once.
 func (ix *Index) view(a *model.App) *appView {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	v := ix.views[a]
+	c := ix.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.views[a]
 	if v == nil {
 		v = newAppView(a, ix.now)
-		ix.views[a] = v
+		c.views[a] = v
 	}
 	return v
 }

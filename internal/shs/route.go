@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // APIVersion is the Spark version whose REST API this package implements.
@@ -37,11 +39,74 @@ func (ix *Index) Get(path string, query url.Values) (any, error) {
 	return v, nil
 }
 
-// get routes a request; see Get.
-func (ix *Index) get(path string, q url.Values) (any, *Error) {
+// Answer is Get's result encoded as the History Server writes it
+// (Marshal). Answers about an application attempt that read no clock are
+// computed once: they are cached with the index's aggregates (With keeps
+// them), up to answerCacheBytes, the least recently used dropped first.
+func (ix *Index) Answer(path string, query url.Values) ([]byte, error) {
+	var key answerKey
+	if a, _, _ := ix.resource(cleanPath(path)); a != nil && !ix.heads[a] {
+		key = answerKey{a, cleanPath(path) + "?" + query.Encode()}
+		if body, ok := ix.cache.answer(key); ok {
+			return body, nil
+		}
+	}
+	clock := ix.cache.clockReads.Load()
+	v, err := ix.Get(path, query)
+	if err != nil {
+		return nil, err
+	}
+	body, err := Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if key.app != nil && ix.cache.clockReads.Load() == clock {
+		ix.cache.store(key, body)
+	}
+	return body, nil
+}
+
+// cleanPath is path under /api/v1 without the prefix and surrounding slashes.
+func cleanPath(path string) string {
 	p := strings.Trim(path, "/")
 	p = strings.TrimPrefix(strings.TrimPrefix(p, "api/"), "v1")
-	p = strings.Trim(p, "/")
+	return strings.Trim(p, "/")
+}
+
+// AppID is the application a request path is about, "" for the listing
+// and the version.
+func AppID(path string) string {
+	seg := strings.Split(cleanPath(path), "/")
+	if len(seg) < 2 || seg[0] != "applications" {
+		return ""
+	}
+	return seg[1]
+}
+
+// resource splits a path under an application attempt (p as cleanPath
+// returns it) into the attempt, its id (nil for the attempt without one)
+// and the sub-resource path; the attempt is nil for other paths.
+func (ix *Index) resource(p string) (*model.App, *string, []string) {
+	seg := strings.Split(p, "/")
+	if len(seg) < 3 || seg[0] != "applications" || seg[1] == "" {
+		return nil, nil, nil
+	}
+	rest := seg[2:]
+	var attemptID *string
+	if !subResources[rest[0]] {
+		id := rest[0]
+		attemptID = &id
+		rest = rest[1:]
+		if len(rest) == 0 || !subResources[rest[0]] {
+			return nil, nil, nil
+		}
+	}
+	return ix.attempt(seg[1], attemptID), attemptID, rest
+}
+
+// get routes a request; see Get.
+func (ix *Index) get(path string, q url.Values) (any, *Error) {
+	p := cleanPath(path)
 	seg := strings.Split(p, "/")
 	if q == nil {
 		q = url.Values{}
@@ -59,23 +124,19 @@ func (ix *Index) get(path string, q url.Values) (any, *Error) {
 	if len(rest) == 0 {
 		return ix.oneApplication(appID)
 	}
-	var attemptID *string
-	if !subResources[rest[0]] {
-		id := rest[0]
-		attemptID = &id
-		rest = rest[1:]
-		if len(rest) == 0 {
-			return ix.oneAttempt(appID, id)
+	if !subResources[rest[0]] && (len(rest) == 1 || !subResources[rest[1]]) {
+		if len(rest) == 1 {
+			return ix.oneAttempt(appID, rest[0])
 		}
-		if !subResources[rest[0]] {
-			return nil, notFound("no resource at /api/v1/%s", p)
-		}
+		return nil, notFound("no resource at /api/v1/%s", p)
 	}
-	return ix.appResource(appID, attemptID, rest, q, p)
+	a, attemptID, rest := ix.resource(p)
+	return ix.appResource(a, appID, attemptID, rest, q, p)
 }
 
-// appResource answers the resources of one application attempt.
-func (ix *Index) appResource(appID string, attemptID *string, rest []string, q url.Values, p string) (any, *Error) {
+// appResource answers the resources of one application attempt, a (nil
+// when none has attemptID).
+func (ix *Index) appResource(a *model.App, appID string, attemptID *string, rest []string, q url.Values, p string) (any, *Error) {
 	noRoute := notFound("no resource at /api/v1/%s", p)
 	appKey := appID
 	if attemptID != nil {
@@ -89,7 +150,6 @@ func (ix *Index) appResource(appID string, attemptID *string, rest []string, q u
 	if !validRoute(rest) {
 		return nil, noRoute
 	}
-	a := ix.attempt(appID, attemptID)
 	if a == nil {
 		return nil, notFound("no such app: %s", appKey)
 	}

@@ -19,7 +19,7 @@ const largestLog = "rapids-tools/core/src/test/resources/spark-events-profiling/
 func BenchmarkServeStages(b *testing.B) {
 	apps := loadDir(b, filepath.Join(sharedtest.Dir(b, "logs"), largestLog))
 	ix := NewIndex(apps)
-	h := Handler(func() *Index { return ix }, nil)
+	h := Handler(Static(ix), nil)
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/applications/"+apps[0].ID+"/stages", nil)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)

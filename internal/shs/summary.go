@@ -106,7 +106,7 @@ func (v *appView) taskSummary(st *model.Stage, quantiles []float64) *TaskMetricD
 		}
 		return sortedScan(vals, idx)
 	}
-	now := v.now()
+	now := v.now
 	return &TaskMetricDistributions{
 		Quantiles:                  Doubles(slices.Clone(quantiles)),
 		Duration:                   sortedScan(durations, idx),

@@ -157,7 +157,7 @@ func (v *appView) taskData(st *model.Stage, i int, logs map[uint32]Pairs) TaskDa
 	}
 	td.ExecutorLogs = l
 	td.SchedulerDelay = schedulerDelayOf(&td)
-	td.GettingResultTime = gettingResultTimeOf(&td, v.now())
+	td.GettingResultTime = gettingResultTimeOf(&td, v.now)
 	return td
 }
 
@@ -173,11 +173,11 @@ func schedulerDelayOf(td *TaskData) int64 {
 	}
 	m := td.TaskMetrics
 	return schedulerDelay(int64(td.LaunchTime), fetchStart(td), *td.Duration,
-		m.ExecutorDeserializeTime, m.ResultSerializationTime, m.ExecutorRunTime, 0)
+		m.ExecutorDeserializeTime, m.ResultSerializationTime, m.ExecutorRunTime, func() int64 { return 0 })
 }
 
 // gettingResultTimeOf is AppStatusUtils.gettingResultTime(TaskData).
-func gettingResultTimeOf(td *TaskData, now int64) int64 {
+func gettingResultTimeOf(td *TaskData, now func() int64) int64 {
 	d := int64(-1)
 	if td.Duration != nil {
 		d = *td.Duration
@@ -194,7 +194,7 @@ func fetchStart(td *TaskData) int64 {
 }
 
 // schedulerDelay is max(0, duration - run - deserialize - serialize - getting result).
-func schedulerDelay(launch, fetch, duration, deser, ser, run, now int64) int64 {
+func schedulerDelay(launch, fetch, duration, deser, ser, run int64, now func() int64) int64 {
 	d := duration - run - deser - ser - gettingResultTime(launch, fetch, duration, now)
 	if d < 0 {
 		return 0
@@ -203,15 +203,15 @@ func schedulerDelay(launch, fetch, duration, deser, ser, run, now int64) int64 {
 }
 
 // gettingResultTime is the time spent fetching the result: from the fetch
-// start to the end, or to now for an attempt still fetching.
-func gettingResultTime(launch, fetch, duration, now int64) int64 {
+// start to the end, or to now (read only then) for an attempt still fetching.
+func gettingResultTime(launch, fetch, duration int64, now func() int64) int64 {
 	if fetch <= 0 {
 		return 0
 	}
 	if duration > 0 {
 		return launch + duration - fetch
 	}
-	return now - fetch
+	return now() - fetch
 }
 
 // taskMetrics converts model metrics to v1.TaskMetrics.
