@@ -23,9 +23,9 @@ const (
 // before the last pop) wait in a radix heap, later. Tasks finishing at the
 // same instant pop in any order, as the replay allows.
 type taskWheel struct {
-	now   int64    // the last pop: wheel tasks finish in [now, now+wheelSize)
-	head  []int32  // per slot: 1 + the index in items of its first task, 0 when empty
-	next  []int32  // per task in items: 1 + the next task of its slot
+	now   int64   // the last pop: wheel tasks finish in [now, now+wheelSize)
+	head  []int32 // per slot: 1 + the index in items of its first task, 0 when empty
+	next  []int32 // per task in items: 1 + the next task of its slot
 	items []taskItem
 	free  []int32  // indices of unused items
 	full  []uint64 // bit s: slot s holds a task
