@@ -73,7 +73,8 @@ func dataSkew(in *Input, p DataSkewParams) []Finding {
 		if len(recs) < p.MinTasks {
 			continue
 		}
-		med := medianOf(recs, func(r *taskRec) float64 { return float64(r.bytes) })
+		prof := stageProfileOf(app, si, recs) // its median bytes and duration, shared with the straggler detectors
+		med := prof.medBytes
 		if med <= 0 {
 			continue
 		}
@@ -85,7 +86,7 @@ func dataSkew(in *Input, p DataSkewParams) []Finding {
 				maxBytes = max(maxBytes, r.bytes)
 			}
 		}
-		if f, ok := taskSkewFinding(st, recs, skewed, med, maxBytes, p); ok {
+		if f, ok := taskSkewFinding(st, recs, skewed, med, prof.medDur, maxBytes, p); ok {
 			out = append(out, f)
 		}
 		if f, ok := nodeSkewFinding(app, spans, st, recs, p); ok {
@@ -95,7 +96,7 @@ func dataSkew(in *Input, p DataSkewParams) []Finding {
 	return out
 }
 
-func taskSkewFinding(st *model.Stage, recs, skewed []taskRec, med float64, maxBytes int64, p DataSkewParams) (Finding, bool) {
+func taskSkewFinding(st *model.Stage, recs, skewed []taskRec, med, allDur float64, maxBytes int64, p DataSkewParams) (Finding, bool) {
 	if len(skewed) == 0 || maxBytes < p.MinBytes {
 		return Finding{}, false
 	}
@@ -113,7 +114,6 @@ func taskSkewFinding(st *model.Stage, recs, skewed []taskRec, med float64, maxBy
 		allMs += r.dur
 	}
 	medDur := medianOf(skewed, func(r *taskRec) float64 { return float64(r.dur) })
-	allDur := medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
 	return Finding{
 		Severity: sev,
 		Scope:    Scope{Kind: ScopeTask, IDs: taskIDs(skewed, p.MaxListed)},

@@ -36,12 +36,19 @@ type stageProfile struct {
 
 func newStageProfile(recs []taskRec) *stageProfile {
 	p := &stageProfile{recs: recs}
-	p.medDur = medianOf(recs, func(r *taskRec) float64 { return float64(r.dur) })
-	p.medBytes = medianOf(recs, func(r *taskRec) float64 { return float64(r.bytes) })
-	p.medGC = medianOf(recs, func(r *taskRec) float64 { return float64(r.gcMs) })
-	p.medFetch = medianOf(recs, func(r *taskRec) float64 { return float64(r.fetchWaitMs) })
-	p.gcShare = medianOf(recs, func(r *taskRec) float64 { return share(r.gcMs, r.dur) })
-	p.fetchShare = medianOf(recs, func(r *taskRec) float64 { return share(r.fetchWaitMs, r.dur) })
+	buf := make([]float64, len(recs)) // one buffer for the six medians
+	med := func(f func(*taskRec) float64) float64 {
+		for i := range recs {
+			buf[i] = f(&recs[i])
+		}
+		return medianInPlace(buf)
+	}
+	p.medDur = med(func(r *taskRec) float64 { return float64(r.dur) })
+	p.medBytes = med(func(r *taskRec) float64 { return float64(r.bytes) })
+	p.medGC = med(func(r *taskRec) float64 { return float64(r.gcMs) })
+	p.medFetch = med(func(r *taskRec) float64 { return float64(r.fetchWaitMs) })
+	p.gcShare = med(func(r *taskRec) float64 { return share(r.gcMs, r.dur) })
+	p.fetchShare = med(func(r *taskRec) float64 { return share(r.fetchWaitMs, r.dur) })
 	p.localSlow = slowdown(recs, func(r *taskRec) bool { return remote(r.loc) }, func(r *taskRec) bool { return local(r.loc) })
 	p.spillSlow = slowdown(recs, func(r *taskRec) bool { return r.spill > 0 }, func(r *taskRec) bool { return r.spill == 0 })
 	return p
@@ -72,11 +79,11 @@ func slowdown(recs []taskRec, a, b func(*taskRec) bool) float64 {
 			db = append(db, float64(recs[i].dur))
 		}
 	}
-	mb := median(db)
+	mb := medianInPlace(db) // da and db are this call's own
 	if len(da) == 0 || mb <= 0 {
 		return 0
 	}
-	return median(da) / mb
+	return medianInPlace(da) / mb
 }
 
 // explained estimates how many milliseconds of a straggler's excess over
