@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/radix"
 )
 
 // Timeline budget of the HTML report. An application whose timeline has at
@@ -255,25 +256,25 @@ func binnedTimeline(out *htmlTimeline, tl *dataflow.Timeline, groups []rowGroup,
 // running, at least 1% of the wall time (and 100 ms), longest first, at
 // most 30.
 func driverGaps(r *dataflow.Reconstruction, start, firstLaunch, wallMs int64) [][2]int64 {
-	type span struct{ s, e int64 }
-	spans := make([]span, 0, len(r.Attempts))
+	var busy []int32 // attempts that held a slot, by start (a radix sort)
 	for i := range r.Attempts {
-		a := &r.Attempts[i]
-		if a.End > a.Start {
-			spans = append(spans, span{a.Start, a.End})
+		if a := &r.Attempts[i]; a.End > a.Start {
+			busy = append(busy, int32(i))
 		}
 	}
-	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.s, y.s) })
+	keys := radix.TimeKeys(make([]radix.Keyed, 0, len(busy)), func(i int) int64 { return r.Attempts[busy[i]].Start }, len(busy))
+	keys, _ = radix.Sort(keys, make([]radix.Keyed, len(keys)))
 	minGap := max(wallMs/100, 100)
 	gaps := [][2]int64{}
 	end := firstLaunch
-	for _, sp := range spans {
-		if sp.s-end >= minGap && end >= firstLaunch {
-			gaps = append(gaps, [2]int64{end - start, sp.s - start})
+	for _, k := range keys {
+		a := &r.Attempts[busy[k.Idx]]
+		if a.Start-end >= minGap && end >= firstLaunch {
+			gaps = append(gaps, [2]int64{end - start, a.Start - start})
 		}
-		end = max(end, sp.e)
+		end = max(end, a.End)
 	}
-	if r.End-end >= minGap && len(spans) > 0 {
+	if r.End-end >= minGap && len(keys) > 0 {
 		gaps = append(gaps, [2]int64{end - start, r.End - start})
 	}
 	slices.SortStableFunc(gaps, func(x, y [2]int64) int { return cmp.Compare(y[1]-y[0], x[1]-x[0]) })
