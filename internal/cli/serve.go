@@ -391,9 +391,9 @@ func each(ctx context.Context, logs []*servedLog, workers int, fn func(*servedLo
 // headBytes bounds the first events read to name a log's application.
 const headBytes = 8 << 20
 
-// readHead decodes a log's first events, up to its application start: the
-// application's id, attempt, name, user, start and Spark version, as the
-// listing shows them. Nil when they name no application.
+// readHead decodes a log's first events up to its application start (see
+// headLines): the application's id, attempt, name, user, start and Spark
+// version, as the listing shows them. Nil when they name no application.
 func readHead(l *source.Log) *model.App {
 	if len(l.Parts) == 0 {
 		return nil
@@ -404,7 +404,7 @@ func readHead(l *source.Log) *model.App {
 	}
 	defer r.Close()
 	d := eventlog.NewDecoder()
-	_ = d.Feed(l.Parts[0].Name, &headLines{br: bufio.NewReaderSize(r, 64<<10)})
+	_ = d.Feed(l.Parts[0].Name, &headLines{br: bufio.NewReaderSize(r, 16<<10)})
 	a := d.Apps()[0] // the first Spark context of a Databricks log
 	if a.ID == "" {
 		return nil
@@ -416,8 +416,10 @@ func readHead(l *source.Log) *model.App {
 	return a
 }
 
-// headLines passes a log's lines through up to the one holding the
-// application-start event, or headBytes.
+// headLines passes on a log's log-start and application-start events (the
+// Spark version; the application's id, attempt, name, user and start),
+// skipping the others (the environment, often most of a small log), up to
+// the application start or headBytes.
 type headLines struct {
 	br   *bufio.Reader
 	line []byte
@@ -432,7 +434,14 @@ func (h *headLines) Read(p []byte) (int, error) {
 		}
 		line, err := h.br.ReadBytes('\n')
 		h.n += len(line)
-		h.done = err != nil || bytes.Contains(line, []byte(`SparkListenerApplicationStart`))
+		h.done = err != nil
+		event := line[:min(len(line), 64)] // Spark writes "Event" first
+		switch {
+		case bytes.Contains(event, []byte(`SparkListenerApplicationStart"`)):
+			h.done = true
+		case !bytes.Contains(event, []byte(`SparkListenerLogStart"`)):
+			continue
+		}
 		h.line = line
 	}
 	n := copy(p, h.line)

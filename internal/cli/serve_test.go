@@ -16,6 +16,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -227,5 +228,41 @@ func TestServeRescan(t *testing.T) {
 	v, err := src.Index().Get("applications/"+ids[2], nil)
 	if err != nil || v.(shs.ApplicationInfo).Name != "renamed" {
 		t.Errorf("after the rescan: %v, %v", v, err)
+	}
+}
+
+// TestReadHeadMatchesFullRead reads the first events of every Spark log in
+// shared/data/logs and checks what the listing shows of the application
+// against the log read in full.
+func TestReadHeadMatchesFullRead(t *testing.T) {
+	logs, _, err := load.Find([]string{sharedtest.Dir(t, "logs")}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := 0
+	for _, l := range logs {
+		apps, _ := load.Log(l, nil)
+		h := readHead(l)
+		if len(apps) == 0 || apps[0].ID == "" {
+			if h != nil {
+				t.Errorf("%s: head names %q, the full read no application", l.Name, h.ID)
+			}
+			continue
+		}
+		a := apps[0]
+		if h == nil {
+			t.Errorf("%s: no head for %s", l.Name, a.ID)
+			continue
+		}
+		heads++
+		if h.ID != a.ID || h.AttemptID != a.AttemptID || h.Name != a.Name || h.User != a.User || h.Start != a.Start ||
+			h.Version != a.Version || h.LastUpdated != a.LastUpdated {
+			t.Errorf("%s: head %q %q %q %q %d %q %d, full read %q %q %q %q %d %q %d", l.Name,
+				h.ID, h.AttemptID, h.Name, h.User, h.Start, h.Version, h.LastUpdated,
+				a.ID, a.AttemptID, a.Name, a.User, a.Start, a.Version, a.LastUpdated)
+		}
+	}
+	if heads < 50 {
+		t.Errorf("only %d logs named an application", heads)
 	}
 }
