@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // photonTaskEnd is a TaskEnd whose Spark metrics are as given (Photon leaves
@@ -95,13 +96,13 @@ func BenchmarkDecodePhoton(b *testing.B) {
 		b.Run(engine, func(b *testing.B) {
 			b.SetBytes(int64(len(log)))
 			b.ReportAllocs()
-			cpu := cpuClock()
+			cpu := sharedtest.ProcessCPU().Seconds()
 			for b.Loop() {
 				if a, err := Read("log", strings.NewReader(log)); err != nil || a.Platform.Photon != (engine == "PHOTON") {
 					b.Fatal(err, a.Platform)
 				}
 			}
-			b.ReportMetric(float64(len(log))*float64(b.N)/(cpuClock()-cpu)/1e6, "MB/cpu-s")
+			b.ReportMetric(float64(len(log))*float64(b.N)/(sharedtest.ProcessCPU().Seconds()-cpu)/1e6, "MB/cpu-s")
 		})
 	}
 }
