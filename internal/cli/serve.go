@@ -393,7 +393,9 @@ const headBytes = 8 << 20
 
 // readHead decodes a log's first events up to its application start (see
 // headLines): the application's id, attempt, name, user, start and Spark
-// version, as the listing shows them. Nil when they name no application.
+// version, as the listing shows them. A log without an application start
+// is named after its file, as load names it once read; nil when neither
+// names the application (or the start lies beyond headBytes).
 func readHead(l *source.Log) *model.App {
 	if len(l.Parts) == 0 {
 		return nil
@@ -404,8 +406,12 @@ func readHead(l *source.Log) *model.App {
 	}
 	defer r.Close()
 	d := eventlog.NewDecoder()
-	_ = d.Feed(l.Parts[0].Name, &headLines{br: bufio.NewReaderSize(r, 16<<10)})
+	h := &headLines{br: bufio.NewReaderSize(r, 16<<10)}
+	_ = d.Feed(l.Parts[0].Name, h)
 	a := d.Apps()[0] // the first Spark context of a Databricks log
+	if a.ID == "" && h.n < headBytes && len(l.Parts) == 1 {
+		a.ID = l.ID
+	}
 	if a.ID == "" {
 		return nil
 	}
@@ -416,8 +422,8 @@ func readHead(l *source.Log) *model.App {
 	return a
 }
 
-// headLines passes on a log's log-start and application-start events (the
-// Spark version; the application's id, attempt, name, user and start),
+// headLines passes on the events of a log that name its application and
+// Spark version (log start, Databricks' part marker, application start),
 // skipping the others (the environment, often most of a small log), up to
 // the application start or headBytes.
 type headLines struct {
@@ -435,11 +441,11 @@ func (h *headLines) Read(p []byte) (int, error) {
 		line, err := h.br.ReadBytes('\n')
 		h.n += len(line)
 		h.done = err != nil
-		event := line[:min(len(line), 64)] // Spark writes "Event" first
+		event := line[:min(len(line), 128)] // Spark writes "Event" first
 		switch {
 		case bytes.Contains(event, []byte(`SparkListenerApplicationStart"`)):
 			h.done = true
-		case !bytes.Contains(event, []byte(`SparkListenerLogStart"`)):
+		case !bytes.Contains(event, []byte(`SparkListenerLogStart"`)) && !bytes.Contains(event, []byte(`DBCEventLoggingListenerMetadata"`)):
 			continue
 		}
 		h.line = line
