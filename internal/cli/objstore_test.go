@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +10,6 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/objstore/objstoretest"
-	"github.com/clusterlens/clusterlens/internal/shs"
 )
 
 // putFile uploads the local file p as key.
@@ -71,32 +66,9 @@ func TestServeWatchesBucket(t *testing.T) {
 	dir := events(t)
 	prefix := fmt.Sprintf("serve-%d/", time.Now().UnixNano())
 	putFile(t, put, filepath.Join(dir, "local-1422981780767"), prefix+"local-1422981780767")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	o := serveOptions{logs: "s3://" + objstoretest.S3Bucket + "/" + prefix, addr: "127.0.0.1:0", rescan: 100 * time.Millisecond}
-	go func() { done <- runServe(ctx, o, slog.New(slog.DiscardHandler), ready) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serve ended: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	// ids lists the applications once every log found is read (serve
-	// answers before, listing them from their first events).
+	addr, stop := startServe(t, serveOptions{logs: "s3://" + objstoretest.S3Bucket + "/" + prefix, addr: "127.0.0.1:0", rescan: 100 * time.Millisecond})
 	ids := func() []string {
-		resp, err := http.Get("http://" + addr + "/api/v1/applications")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode == http.StatusServiceUnavailable || resp.Header.Get(shs.UnreadHeader) != "" {
-			return nil
-		}
+		body := getRead(t, addr, "applications")
 		var apps []struct{ ID string }
 		if err := json.Unmarshal(body, &apps); err != nil {
 			t.Fatalf("applications: %v: %s", err, body)
@@ -107,16 +79,12 @@ func TestServeWatchesBucket(t *testing.T) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(20 * time.Second)
 	got := ids()
-	for ; len(got) == 0 && time.Now().Before(deadline); got = ids() {
-		time.Sleep(20 * time.Millisecond)
-	}
 	if len(got) != 1 || got[0] != "local-1422981780767" {
 		t.Fatalf("applications before the put: %v", got)
 	}
 	putFile(t, put, filepath.Join(dir, "app-20161115172038-0000"), prefix+"app-20161115172038-0000")
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		got := ids()
 		if len(got) == 2 {
@@ -127,10 +95,7 @@ func TestServeWatchesBucket(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("shutdown: %v", err)
-	}
+	stop()
 }
 
 // TestAnalyzeAndPeerFromS3 puts a simulated CPU-hog run (logs and node
