@@ -49,8 +49,8 @@ func newStageProfile(recs []taskRec) *stageProfile {
 	p.medFetch = med(func(r *taskRec) float64 { return float64(r.fetchWaitMs) })
 	p.gcShare = med(func(r *taskRec) float64 { return share(r.gcMs, r.dur) })
 	p.fetchShare = med(func(r *taskRec) float64 { return share(r.fetchWaitMs, r.dur) })
-	p.localSlow = slowdown(recs, func(r *taskRec) bool { return remote(r.loc) }, func(r *taskRec) bool { return local(r.loc) })
-	p.spillSlow = slowdown(recs, func(r *taskRec) bool { return r.spill > 0 }, func(r *taskRec) bool { return r.spill == 0 })
+	p.localSlow = slowdown(recs, buf, func(r *taskRec) bool { return remote(r.loc) }, func(r *taskRec) bool { return local(r.loc) })
+	p.spillSlow = slowdown(recs, buf, func(r *taskRec) bool { return r.spill > 0 }, func(r *taskRec) bool { return r.spill == 0 })
 	return p
 }
 
@@ -68,22 +68,25 @@ func local(l model.Locality) bool {
 }
 
 // slowdown is the median duration of the attempts in a over that of the
-// attempts in b, 0 when either is empty.
-func slowdown(recs []taskRec, a, b func(*taskRec) bool) float64 {
-	var da, db []float64
+// attempts in b, 0 when either is empty. buf, as long as recs, holds the
+// durations: a's from its start, b's from its end.
+func slowdown(recs []taskRec, buf []float64, a, b func(*taskRec) bool) float64 {
+	na, nb := 0, 0
 	for i := range recs {
 		switch {
 		case a(&recs[i]):
-			da = append(da, float64(recs[i].dur))
+			buf[na] = float64(recs[i].dur)
+			na++
 		case b(&recs[i]):
-			db = append(db, float64(recs[i].dur))
+			nb++
+			buf[len(buf)-nb] = float64(recs[i].dur)
 		}
 	}
-	mb := medianInPlace(db) // da and db are this call's own
-	if len(da) == 0 || mb <= 0 {
+	mb := medianInPlace(buf[len(buf)-nb:])
+	if na == 0 || mb <= 0 {
 		return 0
 	}
-	return medianInPlace(da) / mb
+	return medianInPlace(buf[:na]) / mb
 }
 
 // explained estimates how many milliseconds of a straggler's excess over
@@ -192,7 +195,11 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[
 // a few attempts, the hosts of an application many together. 0 when no
 // host has two attempts that differ.
 func logSpread(ratios map[uint32][]float64, med map[uint32]float64) float64 {
-	var dev []float64
+	n := 0
+	for h := range med {
+		n += len(ratios[h])
+	}
+	dev := make([]float64, 0, n)
 	for h, m := range med {
 		if m <= 0 {
 			continue
@@ -206,5 +213,5 @@ func logSpread(ratios map[uint32][]float64, med map[uint32]float64) float64 {
 	if len(dev) == 0 {
 		return 0
 	}
-	return 1.4826 * median(dev)
+	return 1.4826 * medianInPlace(dev) // dev is this call's own
 }
