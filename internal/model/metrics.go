@@ -130,8 +130,8 @@ func (a *Arena) Add(m *TaskMetrics) uint32 {
 
 // Get unpacks the metrics stored at off into m. It visits only the bits
 // set in the bitmap and decodes one- and two-byte varints inline: the
-// analyses unpack every attempt's metrics several times, and this halves
-// the cost of a typical attempt's (BenchmarkArenaGet: 58 CPU-ns, was 114).
+// analyses unpack every attempt's metrics several times (BenchmarkArenaGet;
+// docs/PERFORMANCE.md).
 func (a *Arena) Get(off uint32, m *TaskMetrics) {
 	*m = TaskMetrics{}
 	if int(off) >= len(a.buf) {

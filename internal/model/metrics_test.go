@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 func TestArenaRoundTrip(t *testing.T) {
@@ -84,9 +86,11 @@ func BenchmarkArenaGet(b *testing.B) {
 	b.SetBytes(int64(a.Len()))
 	b.ReportAllocs()
 	var got TaskMetrics
+	cpu0 := sharedtest.ProcessCPU()
 	for b.Loop() {
 		a.Get(off, &got)
 	}
+	b.ReportMetric(float64(sharedtest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	if got != m {
 		b.Fatalf("got %v, want %v", got, m)
 	}
