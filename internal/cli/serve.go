@@ -165,8 +165,8 @@ type logSource struct {
 	mu         sync.Mutex
 	unreadable bool                    // the last scan skipped files or folders it could not read
 	logs       []*servedLog            // the last scan's, in the order found
-	byApp map[string][]*servedLog // by the application their first events name
-	heads chan struct{}           // closed when the last scan read every log's first events
+	byApp      map[string][]*servedLog // by the application their first events name
+	heads      chan struct{}           // closed when the last scan read every log's first events
 
 	publishMu sync.Mutex
 	published time.Time

@@ -256,7 +256,7 @@ func TestReadHeadMatchesFullRead(t *testing.T) {
 	}
 	heads := 0
 	for _, l := range logs {
-		apps, _ := load.Log(l, nil)
+		apps, _ := load.Log(l, load.Options{})
 		h := readHead(l)
 		if len(apps) == 0 || apps[0].ID == "" {
 			if h != nil {
