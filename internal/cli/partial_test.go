@@ -228,7 +228,8 @@ func TestServeExit3(t *testing.T) {
 		done <- runServe(ctx, serveOptions{logs: dir, addr: "127.0.0.1:0"}, slog.New(slog.NewTextHandler(&logb, nil)), ready)
 	}()
 	select {
-	case <-ready:
+	case addr := <-ready:
+		getRead(t, addr, "applications") // serve answers before it has read the log
 	case err := <-done:
 		t.Fatalf("serve ended: %v", err)
 	case <-time.After(30 * time.Second):

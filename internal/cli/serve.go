@@ -73,6 +73,10 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 	})
 }
 
+// readingGrace is how long serve waits, stopping, for the logs being read
+// to finish.
+const readingGrace = 10 * time.Second
+
 // defaultBucketRescan is how often serve lists an object-store prefix again
 // when --rescan is not given: stores notify no one, so watching is polling.
 const defaultBucketRescan = time.Minute
@@ -106,15 +110,25 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
+	// Scans run one at a time; stopping waits for the one running to stop
+	// starting reads and for those under way (at most readingGrace).
 	readCtx, stopReading := context.WithCancel(ctx)
-	defer stopReading()
-	scans := make(chan struct{}, 1)
+	scans, scanned := make(chan struct{}, 1), make(chan struct{})
 	go func() {
+		defer close(scanned)
 		for range scans {
 			src.scan(readCtx)
 		}
 	}()
-	defer close(scans)
+	defer func() {
+		stopReading()
+		close(scans)
+		select {
+		case <-scanned:
+		case <-time.After(readingGrace):
+			log.Warn("stopped while a log was still being read")
+		}
+	}()
 	scans <- struct{}{}
 	var tick <-chan time.Time
 	if o.rescan > 0 {
@@ -136,7 +150,6 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 			}
 		case <-ctx.Done():
 			log.Info("shutting down")
-			stopReading()
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil {
