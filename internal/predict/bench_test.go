@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // tenThousandRuns are a recurring job's history: 10,000 runs at 8 cluster
@@ -43,13 +45,13 @@ func BenchmarkFromRuns10000(b *testing.B) {
 func TestFromRuns10000UnderASecond(t *testing.T) {
 	tab := tenThousandRuns()
 	const n = 3
-	start := cpuNanos()
+	start := sharedtest.ProcessCPU()
 	for range n {
 		if _, err := FromRuns(tab, 96, 120e9, ChoiceOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	per := time.Duration((cpuNanos() - start) / n)
+	per := (sharedtest.ProcessCPU() - start) / n
 	t.Logf("fit and predict from 10,000 runs: %v of CPU per question", per)
 	if per >= time.Second {
 		t.Errorf("%v of CPU per question, want under a second", per)
