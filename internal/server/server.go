@@ -1,0 +1,124 @@
+// Package server is clusterlens's HTTP server: the Spark History Server's
+// REST API (/api/v1) over the applications of a folder of event logs, or
+// of the run history kept current from it. The commands only parse flags
+// and call Run.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/objstore"
+	"github.com/clusterlens/clusterlens/internal/shs"
+)
+
+// Options configure Run.
+type Options struct {
+	// Logs is the folder, file or object-store URL of the event logs.
+	Logs string
+	// Addr is the address to listen on.
+	Addr string
+	// Rescan is how often to look for new and changed logs (0: never, or
+	// a minute for an object-store URL).
+	Rescan time.Duration
+	// Load bounds the decoders.
+	Load load.Options
+}
+
+// ErrPartial is returned by Run after a clean stop when the logs it served
+// last were read in part (each was logged as it was read).
+var ErrPartial = errors.New("the logs served were read in part (logged above)")
+
+// readingGrace is how long serve waits, stopping, for the logs being read
+// to finish.
+const readingGrace = 10 * time.Second
+
+// defaultBucketRescan is how often serve lists an object-store prefix again
+// when --rescan is not given: stores notify no one, so watching is polling.
+const defaultBucketRescan = time.Minute
+
+// Run serves until ctx ends. When ready is not nil it receives the
+// listening address once the server accepts connections. It returns
+// ErrPartial after a clean stop when the logs it served last were read in
+// part.
+func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) error {
+	if o.Rescan == 0 && objstore.IsURL(o.Logs) {
+		o.Rescan = defaultBucketRescan
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	src := newLogSource(o.Logs, o.Load, log)
+	stopped := func() error {
+		if src.partial() {
+			return ErrPartial
+		}
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/", shs.Handler(src, log))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("serving the Spark History Server API", "url", "http://"+ln.Addr().String()+"/api/v1/applications")
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	// Scans run one at a time; stopping waits for the one running to stop
+	// starting reads and for those under way (at most readingGrace).
+	readCtx, stopReading := context.WithCancel(ctx)
+	scans, scanned := make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(scanned)
+		for range scans {
+			src.scan(readCtx)
+		}
+	}()
+	defer func() {
+		stopReading()
+		close(scans)
+		select {
+		case <-scanned:
+		case <-time.After(readingGrace):
+			log.Warn("stopped while a log was still being read")
+		}
+	}()
+	scans <- struct{}{}
+	var tick <-chan time.Time
+	if o.Rescan > 0 {
+		t := time.NewTicker(o.Rescan)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case err := <-done:
+			if errors.Is(err, http.ErrServerClosed) {
+				return stopped()
+			}
+			return fmt.Errorf("serve: %w", err)
+		case <-tick:
+			select {
+			case scans <- struct{}{}:
+			default: // a scan is still running; it will pick up the changes
+			}
+		case <-ctx.Done():
+			log.Info("shutting down")
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				return fmt.Errorf("shutdown: %w", err)
+			}
+			<-done
+			return stopped()
+		}
+	}
+}
