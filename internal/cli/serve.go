@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/server"
 )
@@ -21,12 +22,22 @@ type serveOptions struct {
 	addr   string
 	rescan time.Duration
 	load   load.Options
+	store  string // run history DSN, "" for none
 }
 
 // runServe runs the server with o until ctx ends (internal/server); a
 // clean stop after serving logs read in part exits 3.
 func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<- string) error {
-	err := server.Run(ctx, server.Options{Logs: o.logs, Addr: o.addr, Rescan: o.rescan, Load: o.load}, log, ready)
+	so := server.Options{Logs: o.logs, Addr: o.addr, Rescan: o.rescan, Load: o.load}
+	if o.store != "" {
+		st, err := historyopen.Open(ctx, o.store)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		so.Store = st
+	}
+	err := server.Run(ctx, so, log, ready)
 	if errors.Is(err, server.ErrPartial) {
 		return withCode(ExitPartial, err)
 	}
@@ -46,6 +57,8 @@ applications are listed from their logs' first events while the logs are read in
 and a request about one application reads its log first.
 DIR may be an object-store prefix (s3://, gs://, abfss://, wasbs://), which is
 watched: listed again every --rescan (default 1m there) and new or changed logs read.
+With --store the listing comes from the run history at once, whatever the number of
+logs, and the logs are indexed into it every --rescan (docs/HISTORY.md).
 It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,7 +77,8 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 		}
 		cmd.Flags().StringVar(&o.logs, "logs", "", "folder (or file) of Spark event logs, or an object-store URL")
 		cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:18080", "address to listen on")
-		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "look for new and changed logs this often (0: never, or 1m for an object-store URL)")
+		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "look for new and changed logs this often (0: never; 1m for an object-store URL; 10s with --store)")
+		cmd.Flags().StringVar(&o.store, "store", "", "run history to answer from (sqlite:PATH or clickhouse+http://HOST:8123/DB): listed at once, kept current by indexing the logs every --rescan")
 		lf = addLogFlags(cmd.Flags())
 		return cmd
 	})

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -83,5 +85,83 @@ func getRead(t *testing.T, addr, req string) []byte {
 		if time.Now().After(deadline) {
 			t.Fatalf("GET %s: %d, %s %q after 30 s", req, resp.StatusCode, shs.UnreadHeader, resp.Header.Get(shs.UnreadHeader))
 		}
+	}
+}
+
+// TestServeFromStore serves the History Server suite's logs from a run
+// history: the listing is answered at once from the store, byte for byte as
+// the api command answers it from the logs read in full, an application's
+// resources are read from its log when asked for, and a log added later is
+// indexed by the next pass and listed.
+func TestServeFromStore(t *testing.T) {
+	src := events(t)
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held string
+	for i, e := range entries { // all but one log now, the last one later
+		if i == len(entries)-1 {
+			held = e.Name()
+			break
+		}
+		copyLog(t, filepath.Join(src, e.Name()), filepath.Join(dir, e.Name()))
+	}
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	if code, _, errs := run(t, "index", "--store", dsn, dir); code != ExitOK && code != ExitPartial {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	addr, stop := startServe(t, serveOptions{logs: dir, addr: "127.0.0.1:0", store: dsn, rescan: 200 * time.Millisecond})
+	defer stop()
+	get := func(req string) []byte {
+		resp, err := http.Get("http://" + addr + "/api/v1/" + req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", req, resp.StatusCode, body)
+		}
+		return body
+	}
+	api := func(req string) []byte {
+		var out, errb bytes.Buffer
+		if code := Main([]string{"api", dir, req}, nil, &out, &errb); code != ExitOK && code != ExitPartial {
+			t.Fatalf("api %s: exit %d: %s", req, code, errb.String())
+		}
+		return out.Bytes()
+	}
+	for _, req := range []string{"applications", "applications?status=completed&limit=3", "applications/local-1430917381534/stages", "applications/local-1430917381534/jobs"} {
+		if got, want := get(req), api(req); !bytes.Equal(got, want) {
+			t.Errorf("GET %s from the run history differs from the api command's answer:\n%s\nwant\n%s", req, got, want)
+		}
+	}
+	// A log added while serving is indexed and listed by the next pass.
+	copyLog(t, filepath.Join(src, held), filepath.Join(dir, held))
+	want := api("applications")
+	for deadline := time.Now().Add(30 * time.Second); !bytes.Equal(get("applications"), want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the listing did not take in %s within 30 s", held)
+		}
+	}
+}
+
+// copyLog copies a log file, or a log folder with its files.
+func copyLog(t *testing.T, from, to string) {
+	t.Helper()
+	if info, err := os.Stat(from); err == nil && info.IsDir() {
+		if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -78,14 +78,23 @@ type Filter struct {
 	Oldest bool
 }
 
-// Brief is a run as fleet summaries see it: which job, when, how long.
+// Brief is a run as listings see it: which application and job, whose,
+// when, how long, read from which log.
 type Brief struct {
-	Key        string `json:"key"`
-	Name       string `json:"name"`
-	JobKey     string `json:"jobKey"`
-	Start      int64  `json:"start"`
-	End        int64  `json:"end,omitempty"`
-	DurationMs int64  `json:"durationMs"`
+	Key         string `json:"key"`
+	ID          string `json:"id"`
+	Attempt     string `json:"attempt,omitempty"`
+	Name        string `json:"name"`
+	User        string `json:"user"`
+	Engine      string `json:"engine"`
+	Version     string `json:"version,omitempty"`
+	Status      Status `json:"status"`
+	JobKey      string `json:"jobKey"`
+	Start       int64  `json:"start"`
+	End         int64  `json:"end,omitempty"`
+	DurationMs  int64  `json:"durationMs"`
+	LastUpdated int64  `json:"lastUpdated"`
+	Log         string `json:"log"`
 }
 
 // Store keeps the run history. Implementations are safe for concurrent use,
@@ -108,8 +117,8 @@ type Store interface {
 	Runs(ctx context.Context, f Filter) ([]*Run, error)
 	// Count returns how many runs match f (Limit and Offset ignored).
 	Count(ctx context.Context, f Filter) (int, error)
-	// Briefs returns the few columns of every run matching f that fleet
-	// summaries need, oldest first (Limit, Offset, Oldest and Detail are
+	// Briefs returns the few columns of every run matching f that listings
+	// and fleet summaries need, oldest first (Limit, Offset, Oldest and Detail are
 	// ignored).
 	Briefs(ctx context.Context, f Filter) ([]Brief, error)
 	// Variants returns every distinct JobKey with its engine, normalized

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/indexer"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -29,7 +31,24 @@ type Options struct {
 	Rescan time.Duration
 	// Load bounds the decoders.
 	Load load.Options
+	// Store, when set, is the run history the server answers from: the
+	// listing from it at once, the logs indexed into it every Rescan
+	// (default 10 s), applications read from their logs when asked about.
+	Store history.Store
 }
+
+// appSource is where the server's applications come from, and how they are
+// kept current.
+type appSource interface {
+	shs.Source
+	scan(ctx context.Context) // look for new and changed logs, read them
+	partial() bool            // the logs served were read in part
+}
+
+// defaultStoreRescan is how often a server with a run history indexes the
+// logs again when Rescan is not given (the History Server's default update
+// interval).
+const defaultStoreRescan = 10 * time.Second
 
 // ErrPartial is returned by Run after a clean stop when the logs it served
 // last were read in part (each was logged as it was read).
@@ -55,7 +74,20 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
-	src := newLogSource(o.Logs, o.Load, log)
+	var src appSource
+	if o.Store != nil {
+		if o.Rescan == 0 {
+			o.Rescan = defaultStoreRescan
+		}
+		hs := newHistorySource(o.Store, []string{o.Logs}, indexer.Options{Load: o.Load}, log)
+		if err := hs.refresh(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+		src = hs
+	} else {
+		src = newLogSource(o.Logs, o.Load, log)
+	}
 	stopped := func() error {
 		if src.partial() {
 			return ErrPartial

@@ -194,19 +194,23 @@ func inOrder(keys []string, runs []*history.Run, gens []uint64) ([]*history.Run,
 // Briefs returns the runs matching f, oldest first, with few columns.
 func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
 	var out []history.Brief
-	err := s.query(ctx, `SELECT key, name, job_key, start, end, duration_ms FROM history_runs FINAL`+where(f)+
-		` ORDER BY start, key FORMAT RowBinary`, func(d *clickhttp.RowReader) error {
-		r := reader{d: d}
-		var b history.Brief
-		r.str(&b.Key)
-		r.str(&b.Name)
-		r.str(&b.JobKey)
-		r.int(&b.Start)
-		r.int(&b.End)
-		r.int(&b.DurationMs)
-		out = append(out, b)
-		return r.err
-	})
+	err := s.query(ctx, `SELECT key, app_id, attempt, name, user, engine, app_version, status, job_key, start, end,
+		duration_ms, last_updated, log FROM history_runs FINAL`+where(f)+` ORDER BY start, key FORMAT RowBinary`,
+		func(d *clickhttp.RowReader) error {
+			r := reader{d: d}
+			var b history.Brief
+			var status string
+			for _, p := range []*string{&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &status, &b.JobKey} {
+				r.str(p)
+			}
+			for _, p := range []*int64{&b.Start, &b.End, &b.DurationMs, &b.LastUpdated} {
+				r.int(p)
+			}
+			r.str(&b.Log)
+			b.Status = history.Status(status)
+			out = append(out, b)
+			return r.err
+		})
 	return out, s.err("read runs", err)
 }
 

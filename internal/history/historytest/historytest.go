@@ -280,7 +280,9 @@ func filters(t *testing.T, open Opener) {
 	var wantBriefs []history.Brief
 	for _, r := range all {
 		if r.User == "bo" {
-			wantBriefs = append(wantBriefs, history.Brief{Key: r.Key, Name: r.Name, JobKey: r.JobKey, Start: r.Start, End: r.End, DurationMs: r.DurationMs})
+			wantBriefs = append(wantBriefs, history.Brief{Key: r.Key, ID: r.ID, Attempt: r.Attempt, Name: r.Name, User: r.User,
+				Engine: r.Engine, Version: r.Version, Status: r.Status, JobKey: r.JobKey, Start: r.Start, End: r.End,
+				DurationMs: r.DurationMs, LastUpdated: r.LastUpdated, Log: r.Log})
 		}
 	}
 	if diff := cmp.Diff(wantBriefs, briefs); diff != "" {

@@ -214,7 +214,8 @@ func scanStages(rows *sql.Rows, byID map[int64]*history.Run) error {
 // Briefs returns the runs matching f, oldest first, with few columns.
 func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
 	w, args := where(f)
-	rows, err := s.db.QueryContext(ctx, `SELECT key, name, job_key, start, end, duration_ms FROM history_runs`+w+` ORDER BY start, key`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT key, app_id, attempt, name, user, engine, version, status, job_key, start, end,
+		duration_ms, last_updated, log FROM history_runs`+w+` ORDER BY start, key`, args...)
 	if err != nil {
 		return nil, s.err("read runs", err)
 	}
@@ -222,9 +223,12 @@ func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, 
 	var out []history.Brief
 	for rows.Next() {
 		var b history.Brief
-		if err := rows.Scan(&b.Key, &b.Name, &b.JobKey, &b.Start, &b.End, &b.DurationMs); err != nil {
+		var status string
+		if err := rows.Scan(&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &status, &b.JobKey, &b.Start,
+			&b.End, &b.DurationMs, &b.LastUpdated, &b.Log); err != nil {
 			return nil, s.err("read runs", err)
 		}
+		b.Status = history.Status(status)
 		out = append(out, b)
 	}
 	return out, s.err("read runs", rows.Err())
