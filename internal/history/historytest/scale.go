@@ -22,9 +22,12 @@ func ScaleRuns() int {
 	return 10_000
 }
 
+// fleetStart is when FleetRuns's first run starts: 2026-01-01.
+const fleetStart = 1_767_225_600_000
+
 // FleetRuns returns n runs made from the simulator's recurring scenario:
 // its applications, with their real stages, hosts and findings, repeated
-// under new keys, logs and start times a minute apart.
+// under new keys, logs and start times a minute apart from 2026-01-01.
 func FleetRuns(t testing.TB, n int) []*history.Run {
 	t.Helper()
 	sc, err := sim.Named("recurring")
@@ -46,7 +49,7 @@ func FleetRuns(t testing.TB, n int) []*history.Run {
 		r.Key = "spark/" + r.ID + "/"
 		r.Log = fmt.Sprintf("/fleet/%03d/%s", i/1000, r.ID)
 		r.User = []string{"ana", "bo", "chen", "dee", "eli"}[i%5]
-		shift := int64(i)*60_000 - r.Start
+		shift := fleetStart + int64(i)*60_000 - r.Start
 		r.Start += shift
 		if r.End > 0 {
 			r.End += shift
