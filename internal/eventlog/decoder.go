@@ -40,7 +40,7 @@ type Decoder struct {
 	jobs      map[int32]*model.Job
 	stageJobs map[int32][]int32 // stage id -> ids of the jobs that list it
 	running   map[int64]taskRef // tasks started and not yet ended
-	sql       map[int64]*model.SQLExecution
+	sq        *sqlState         // the SQL listener (sql.go)
 
 	file    string
 	lastBad bool // the latest non-blank line was bad
@@ -83,7 +83,7 @@ func NewDecoder() *Decoder {
 		jobs:      map[int32]*model.Job{},
 		stageJobs: map[int32][]int32{},
 		running:   map[int64]taskRef{},
-		sql:       map[int64]*model.SQLExecution{},
+		sq:        newSQLState(),
 		counts:    make([]int64, len(handlerNames)),
 	}
 	d.app.Reasons = []model.Reason{{}}
@@ -322,6 +322,7 @@ func (d *Decoder) finish() *model.App {
 	checkRollovers(d.parts, &a.Quality)
 	d.photon.note(a)
 	d.running = nil
+	d.finishSQL()
 	return a
 }
 

@@ -36,13 +36,18 @@ const (
 	// finished map task's output is lost): it sorts with task starts, right
 	// after the start of the task before it in the stage.
 	evTaskEndInPlace
+	// evSQLAdaptive is an execution's final plan, logged as adaptive
+	// execution's update just before its last job starts; evSQLDriver its
+	// driver metric updates, just before its end.
+	evSQLAdaptive
+	evSQLDriver
 )
 
 // rank orders kinds that share a timestamp.
 var rank = [...]uint8{
-	evSQLStart: 0, evExecutorAdded: 1, evBlockManagerAdded: 2, evProcessAdded: 3, evJobStart: 4,
-	evStageSubmitted: 5, evTaskStart: 6, evTaskEndInPlace: 6, evTaskGettingResult: 7, evTaskEnd: 8,
-	evStageCompleted: 9, evJobEnd: 10, evSQLEnd: 11, evExecutorRemoved: 12,
+	evSQLStart: 0, evExecutorAdded: 1, evBlockManagerAdded: 2, evProcessAdded: 3, evSQLAdaptive: 4, evJobStart: 5,
+	evStageSubmitted: 6, evTaskStart: 7, evTaskEndInPlace: 7, evTaskGettingResult: 8, evTaskEnd: 9,
+	evStageCompleted: 10, evJobEnd: 11, evSQLDriver: 12, evSQLEnd: 13, evExecutorRemoved: 14,
 }
 
 const (
@@ -102,7 +107,7 @@ func Write(w io.Writer, app *model.App) error {
 // schedule lists the time-ordered events of app, sorted stably by time and
 // kind (model order breaks ties).
 func schedule(app *model.App) []event {
-	n := 2*len(app.Jobs) + 2*len(app.Stages) + 2*len(app.Executors) + len(app.Processes) + 2*len(app.SQL)
+	n := 2*len(app.Jobs) + 2*len(app.Stages) + 2*len(app.Executors) + len(app.Processes) + 4*len(app.SQL)
 	for _, st := range app.Stages {
 		n += 2 * len(st.Tasks)
 		for k := range st.Tasks {
@@ -116,8 +121,16 @@ func schedule(app *model.App) []event {
 		evs = append(evs, event{time: t, kr: kind<<kindShift | uint32(ref), task: uint32(task)})
 	}
 	for i, x := range app.SQL {
-		add(x.Start, evSQLStart, i, 0)
+		if x.Plan != nil || x.Start != 0 { // else only its jobs named it
+			add(x.Start, evSQLStart, i, 0)
+		}
+		if x.InitialPlan != nil {
+			add(lastJobStart(app, x), evSQLAdaptive, i, 0)
+		}
 		if x.End != 0 {
+			if len(x.DriverUpdates) > 0 {
+				add(x.End, evSQLDriver, i, 0)
+			}
 			add(x.End, evSQLEnd, i, 0)
 		}
 	}
@@ -233,4 +246,16 @@ func duplicateTasks(st *model.Stage) map[int]bool {
 		seen[id] = true
 	}
 	return dup
+}
+
+// lastJobStart is when the execution's last job started (its start when it
+// ran none).
+func lastJobStart(app *model.App, x *model.SQLExecution) int64 {
+	t := x.Start
+	for _, j := range app.Jobs {
+		if j.SQLID == x.ID {
+			t = max(t, j.Submitted)
+		}
+	}
+	return t
 }

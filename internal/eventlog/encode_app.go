@@ -23,6 +23,10 @@ type encoder struct {
 	attempts    map[int32][]int // stage id -> indexes in app.Stages
 	m, sum      model.TaskMetrics
 	last        int64 // time of the latest event written
+	// sqlNames and sqlTotals are the SQL metrics' names and running totals
+	// by accumulator id, made at the first task with SQL updates.
+	sqlNames  map[int64]string
+	sqlTotals map[int64]int64
 }
 
 func newEncoder(app *model.App) *encoder {
@@ -108,6 +112,10 @@ func (e *encoder) event(ev event) error {
 		e.sqlStart(app.SQL[i])
 	case evSQLEnd:
 		e.sqlEnd(app.SQL[i])
+	case evSQLAdaptive:
+		e.sqlAdaptive(app.SQL[i])
+	case evSQLDriver:
+		e.sqlDriverUpdates(app.SQL[i])
 	case evExecutorAdded:
 		e.executorAdded(app.Executors[i])
 	case evBlockManagerAdded:
@@ -327,50 +335,6 @@ func (e *encoder) processAdded(p *model.Process) {
 	e.j.kint("cores", int64(p.Cores))
 	e.j.kmap("logUrlInfo", p.LogURLs)
 	e.j.close('}')
-}
-
-// sqlStart writes SparkListenerSQLExecutionStart as Spark 3.5's Jackson
-// mapper serializes it (org.apache.spark.sql.execution.ui).
-func (e *encoder) sqlStart(x *model.SQLExecution) {
-	e.begin("org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart")
-	e.j.kint("executionId", x.ID)
-	e.j.kint("rootExecutionId", x.ID)
-	e.j.kstr("description", x.Description)
-	e.j.kstr("details", x.Details)
-	e.j.kstr("physicalPlanDescription", "")
-	e.j.key("sparkPlanInfo")
-	e.j.open('{')
-	e.j.kstr("nodeName", "")
-	e.j.kstr("simpleString", "")
-	e.j.key("children")
-	e.j.open('[')
-	e.j.close(']')
-	e.j.key("metadata")
-	e.j.open('{')
-	e.j.close('}')
-	e.j.key("metrics")
-	e.j.open('[')
-	e.j.close(']')
-	e.j.close('}')
-	e.j.kint("time", x.Start)
-	e.j.key("modifiedConfigs")
-	e.j.open('{')
-	e.j.close('}')
-	e.j.key("jobTags")
-	e.j.open('[')
-	e.j.close(']')
-}
-
-func (e *encoder) sqlEnd(x *model.SQLExecution) {
-	e.begin("org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd")
-	e.j.kint("executionId", x.ID)
-	e.j.kint("time", x.End)
-	e.j.key("errorMessage")
-	if x.Error != "" {
-		e.j.str(x.Error)
-	} else {
-		e.j.null()
-	}
 }
 
 func (e *encoder) jobStart(job *model.Job) {

@@ -160,8 +160,12 @@ func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int, rich
 			Properties:  [][2]string{{"spark.job.description", "job " + strconv.Itoa(j)}, {"spark.rdd.scope", `{"id":"1"}`}},
 			Description: "job " + strconv.Itoa(j)}
 		if chance(2) {
-			x := &model.SQLExecution{ID: int64(j), Description: "query " + strconv.Itoa(j), Details: "plan",
-				Start: now - 1, Jobs: []int32{job.ID}}
+			x := &model.SQLExecution{ID: int64(j), RootID: int64(j), Description: "query " + strconv.Itoa(j),
+				Details: model.PackText("plan"), Start: now - 1, Jobs: []int32{job.ID}, StreamBatch: -1,
+				Plan: genPlan(int64(j) * 100), PlanDescription: model.PackText("== Physical Plan ==\n* HashAggregate (3)")}
+			if chance(3) {
+				x.InitialPlan, x.Plan = x.Plan, genPlan(int64(j)*100+50)
+			}
 			app.SQL = append(app.SQL, x)
 			job.SQLID = x.ID
 			job.Properties = append(job.Properties, [2]string{"spark.sql.execution.id", strconv.Itoa(j)})
@@ -250,7 +254,7 @@ func genApp(r *rand.Rand, jobs, stagesPerJob, tasksPerStage, executors int, rich
 			if x.ID == int64(j) {
 				x.End = now + 1
 				if job.Status == model.JobFailed {
-					x.Error = job.Failure
+					x.Error, x.HasError = job.Failure, true
 				}
 			}
 		}
@@ -373,5 +377,32 @@ func TestAppendInt(t *testing.T) {
 		if want := "x" + strconv.FormatInt(v, 10); got != want {
 			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// genPlan is a small plan graph whose accumulators start at base: a
+// codegen stage (aggregate) reading an exchange fed by a second codegen
+// stage (project, filter) over a scan outside it.
+func genPlan(base int64) *model.SQLPlan {
+	m := func(k int64, name string, t model.SQLMetricType) model.SQLPlanMetric {
+		return model.SQLPlanMetric{AccumID: base + k, Name: name, Type: t}
+	}
+	return &model.SQLPlan{
+		Nodes: []model.SQLNode{
+			{ID: 0, Name: "WholeStageCodegen (2)", Desc: "WholeStageCodegen (2)", Cluster: -1, IsCluster: true,
+				Metrics: []model.SQLPlanMetric{m(0, "duration", model.MetricTiming)}},
+			{ID: 1, Name: "HashAggregate", Desc: "HashAggregate(keys=[k#1], functions=[count(1)])", Cluster: 0,
+				Metrics: []model.SQLPlanMetric{m(1, "number of output rows", model.MetricSum), m(2, "peak memory", model.MetricSize)}},
+			{ID: 2, Name: "Exchange", Desc: "Exchange hashpartitioning(k#1, 200)", Cluster: -1,
+				Metrics: []model.SQLPlanMetric{m(3, "shuffle bytes written", model.MetricSize), m(4, "shuffle write time", model.MetricNsTiming)}},
+			{ID: 3, Name: "WholeStageCodegen (1)", Desc: "WholeStageCodegen (1)", Cluster: -1, IsCluster: true,
+				Metrics: []model.SQLPlanMetric{m(5, "duration", model.MetricTiming)}},
+			{ID: 4, Name: "Project", Desc: "Project [k#1]", Cluster: 3},
+			{ID: 5, Name: "Filter", Desc: "Filter isnotnull(k#1)", Cluster: 3,
+				Metrics: []model.SQLPlanMetric{m(6, "number of output rows", model.MetricSum)}},
+			{ID: 6, Name: "Scan parquet ", Desc: "FileScan parquet [k#1] PartitionFilters: []", Cluster: -1,
+				Metrics: []model.SQLPlanMetric{m(7, "number of files read", model.MetricSum), m(8, "scan time", model.MetricTiming)}},
+		},
+		Edges: []model.SQLEdge{{From: 2, To: 1}, {From: 4, To: 2}, {From: 5, To: 4}, {From: 6, To: 5}},
 	}
 }

@@ -137,6 +137,7 @@ func (e *encoder) taskInfo(st *model.Stage, t *model.Task, phase uint32) {
 		for _, a := range st.TaskAccumulables[t.ID] {
 			e.userAccumulable(a)
 		}
+		e.sqlAccumulables(st, t)
 	}
 	j.close(']')
 	j.close('}')

@@ -28,7 +28,8 @@ type resumeState struct {
 	Parts       []partState
 	PartStarted bool
 	Photon      photonState
-	Seen        seenState // the events applied, to tell repeats (seen.go)
+	Seen        seenState   // the events applied, to tell repeats (seen.go)
+	SQL         sqlSnapshot // the SQL listener (sqlresume.go)
 }
 
 // partState and photonState are partMark and photonUse with exported
@@ -66,7 +67,7 @@ func (d *Decoder) Snapshot(w io.Writer) error {
 	}
 	st := resumeState{Events: d.events, Counts: map[string]int64{}, StageJobs: d.stageJobs, Context: d.context,
 		PartStarted: d.partStarted, Photon: photonState{On: d.photon.on, Evidence: d.photon.evidence,
-			Tasks: d.photon.tasks, Filled: d.photon.filled, Cumulative: d.photon.cumulative}, Seen: d.seen.state()}
+			Tasks: d.photon.tasks, Filled: d.photon.filled, Cumulative: d.photon.cumulative}, Seen: d.seen.state(), SQL: d.sq.snapshot()}
 	for _, p := range d.parts {
 		st.Parts = append(st.Parts, partState{p.number, p.file, p.line})
 	}
@@ -135,7 +136,10 @@ func Resume(r io.Reader) (*Decoder, error) {
 		d.jobs[j.ID] = j
 	}
 	for _, x := range app.SQL {
-		d.sql[x.ID] = x
+		d.sq.execs[x.ID] = x
+	}
+	if err := d.sq.restore(st.SQL); err != nil {
+		return nil, err
 	}
 	if st.StageJobs != nil {
 		d.stageJobs = st.StageJobs

@@ -1,7 +1,6 @@
 package eventlog
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -170,11 +169,7 @@ func decodeJobStart(d *Decoder, s *jsonscan.Scanner) {
 			job.Name = infos[n-1].name
 			job.ResultStage = infos[n-1].id
 		}
-		if job.SQLID >= 0 {
-			if x := d.sql[job.SQLID]; x != nil {
-				x.Jobs = append(x.Jobs, job.ID)
-			}
-		}
+		d.sqlJobStart(job, infos)
 		d.jobs[job.ID] = job
 		d.app.Jobs = append(d.app.Jobs, job)
 	}
@@ -255,6 +250,7 @@ func decodeJobEnd(d *Decoder, s *jsonscan.Scanner) {
 				}
 			}
 		}
+		d.sqlJobEnd(id)
 	}
 }
 
@@ -288,6 +284,7 @@ func decodeStageSubmitted(d *Decoder, s *jsonscan.Scanner) {
 		for _, j := range d.stageJobs[st.ID] {
 			st.JobIDs = appendUnique(st.JobIDs, j)
 		}
+		d.sqlStageSubmitted(si.id, si.attempt)
 	}
 }
 
@@ -313,64 +310,6 @@ func decodeStageCompleted(d *Decoder, s *jsonscan.Scanner) {
 			st.Status, st.Failure = model.StageFailed, si.failure
 		} else {
 			st.Status = model.StageComplete
-		}
-	}
-}
-
-func decodeSQLStart(d *Decoder, s *jsonscan.Scanner) {
-	x := &model.SQLExecution{}
-	photon := false
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "executionId":
-			x.ID = s.Int()
-		case "description":
-			x.Description = s.String()
-		case "details":
-			x.Details = s.String()
-		case "time":
-			x.Start = s.Int()
-		case "sparkPlanInfo":
-			photon = bytes.Contains(s.SkipRaw(), photonPlan)
-		default:
-			s.Skip()
-		}
-	}
-	d.pending = func() {
-		if !once(&d.seen.sql, x.ID, seenStart) {
-			d.duplicate("SparkListenerSQLExecutionStart", fmt.Sprintf("SQL execution %d", x.ID))
-			return
-		}
-		d.sql[x.ID] = x
-		d.app.SQL = append(d.app.SQL, x)
-		if photon && !d.photon.on {
-			d.photon.enable(fmt.Sprintf("Photon operators in the plan of SQL execution %d", x.ID))
-		}
-	}
-}
-
-func decodeSQLEnd(d *Decoder, s *jsonscan.Scanner) {
-	var id, ts int64
-	var errMsg string
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "executionId":
-			id = s.Int()
-		case "time":
-			ts = s.Int()
-		case "errorMessage":
-			errMsg = s.String()
-		default:
-			s.Skip()
-		}
-	}
-	d.pending = func() {
-		if !once(&d.seen.sql, id, seenEnd) {
-			d.duplicate("SparkListenerSQLExecutionEnd", fmt.Sprintf("SQL execution %d", id))
-			return
-		}
-		if x := d.sql[id]; x != nil {
-			x.End, x.Error = ts, errMsg
 		}
 	}
 }

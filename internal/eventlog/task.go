@@ -408,6 +408,7 @@ func (d *Decoder) applyTaskEnd(e *taskEvent) {
 	}
 	d.photon.task(e.accumRaw, &e.metrics)
 	ref.stage.SetTaskMetrics(ref.index, &e.metrics)
+	d.sqlTaskEnd(e)
 	t.HasMetrics = e.hasMetrics
 	if len(e.accums) > 0 {
 		if ref.stage.TaskAccumulables == nil {

@@ -687,6 +687,11 @@ func skipString(buf []byte, pos int) int {
 	return -1
 }
 
+// StringEnd returns the offset after the string that starts at buf[pos] (a
+// quote), or -1 when it does not end. It does not validate the string's
+// contents: it is for walking text a Scanner already validated.
+func StringEnd(buf []byte, pos int) int { return skipString(buf, pos) }
+
 // escaped reports whether the quote at buf[i] is preceded by an odd number
 // of backslashes (not before start).
 func escaped(buf []byte, start, i int) bool {

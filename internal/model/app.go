@@ -112,17 +112,6 @@ type Process struct {
 	LogURLs [][2]string
 }
 
-// SQLExecution is one Spark SQL query execution.
-type SQLExecution struct {
-	ID          int64
-	Description string
-	Details     string
-	Start       int64
-	End         int64
-	Jobs        []int32
-	Error       string
-}
-
 // Quality records what could not be read. Nothing is dropped silently: every
 // skipped line is counted with where it was.
 type Quality struct {

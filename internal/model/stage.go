@@ -69,6 +69,10 @@ type Stage struct {
 	Metrics Arena
 	// TaskAccumulables holds user accumulator updates of tasks, keyed by task id (rare).
 	TaskAccumulables map[int64][]Accumulable
+	// TaskSQLUpdates are tasks' SQL metric updates by task id, for the
+	// encoder to write (the simulator fills them); the decoder folds them
+	// into their execution's SQLExecution.Metrics instead of keeping them.
+	TaskSQLUpdates map[int64][]SQLUpdate
 }
 
 // Accumulable is a named accumulator's value (and last update for tasks).

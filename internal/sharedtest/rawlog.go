@@ -1,6 +1,7 @@
 package sharedtest
 
 import (
+	"compress/gzip"
 	"io"
 	"os"
 	"strings"
@@ -10,8 +11,9 @@ import (
 )
 
 // RawLog opens an event log for a test's own independent reading (with
-// encoding/json, not internal/eventlog): plain, or zstd-compressed when its
-// name ends in .zstd. The file is closed when the test ends.
+// encoding/json, not internal/eventlog): plain, zstd-compressed when its
+// name ends in .zstd, gzip-compressed when in .gz. The file is closed when
+// the test ends.
 func RawLog(t testing.TB, path string) io.Reader {
 	t.Helper()
 	f, err := os.Open(path)
@@ -19,6 +21,13 @@ func RawLog(t testing.TB, path string) io.Reader {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return z
+	}
 	if !strings.HasSuffix(path, ".zstd") {
 		return f
 	}
