@@ -64,11 +64,7 @@ func runAPI(e *env, path, request string, opts load.Options) error {
 		}
 		return err
 	}
-	body, err := shs.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode response: %w", err)
-	}
-	if _, err := e.stdout.Write(body); err != nil {
+	if err := shs.WriteJSON(e.stdout, v); err != nil {
 		return fmt.Errorf("write response: %w", err)
 	}
 	return partial(e, res)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 // value is the empty text.
 type Text struct {
 	b      []byte
+	n      int // the text's length
 	packed bool
 }
 
@@ -40,14 +42,14 @@ func textCodec() (*zstd.Encoder, *zstd.Decoder) {
 // PackText packs s.
 func PackText(s string) Text {
 	if len(s) < packMin {
-		return Text{b: []byte(s)}
+		return Text{b: []byte(s), n: len(s)}
 	}
 	enc, _ := textCodec()
 	z := enc.EncodeAll([]byte(s), make([]byte, 0, len(s)/4))
 	if len(z) > len(s)*3/4 {
-		return Text{b: []byte(s)}
+		return Text{b: []byte(s), n: len(s)}
 	}
-	return Text{b: z[:len(z):len(z)], packed: true}
+	return Text{b: z[:len(z):len(z)], n: len(s), packed: true}
 }
 
 // String unpacks the text.
@@ -69,8 +71,11 @@ func (t Text) Empty() bool { return len(t.b) == 0 }
 // Size is the bytes the text occupies packed.
 func (t Text) Size() int { return len(t.b) }
 
-// GobEncode gives gob the text as kept: a flag byte (1 packed), then the
-// bytes.
+// Len is the text's length unpacked.
+func (t Text) Len() int { return t.n }
+
+// GobEncode gives gob the text as kept: a flag byte (1 packed), the
+// unpacked length as a uvarint, then the bytes.
 func (t Text) GobEncode() ([]byte, error) {
 	if len(t.b) == 0 {
 		return nil, nil
@@ -79,7 +84,7 @@ func (t Text) GobEncode() ([]byte, error) {
 	if t.packed {
 		flag = 1
 	}
-	return append([]byte{flag}, t.b...), nil
+	return append(binary.AppendUvarint([]byte{flag}, uint64(t.n)), t.b...), nil
 }
 
 // GobDecode takes the text from gob.
@@ -88,9 +93,10 @@ func (t *Text) GobDecode(b []byte) error {
 		*t = Text{}
 		return nil
 	}
-	if b[0] > 1 {
-		return fmt.Errorf("text: flag %d", b[0])
+	n, k := binary.Uvarint(b[1:])
+	if b[0] > 1 || k <= 0 || n > 1<<40 {
+		return fmt.Errorf("text: bad header")
 	}
-	*t = Text{b: append([]byte(nil), b[1:]...), packed: b[0] == 1}
+	*t = Text{b: append([]byte(nil), b[1+k:]...), packed: b[0] == 1, n: int(n)}
 	return nil
 }

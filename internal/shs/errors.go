@@ -38,3 +38,8 @@ func badRequest(format string, args ...any) *Error {
 func unavailable(format string, args ...any) *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(format, args...)}
 }
+
+// serverError is the 500 of an exception Spark's resource does not map.
+func serverError(format string, args ...any) *Error {
+	return &Error{Status: http.StatusInternalServerError, Message: fmt.Sprintf(format, args...)}
+}

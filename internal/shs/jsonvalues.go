@@ -160,6 +160,10 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 // re-scanned every byte and took most of the time).
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
+	if s, ok := v.(streamer); ok {
+		err := WriteJSON(&buf, s)
+		return buf.Bytes(), err
+	}
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {

@@ -21,7 +21,7 @@ type VersionInfo struct {
 // an attempt id.
 var subResources = map[string]bool{
 	"jobs": true, "executors": true, "allexecutors": true, "allmiscellaneousprocess": true,
-	"stages": true, "storage": true, "environment": true, "logs": true, "threads": true,
+	"stages": true, "storage": true, "environment": true, "logs": true, "threads": true, "sql": true,
 }
 
 // digits is the \d+ of Spark's path templates.
@@ -153,6 +153,9 @@ func (ix *Index) appResource(a *model.App, appID string, attemptID *string, rest
 	if a == nil {
 		return nil, notFound("no such app: %s", appKey)
 	}
+	if rest[0] == "sql" {
+		return ix.sqlResource(a, rest, conv.sql)
+	}
 	v := ix.view(a)
 	switch rest[0] {
 	case "jobs":
@@ -200,6 +203,8 @@ func validRoute(rest []string) bool {
 		return n == 1 || n == 3 && rest[2] == "threads"
 	case "allexecutors", "allmiscellaneousprocess", "environment", "logs", "threads":
 		return n == 1
+	case "sql":
+		return n == 1 || n == 2 && digits.MatchString(rest[1])
 	case "storage":
 		return n >= 2 && rest[1] == "rdd" && (n == 2 || n == 3 && digits.MatchString(rest[2]))
 	case "stages":
@@ -230,6 +235,7 @@ type params struct {
 	offset       int
 	length       int
 	sortBy       int
+	sql          sqlParams
 }
 
 // convertParams converts the query parameters the addressed resource
@@ -238,6 +244,8 @@ func convertParams(rest []string, q url.Values) (params, *Error) {
 	var p params
 	var err *Error
 	switch rest[0] {
+	case "sql":
+		p.sql, err = convertSQLParams(rest, q)
 	case "jobs":
 		if len(rest) == 1 {
 			p.statuses, err = enumValues(q, "status", jobStatuses)

@@ -1,0 +1,73 @@
+package shs
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+)
+
+// TestSQLRealLogs serves /sql and /sql/{id} for every application of the
+// real logs (read as serve reads a folder) and checks each execution is
+// listed once, in id order, answered alone the same, and marshals; and,
+// as SqlResourceWithActualMetricsSuite asserts of its query, that a
+// completed execution whose jobs all succeeded lists its jobs as
+// successful, none running or failed, and has nodes, most of them (but
+// WholeStageCodegen, Project and SerializeFromObject) with metrics.
+func TestSQLRealLogs(t *testing.T) {
+	ix := NewIndex(loadDir(t, sharedtest.Dir(t, "logs")))
+	ix.Now = func() time.Time { return time.UnixMilli(1_800_000_000_000) } // running executions' durations
+	var apps, execs, completed, nodes, withMetrics int
+	excluded := map[string]bool{"WholeStageCodegen": true, "Project": true, "SerializeFromObject": true}
+	for _, e := range ix.apps {
+		for _, a := range e.attempts {
+			if len(a.SQL) == 0 {
+				continue
+			}
+			apps++
+			base := "applications/" + a.ID
+			if a.AttemptID != "" {
+				base += "/" + a.AttemptID
+			}
+			list := sqlList(t, ix, base+"/sql", url.Values{"length": {"1000000"}})
+			if len(list) != len(a.SQL) {
+				t.Errorf("%s: %d executions listed, %d read", base, len(list), len(a.SQL))
+			}
+			for i, d := range list {
+				if i > 0 && list[i-1].ID >= d.ID {
+					t.Errorf("%s: not in id order at %d", base, d.ID)
+				}
+				if one := sqlOne(t, ix, fmt.Sprintf("%s/sql/%d", base, d.ID), nil); !cmp.Equal(one, d) {
+					t.Errorf("%s/sql/%d differs from its list entry", base, d.ID)
+				}
+				execs++
+				if d.Status != "COMPLETED" || len(d.SuccessJobIDs) == 0 || len(d.FailedJobIDs) > 0 || len(d.RunningJobIDs) > 0 {
+					continue
+				}
+				completed++
+				if len(d.Nodes) == 0 {
+					t.Errorf("%s/sql/%d: completed with jobs but no nodes", base, d.ID)
+				}
+				for _, n := range d.Nodes {
+					if excluded[n.NodeName] || len(n.NodeName) > 17 && n.NodeName[:17] == "WholeStageCodegen" {
+						continue
+					}
+					nodes++
+					if len(n.Metrics) > 0 {
+						withMetrics++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d applications, %d executions served; %d completed with succeeded jobs: %d of their %d nodes have metrics",
+		apps, execs, completed, withMetrics, nodes)
+	// Logs of one application id in several files count once in the index.
+	if apps < 45 || execs < 230 || withMetrics*10 < nodes*8 {
+		t.Errorf("want 45 applications, 230 executions and 80%% of nodes with metrics")
+	}
+}
