@@ -295,6 +295,9 @@ func (e *engine) endApp(a *appRun) {
 		}
 	}
 	finishApp(a, end)
+	if a.plan.spec.SQL && a.plan.engine == model.Spark {
+		sqlQueries(a, e.appProblems(a))
+	}
 	a.coresOn = nil
 	t := &a.truth
 	t.StartMs, t.EndMs = a.app.Start, a.app.End

@@ -71,6 +71,55 @@ var library = map[string]func() *Scenario{
 	"recurring": recurring,
 	"parc":      func() *Scenario { return parc(14) },
 	"parc-50":   func() *Scenario { return parc(50) },
+	"sql-clean": func() *Scenario {
+		return sqlBase("sql-clean", "four Spark SQL applications (joins and aggregates) on a healthy cluster")
+	},
+	"sql-skew": func() *Scenario {
+		return withSQLProblem("sql-skew", ProblemSpec{Kind: ProblemSkew, App: 0, Stage: 2, Zipf: 1.2},
+			ProblemSpec{Kind: ProblemSkew, App: 1, Stage: 2, Zipf: 1.3})
+	},
+	"sql-should-broadcast": func() *Scenario {
+		return withSQLProblem("sql-should-broadcast", ProblemSpec{Kind: ProblemSQLShouldBroadcast, App: 0, Stage: 2},
+			ProblemSpec{Kind: ProblemSQLShouldBroadcast, App: 1, Stage: 2})
+	},
+	"sql-broadcast-large": func() *Scenario {
+		return withSQLProblem("sql-broadcast-large", ProblemSpec{Kind: ProblemSQLBroadcastLarge, App: 0, Stage: 2},
+			ProblemSpec{Kind: ProblemSQLBroadcastLarge, App: 1, Stage: 2})
+	},
+	"sql-full-scan": func() *Scenario {
+		return withSQLProblem("sql-full-scan", ProblemSpec{Kind: ProblemSQLFullScan, App: 2, Stage: 0},
+			ProblemSpec{Kind: ProblemSQLFullScan, App: 3, Stage: 0})
+	},
+	"sql-cartesian": func() *Scenario {
+		return withSQLProblem("sql-cartesian", ProblemSpec{Kind: ProblemSQLCartesian, App: 1, Stage: 2})
+	},
+	"sql-small-files": func() *Scenario {
+		return withSQLProblem("sql-small-files", ProblemSpec{Kind: ProblemSQLSmallFiles, App: 2, Stage: 0},
+			ProblemSpec{Kind: ProblemSQLSmallFiles, App: 0, Stage: 1})
+	},
+	"sql-idle-cores": func() *Scenario {
+		return withSQLProblem("sql-idle-cores", ProblemSpec{Kind: ProblemSchedGap, App: 2, Stage: 0, LaunchesPerS: 1})
+	},
+}
+
+// sqlBase is a workload of Spark SQL applications: two join applications
+// (a sampling query and a join query each), an aggregate and an iterative
+// one, on the clean cluster.
+func sqlBase(name, desc string) *Scenario {
+	sc := base(name, desc)
+	sc.Apps = []AppSpec{
+		{Engine: "spark", Class: "terasort", Name: "SQLJoin", SubmitS: 0, InputGB: 8, Executors: 6, Cores: 4, Partitions: 48, SQL: true},
+		{Engine: "spark", Class: "sort", Name: "SQLJoin2", SubmitS: 20, InputGB: 6, Executors: 6, Cores: 4, Partitions: 48, SQL: true},
+		{Engine: "spark", Class: "wordcount", Name: "SQLAggregate", SubmitS: 40, InputGB: 10, Executors: 6, Cores: 4, Partitions: 48, SQL: true},
+		{Engine: "spark", Class: "kmeans", Name: "SQLIterate", SubmitS: 60, InputGB: 4, Executors: 4, Cores: 4, Partitions: 16, Iterations: 3, SQL: true},
+	}
+	return sc
+}
+
+func withSQLProblem(name string, ps ...ProblemSpec) *Scenario {
+	sc := sqlBase(name, "the SQL workload with a "+ps[0].Kind+" problem")
+	sc.Problems = ps
+	return sc
 }
 
 // Names lists the named scenarios.

@@ -328,6 +328,10 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 		if w, ok := a.stageWin[si]; ok {
 			pt.StartMs, pt.EndMs = w[0], w[1]
 		}
+		if a.plan.spec.SQL && a.plan.engine == model.Spark {
+			q := int64(sp.job) // queries are numbered by job (sqlQueries)
+			pt.Query = &q
+		}
 		switch p.Kind {
 		case ProblemSkew:
 			pt.Tasks = skewedTasks(sp)

@@ -99,6 +99,9 @@ type AppSpec struct {
 	// (class microbench) vary.
 	MapSelectivity    float64 `json:"mapSelectivity,omitempty"`
 	ReduceSelectivity float64 `json:"reduceSelectivity,omitempty"`
+	// SQL makes each job of a Spark application a SQL query, with its
+	// physical plan and operator metrics in the log (sql.go).
+	SQL bool `json:"sql,omitempty"`
 }
 
 // ArrivalSpec adds random applications arriving as a Poisson process over
@@ -369,6 +372,10 @@ func (sc *Scenario) Resolve() error {
 		}
 		switch p.Kind {
 		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask, ProblemStraggler, ProblemSchedGap:
+		case ProblemSQLShouldBroadcast, ProblemSQLBroadcastLarge, ProblemSQLFullScan, ProblemSQLCartesian, ProblemSQLSmallFiles:
+			if !sc.Apps[p.App].SQL || sc.Apps[p.App].Engine != "spark" {
+				return fmt.Errorf("%w: problem %d: %s needs a Spark application with sql set", ErrScenario, i, p.Kind)
+			}
 		default:
 			return fmt.Errorf("%w: problem %d: unknown kind %q", ErrScenario, i, p.Kind)
 		}

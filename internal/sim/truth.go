@@ -65,6 +65,9 @@ type ProblemTruth struct {
 	// Under lists, for a derived imbalance (Cause set) whose Hosts are the
 	// overloaded hosts, the underloaded ones.
 	Under []string `json:"under,omitempty"`
+	// Query is, in a SQL application, the execution id of the query whose
+	// job ran the stage (nil otherwise).
+	Query *int64 `json:"query,omitempty"`
 }
 
 // CauseCache marks a ProblemTruth the simulator derived rather than
