@@ -10,6 +10,9 @@ const (
 	ScopeStage       ScopeKind = "stage"
 	ScopeNode        ScopeKind = "node"
 	ScopeTask        ScopeKind = "task"
+	// ScopeQuery names SQL executions by id ("3"), or one of their
+	// operators ("3/7": execution 3, plan node 7).
+	ScopeQuery ScopeKind = "query"
 )
 
 // Scope names the parts of the application a finding refers to: the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
+	"github.com/clusterlens/clusterlens/internal/query"
 )
 
 // Input is one application with the analyses detectors share, each computed
@@ -19,6 +20,9 @@ type Input struct {
 	wi     *perfmodel.WhatIf
 	wiErr  error
 	wiDone bool
+
+	queries     []query.Query
+	queriesDone bool
 }
 
 // NewInput wraps app.
@@ -58,6 +62,14 @@ func (in *Input) WhatIf() (*perfmodel.WhatIf, error) {
 		in.wiDone = true
 	}
 	return in.wi, in.wiErr
+}
+
+// Queries are the application's SQL queries analyzed (query.Analyze).
+func (in *Input) Queries() []query.Query {
+	if !in.queriesDone {
+		in.queries, in.queriesDone = query.Analyze(in.App), true
+	}
+	return in.queries
 }
 
 // appScope is the application scope.

@@ -31,7 +31,9 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: refused its defaults: %v", d.Name(), err)
 		}
 	}
-	want := []string{"critical-stage-tail", "data-skew", "driver-bound", "low-parallelism", "scheduling-gap", "shuffle-gap", "straggler-nodes", "straggler-tasks",
+	want := []string{"critical-stage-tail", "data-skew", "driver-bound", "low-parallelism", "scheduling-gap", "shuffle-gap",
+		"sql-adaptive", "sql-broadcast-too-large", "sql-cartesian", "sql-full-scan", "sql-idle-cores", "sql-should-broadcast", "sql-skewed-join", "sql-small-files",
+		"straggler-nodes", "straggler-tasks",
 		"too-few-executors", "too-many-executors", "uneven-placement", "workload-imbalance"}
 	want = withDrElephant(want)
 	if diff := cmp.Diff(want, names); diff != "" {

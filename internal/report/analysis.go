@@ -15,6 +15,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
+	"github.com/clusterlens/clusterlens/internal/query"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
@@ -29,6 +30,8 @@ type Analysis struct {
 	Efficiency *perfmodel.Efficiency `json:"efficiency,omitempty"`
 	WhatIf     *perfmodel.WhatIf     `json:"whatIf,omitempty"`
 	Findings   []diagnose.Finding    `json:"findings"`
+	// Queries are the SQL queries analyzed (query.Analyze), by id.
+	Queries []query.Query `json:"queries,omitempty"`
 	// Metrics is the correlation of node samples with the application's
 	// tasks, stages and jobs (HybridTune §3.1), with AnalysisOptions.Metrics.
 	Metrics *correlate.Result `json:"metrics,omitempty"`
@@ -112,6 +115,7 @@ func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
 		}
 	}
 	a.Findings = append(a.Findings, diagnose.RunInput(in, opts.Diagnose)...)
+	a.Queries = in.Queries()
 	sort.SliceStable(a.Findings, func(i, j int) bool { return a.Findings[i].Severity > a.Findings[j].Severity })
 	return a
 }
@@ -175,6 +179,7 @@ func AnalysisText(w io.Writer, a *Analysis, maxRows int) error {
 	if a.Threads != nil {
 		threadsText(w, a.Threads)
 	}
+	queriesText(w, a, maxRows)
 	findingsText(w, a.Findings)
 	for _, n := range a.Notes {
 		fmt.Fprintln(w, "Note:", n)

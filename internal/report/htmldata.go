@@ -7,6 +7,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
+	"github.com/clusterlens/clusterlens/internal/query"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
@@ -42,6 +43,7 @@ type htmlApp struct {
 	Nodes      *htmlNodeDiag      `json:"nodes,omitempty"`
 	WhatIf     *perfmodel.WhatIf  `json:"whatIf,omitempty"`
 	Findings   []diagnose.Finding `json:"findings"`
+	Queries    []query.Query      `json:"queries,omitempty"`
 	Notes      []string           `json:"notes"`
 }
 
@@ -114,7 +116,7 @@ func buildHTMLPage(as []*Analysis, timelineBars int) *htmlPage {
 
 func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 	h := &htmlApp{Identity: a.Summary.App, Totals: a.Summary.Totals, WhatIf: a.WhatIf,
-		Findings: a.Findings, Notes: append([]string{}, a.Notes...)}
+		Findings: a.Findings, Queries: a.Queries, Notes: append([]string{}, a.Notes...)}
 	if h.Findings == nil {
 		h.Findings = []diagnose.Finding{}
 	}

@@ -126,13 +126,38 @@
       A.identity.complete ? "complete" : "incomplete log", A.identity.source].filter(Boolean).join("  ·  "));
     var p = "a" + i + "-";
     // A part that fails is reported and the rest of the page still drawn.
-    [overview, findings, timeline, nodeMetrics, nodeDiag, stages, nodes, whatIf, notes].forEach(function (part) {
+    [overview, findings, queries, timeline, nodeMetrics, nodeDiag, stages, nodes, whatIf, notes].forEach(function (part) {
       try { part(sec, A, p); } catch (e) {
         errors.push("application " + i + " " + part.name + ": " + (e && e.message ? e.message : String(e)));
         notAvailable(sec, "This part failed to draw: " + (e && e.message ? e.message : String(e)));
       }
     });
   });
+  // ---- SQL queries ----------------------------------------------------------
+  function queries(sec, A) {
+    if (!A.queries || !A.queries.length) return;
+    var qs = A.queries.slice().sort(function (x, y) { return y.wallMs - x.wallMs; });
+    heading(sec, "SQL queries (" + qs.length + ")", "The longest first: wall time and share of the application, the cores its tasks used, and its operators that took the most time, with rows in and out, bytes, skew (largest task over the median) and spill.");
+    var t = add(sec, "table", "data");
+    var hr = add(add(t, "thead"), "tr");
+    ["query", "status", "wall", "share", "cores used", "jobs", "stages", "top operators (time, rows out, skew)"].forEach(function (h) { add(hr, "th", null, h); });
+    var tb = add(t, "tbody");
+    qs.slice(0, 50).forEach(function (q) {
+      var tr = add(tb, "tr");
+      var d = add(tr, "td", null, String(q.id));
+      d.title = q.description || "";
+      add(tr, "td", null, q.status);
+      add(tr, "td", null, (q.wallMs / 1000).toFixed(1) + " s");
+      add(tr, "td", null, (100 * q.share).toFixed(0) + "%");
+      add(tr, "td", null, (100 * q.utilization).toFixed(0) + "% of " + q.slots);
+      add(tr, "td", null, (q.jobs || []).join(", "));
+      add(tr, "td", null, (q.stages || []).join(", "));
+      var ops = (q.operators || []).slice().sort(function (x, y) { return y.timeMs - x.timeMs; }).slice(0, 3);
+      add(tr, "td", null, ops.map(function (o) {
+        return o.name + " " + (o.timeMs / 1000).toFixed(1) + " s, " + o.rowsOut + " rows" + (o.skew ? ", skew " + o.skew.toFixed(1) + "x" : "");
+      }).join("; "));
+    });
+  }
   function notes(sec, A) {
     if (!A.notes || !A.notes.length) return;
     heading(sec, "Notes");

@@ -1,0 +1,78 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SQLFullScanParams tune the sql-full-scan detector.
+type SQLFullScanParams struct {
+	// MaxKept is the largest share of the scan's rows the filter above it
+	// keeps for the read to count as wasted.
+	MaxKept float64
+	// MinBytes is the least read worth a finding.
+	MinBytes int64
+}
+
+// DefaultSQLFullScanParams are the defaults.
+var DefaultSQLFullScanParams = SQLFullScanParams{MaxKept: 0.1, MinBytes: 256 << 20}
+
+func init() {
+	mustRegister(Func[SQLFullScanParams]{
+		ID:       "sql-full-scan",
+		Heading:  "Scan that reads everything to keep little",
+		Cite:     sqlSource + " (FileSourceScanExec: PartitionFilters, PushedFilters, number of files read)",
+		Defaults: DefaultSQLFullScanParams,
+		Fn:       sqlFullScan,
+	})
+}
+
+// sqlFullScan reports file scans that no partition filter pruned and whose
+// rows a filter above then mostly dropped.
+func sqlFullScan(in *Input, p SQLFullScanParams) []Finding {
+	var out []Finding
+	queries := in.Queries()
+	for qi := range queries {
+		q := &queries[qi]
+		x := newOpIndex(q)
+		for oi := range q.Operators {
+			op := &q.Operators[oi]
+			if op.Kind != "scan" || op.RowsOut <= 0 || op.Bytes < p.MinBytes || partitionPruned(op.Desc) {
+				continue
+			}
+			parent, ok := x.get(x.parent[op.ID])
+			if !ok || parent.Kind != "filter" {
+				continue
+			}
+			kept := float64(parent.RowsOut) / float64(op.RowsOut)
+			if kept > p.MaxKept {
+				continue
+			}
+			out = append(out, Finding{
+				Severity: Moderate,
+				Scope:    operatorScope(q, op),
+				Summary: fmt.Sprintf("%s: %s read %s (%d files) with no partition filter, and the filter above kept %.1f%% of its %d rows.",
+					describe(q), op.Name, mib(op.Bytes), op.Files, 100*kept, op.RowsOut),
+				Evidence: []Evidence{
+					gate("keptShare", kept, "share", "<=", p.MaxKept),
+					gate("bytesRead", float64(op.Bytes), "bytes", ">=", float64(p.MinBytes)),
+					fact("filesRead", float64(op.Files), "count"),
+					fact("rowsRead", float64(op.RowsOut), "count"),
+				},
+				Recommendation: "Filter on the table's partition columns (or partition it by what queries filter on) so that Spark prunes files, " +
+					"and keep the filter's predicates pushable to the source (PushedFilters).",
+			})
+		}
+	}
+	return out
+}
+
+// partitionPruned reports whether a scan's description shows a partition
+// filter (or dynamic pruning) restricting what it reads.
+func partitionPruned(desc string) bool {
+	_, after, ok := strings.Cut(desc, "PartitionFilters: ")
+	if !ok {
+		return false
+	}
+	return !strings.HasPrefix(after, "[]")
+}

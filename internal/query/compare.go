@@ -1,0 +1,159 @@
+package query
+
+import (
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Diff is what changed between two runs of a query, A before B.
+type Diff struct {
+	A Ref `json:"a"`
+	B Ref `json:"b"`
+	// WallMs are both runs' wall-clock times.
+	WallMs [2]int64 `json:"wallMs"`
+	// SamePlan is true when both plans have the same operators in the same
+	// order; PlanChanges lists the operators whose count changed.
+	SamePlan    bool     `json:"samePlan"`
+	PlanChanges []string `json:"planChanges,omitempty"`
+	// Operators pairs the runs' operators: the k-th of a name in A with the
+	// k-th of that name in B (an unmatched one has ID -1 on its other side).
+	Operators []OperatorDiff `json:"operators"`
+	// Configs are the SQL settings (spark.sql.*, the application's and the
+	// session's) that differ.
+	Configs []ConfigDiff `json:"configs,omitempty"`
+}
+
+// Ref names one run of a query.
+type Ref struct {
+	App         string `json:"app"`
+	Query       int64  `json:"query"`
+	Description string `json:"description"`
+}
+
+// OperatorDiff is one operator in both runs: ids, rows out, time and bytes.
+type OperatorDiff struct {
+	Name    string   `json:"name"`
+	ID      [2]int32 `json:"id"`
+	RowsOut [2]int64 `json:"rowsOut"`
+	TimeMs  [2]int64 `json:"timeMs"`
+	Bytes   [2]int64 `json:"bytes"`
+}
+
+// ConfigDiff is a setting with its value in each run ("" when unset).
+type ConfigDiff struct {
+	Key string    `json:"key"`
+	Val [2]string `json:"values"`
+}
+
+// Compare compares query qa of application a with query qb of b: plan
+// shape, rows, time and bytes per operator, and the SQL settings.
+func Compare(a *model.App, qa Query, b *model.App, qb Query) Diff {
+	d := Diff{A: Ref{a.ID, qa.ID, qa.Description}, B: Ref{b.ID, qb.ID, qb.Description}, WallMs: [2]int64{qa.WallMs, qb.WallMs}}
+	names := func(q Query) []string {
+		var out []string
+		for _, op := range q.Operators {
+			out = append(out, op.Name)
+		}
+		return out
+	}
+	d.SamePlan = slices.Equal(names(qa), names(qb))
+	d.PlanChanges = countChanges(qa.Operators, qb.Operators)
+	// The k-th operator of each name in A pairs with the k-th in B.
+	usedB := make([]bool, len(qb.Operators))
+	nth := func(ops []Operator, name string, k int) int {
+		for i, op := range ops {
+			if op.Name == name {
+				if k == 0 {
+					return i
+				}
+				k--
+			}
+		}
+		return -1
+	}
+	seenA := map[string]int{}
+	for _, oa := range qa.Operators {
+		k := seenA[oa.Name]
+		seenA[oa.Name]++
+		od := OperatorDiff{Name: oa.Name, ID: [2]int32{oa.ID, -1}, RowsOut: [2]int64{oa.RowsOut, 0},
+			TimeMs: [2]int64{oa.TimeMs, 0}, Bytes: [2]int64{oa.Bytes, 0}}
+		if j := nth(qb.Operators, oa.Name, k); j >= 0 {
+			ob := qb.Operators[j]
+			usedB[j] = true
+			od.ID[1], od.RowsOut[1], od.TimeMs[1], od.Bytes[1] = ob.ID, ob.RowsOut, ob.TimeMs, ob.Bytes
+		}
+		d.Operators = append(d.Operators, od)
+	}
+	for j, ob := range qb.Operators {
+		if !usedB[j] {
+			d.Operators = append(d.Operators, OperatorDiff{Name: ob.Name, ID: [2]int32{-1, ob.ID},
+				RowsOut: [2]int64{0, ob.RowsOut}, TimeMs: [2]int64{0, ob.TimeMs}, Bytes: [2]int64{0, ob.Bytes}})
+		}
+	}
+	d.Configs = configDiff(sqlSettings(a, qa), sqlSettings(b, qb))
+	return d
+}
+
+// countChanges lists the operators whose count differs, in name order.
+func countChanges(a, b []Operator) []string {
+	pa, pb := &model.SQLPlan{}, &model.SQLPlan{}
+	for _, op := range a {
+		pa.Nodes = append(pa.Nodes, model.SQLNode{Name: op.Name})
+	}
+	for _, op := range b {
+		pb.Nodes = append(pb.Nodes, model.SQLNode{Name: op.Name})
+	}
+	return planChanges(pa, pb)
+}
+
+// sqlSettings are the application's spark.sql.* properties overridden by
+// the session's modified settings.
+func sqlSettings(app *model.App, q Query) map[string]string {
+	m := map[string]string{}
+	for _, kv := range app.Env.Spark {
+		if len(kv[0]) > 10 && kv[0][:10] == "spark.sql." {
+			m[kv[0]] = kv[1]
+		}
+	}
+	for _, kv := range q.Configs {
+		m[kv[0]] = kv[1]
+	}
+	return m
+}
+
+func configDiff(a, b map[string]string) []ConfigDiff {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []ConfigDiff
+	for _, k := range keys {
+		if a[k] != b[k] {
+			out = append(out, ConfigDiff{Key: k, Val: [2]string{a[k], b[k]}})
+		}
+	}
+	return out
+}
+
+// Match finds the query of qs that is another run of q: the same
+// description, else the same id; ok is false when there is none.
+func Match(q Query, qs []Query) (Query, bool) {
+	for _, c := range qs {
+		if c.Description == q.Description && q.Description != "" {
+			return c, true
+		}
+	}
+	for _, c := range qs {
+		if c.ID == q.ID {
+			return c, true
+		}
+	}
+	return Query{}, false
+}
