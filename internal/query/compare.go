@@ -27,6 +27,7 @@ type Diff struct {
 // Ref names one run of a query.
 type Ref struct {
 	App         string `json:"app"`
+	Attempt     string `json:"attempt,omitempty"`
 	Query       int64  `json:"query"`
 	Description string `json:"description"`
 }
@@ -49,7 +50,7 @@ type ConfigDiff struct {
 // Compare compares query qa of application a with query qb of b: plan
 // shape, rows, time and bytes per operator, and the SQL settings.
 func Compare(a *model.App, qa Query, b *model.App, qb Query) Diff {
-	d := Diff{A: Ref{a.ID, qa.ID, qa.Description}, B: Ref{b.ID, qb.ID, qb.Description}, WallMs: [2]int64{qa.WallMs, qb.WallMs}}
+	d := Diff{A: Ref{a.ID, a.AttemptID, qa.ID, qa.Description}, B: Ref{b.ID, b.AttemptID, qb.ID, qb.Description}, WallMs: [2]int64{qa.WallMs, qb.WallMs}}
 	names := func(q Query) []string {
 		var out []string
 		for _, op := range q.Operators {
@@ -104,7 +105,7 @@ func countChanges(a, b []Operator) []string {
 	for _, op := range b {
 		pb.Nodes = append(pb.Nodes, model.SQLNode{Name: op.Name})
 	}
-	return planChanges(pa, pb)
+	return planChanges(pa, pb, true)
 }
 
 // sqlSettings are the application's spark.sql.* properties overridden by
@@ -156,4 +157,41 @@ func Match(q Query, qs []Query) (Query, bool) {
 		}
 	}
 	return Query{}, false
+}
+
+// Pairs pairs the queries of two runs of an application: the k-th query
+// with a description in as with the k-th with that description in bs
+// (an application often runs the same statement several times), and the
+// queries without description by id. Each pair holds indexes into as and
+// bs; queries of either side without a partner are left out.
+func Pairs(as, bs []Query) [][2]int {
+	type key struct {
+		desc string
+		k    int
+		id   int64
+	}
+	keys := func(qs []Query) []key {
+		seen := map[string]int{}
+		out := make([]key, len(qs))
+		for i, q := range qs {
+			if q.Description == "" {
+				out[i] = key{id: q.ID, k: -1}
+				continue
+			}
+			out[i] = key{desc: q.Description, k: seen[q.Description]}
+			seen[q.Description]++
+		}
+		return out
+	}
+	kb := map[key]int{}
+	for j, k := range keys(bs) {
+		kb[k] = j
+	}
+	var out [][2]int
+	for i, k := range keys(as) {
+		if j, ok := kb[k]; ok {
+			out = append(out, [2]int{i, j})
+		}
+	}
+	return out
 }

@@ -176,7 +176,7 @@ func analyze(app *model.App, x *model.SQLExecution, jobs map[int32]*model.Job, s
 		q.Operators = operators(x)
 	}
 	if x.InitialPlan != nil && x.Plan != nil {
-		q.Adaptive = &Adaptive{Updates: x.AdaptiveUpdates, Changes: planChanges(x.InitialPlan, x.Plan)}
+		q.Adaptive = &Adaptive{Updates: x.AdaptiveUpdates, Changes: planChanges(x.InitialPlan, x.Plan, false)}
 	}
 	return q
 }
@@ -359,7 +359,8 @@ func Kind(name string) string {
 // count differs between two plans, in name order: what adaptive
 // execution decides (join strategy, partition coalescing and splitting);
 // other operators move with subqueries and reuse and say little.
-func planChanges(before, after *model.SQLPlan) []string {
+// With all, every operator counts (comparing two runs' plans).
+func planChanges(before, after *model.SQLPlan, all bool) []string {
 	count := func(p *model.SQLPlan) map[string]int {
 		c := map[string]int{}
 		for _, n := range p.Nodes {
@@ -370,7 +371,7 @@ func planChanges(before, after *model.SQLPlan) []string {
 			switch Kind(name) {
 			case "join", "exchange", "broadcast", "sort":
 			default:
-				if !IsShuffleRead(name) {
+				if !all && !IsShuffleRead(name) {
 					continue
 				}
 			}

@@ -144,3 +144,20 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestPairs pairs the k-th run of a description with the k-th, and
+// queries without description by id.
+func TestPairs(t *testing.T) {
+	as := []query.Query{{ID: 0, Description: "count"}, {ID: 1, Description: "count"}, {ID: 2}, {ID: 3, Description: "only in a"}}
+	bs := []query.Query{{ID: 5, Description: "count"}, {ID: 2}, {ID: 7, Description: "count"}, {ID: 8, Description: "count"}}
+	got := query.Pairs(as, bs)
+	want := [][2]int{{0, 0}, {1, 2}, {2, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("pairs %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pairs %v, want %v", got, want)
+		}
+	}
+}

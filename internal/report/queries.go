@@ -56,3 +56,66 @@ func queriesText(w io.Writer, a *Analysis, maxRows int) {
 }
 
 func pctShare(s float64) string { return fmt.Sprintf("%.0f%%", 100*s) }
+
+// CompareText writes the comparison of two runs of queries: per pair the
+// wall times, whether the plan kept its shape, the SQL settings that
+// differ, and the operators whose time or rows changed the most.
+func CompareText(w io.Writer, diffs []query.Diff, maxRows int) error {
+	for _, d := range diffs {
+		change := ""
+		if d.WallMs[0] > 0 {
+			change = fmt.Sprintf(" (%+.0f%%)", 100*float64(d.WallMs[1]-d.WallMs[0])/float64(d.WallMs[0]))
+		}
+		app := func(r query.Ref) string {
+			if r.Attempt != "" {
+				return r.App + " attempt " + r.Attempt
+			}
+			return r.App
+		}
+		fmt.Fprintf(w, "query %d of %s → query %d of %s: %s → %s%s\n", d.A.Query, app(d.A), d.B.Query, app(d.B),
+			Millis(d.WallMs[0]), Millis(d.WallMs[1]), change)
+		if desc := strings.Join(strings.Fields(d.A.Description), " "); desc != "" {
+			if len(desc) > 100 {
+				desc = desc[:97] + "..."
+			}
+			fmt.Fprintf(w, "  %s\n", desc)
+		}
+		if d.SamePlan {
+			fmt.Fprintln(w, "  plan: same operators")
+		} else {
+			fmt.Fprintf(w, "  plan changed: %s\n", strings.Join(d.PlanChanges, ", "))
+		}
+		for _, c := range d.Configs {
+			fmt.Fprintf(w, "  setting %s: %q → %q\n", c.Key, c.Val[0], c.Val[1])
+		}
+		ops := slices.Clone(d.Operators)
+		delta := func(o query.OperatorDiff) int64 {
+			dt := o.TimeMs[1] - o.TimeMs[0]
+			return max(dt, -dt)
+		}
+		slices.SortStableFunc(ops, func(x, y query.OperatorDiff) int { return cmp.Compare(delta(y), delta(x)) })
+		n := len(ops)
+		if maxRows > 0 {
+			n = min(n, maxRows)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  operator\tids\ttime\trows out\tbytes")
+		id := func(i int32) string {
+			if i < 0 {
+				return "-"
+			}
+			return fmt.Sprint(i)
+		}
+		for _, o := range ops[:n] {
+			fmt.Fprintf(tw, "  %s\t%s/%s\t%s → %s\t%d → %d\t%s → %s\n", o.Name, id(o.ID[0]), id(o.ID[1]),
+				Millis(o.TimeMs[0]), Millis(o.TimeMs[1]), o.RowsOut[0], o.RowsOut[1], Bytes(o.Bytes[0]), Bytes(o.Bytes[1]))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
