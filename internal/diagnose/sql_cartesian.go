@@ -4,13 +4,14 @@ import "fmt"
 
 // SQLCartesianParams tune the sql-cartesian detector.
 type SQLCartesianParams struct {
-	// Blowup is how many times its input rows a join must output to be
-	// graded severe rather than moderate (clusterlens's).
-	Blowup float64
+	// Blowup grades the join's output rows over its input rows. Every such
+	// join is at least moderate; by default one that outputs 10 times its
+	// input is severe, 1,000 times critical (clusterlens's).
+	Blowup Limits
 }
 
 // DefaultSQLCartesianParams are the defaults.
-var DefaultSQLCartesianParams = SQLCartesianParams{Blowup: 10}
+var DefaultSQLCartesianParams = SQLCartesianParams{Blowup: Limits{0, 0, 10, 1000}}
 
 func init() {
 	mustRegister(Func[SQLCartesianParams]{
@@ -35,16 +36,17 @@ func sqlCartesian(in *Input, p SQLCartesianParams) []Finding {
 			if op.Name != "CartesianProduct" && op.Name != "BroadcastNestedLoopJoin" {
 				continue
 			}
-			sev := Moderate
-			if float64(op.RowsOut) > p.Blowup*float64(max(op.RowsIn, 1)) {
-				sev = Severe
+			blowup := float64(op.RowsOut) / float64(max(op.RowsIn, 1))
+			sev := p.Blowup.Ascending(blowup)
+			if sev == None {
+				continue
 			}
 			out = append(out, Finding{
 				Severity: sev,
 				Scope:    operatorScope(q, op),
 				Summary: fmt.Sprintf("%s: %s pairs every row of one side with every row of the other: %d rows in, %d out.",
 					describe(q), op.Name, op.RowsIn, op.RowsOut),
-				Evidence: []Evidence{fact("rowsIn", float64(op.RowsIn), "count"), fact("rowsOut", float64(op.RowsOut), "count")},
+				Evidence: []Evidence{graded("rowsOutOverIn", blowup, "ratio", p.Blowup), fact("rowsIn", float64(op.RowsIn), "count"), fact("rowsOut", float64(op.RowsOut), "count")},
 				Recommendation: "Give the join an equality condition on keys (a missing ON clause, or a condition Spark cannot use as a key), " +
 					"or filter both sides first; spark.sql.crossJoin.enabled only silences the check.",
 			})

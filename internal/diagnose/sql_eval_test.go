@@ -132,6 +132,8 @@ func TestSQLDetectorEvaluation(t *testing.T) {
 					in := NewInput(app)
 					fs, _ := mustDetector(t, c.detector).Detect(in, nil)
 					for _, f := range fs {
+						f.ID, f.Title, f.Source = c.detector, "t", "s" // set by Run, not by Detect
+						checkComplete(t, app.ID, f)
 						qid, _, _ := strings.Cut(f.Scope.IDs[0], "/")
 						det[item{app: fmt.Sprintf("%d/%s/%s", seed, scen, app.ID), what: qid}] = true
 					}

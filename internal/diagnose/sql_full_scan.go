@@ -10,12 +10,13 @@ type SQLFullScanParams struct {
 	// MaxKept is the largest share of the scan's rows the filter above it
 	// keeps for the read to count as wasted.
 	MaxKept float64
-	// MinBytes is the least read worth a finding.
-	MinBytes int64
+	// Bytes grades the scan's read; below the first limit there is no
+	// finding.
+	Bytes Limits
 }
 
 // DefaultSQLFullScanParams are the defaults.
-var DefaultSQLFullScanParams = SQLFullScanParams{MaxKept: 0.1, MinBytes: 256 << 20}
+var DefaultSQLFullScanParams = SQLFullScanParams{MaxKept: 0.1, Bytes: Limits{256 << 20, 1 << 30, 10 << 30, 100 << 30}}
 
 func init() {
 	mustRegister(Func[SQLFullScanParams]{
@@ -37,7 +38,7 @@ func sqlFullScan(in *Input, p SQLFullScanParams) []Finding {
 		x := newOpIndex(q)
 		for oi := range q.Operators {
 			op := &q.Operators[oi]
-			if op.Kind != "scan" || op.RowsOut <= 0 || op.Bytes < p.MinBytes || partitionPruned(op.Desc) {
+			if op.Kind != "scan" || op.RowsOut <= 0 || p.Bytes.Ascending(float64(op.Bytes)) == None || partitionPruned(op.Desc) {
 				continue
 			}
 			parent, ok := x.get(x.parent[op.ID])
@@ -49,13 +50,13 @@ func sqlFullScan(in *Input, p SQLFullScanParams) []Finding {
 				continue
 			}
 			out = append(out, Finding{
-				Severity: Moderate,
+				Severity: p.Bytes.Ascending(float64(op.Bytes)),
 				Scope:    operatorScope(q, op),
 				Summary: fmt.Sprintf("%s: %s read %s (%d files) with no partition filter, and the filter above kept %.1f%% of its %d rows.",
 					describe(q), op.Name, mib(op.Bytes), op.Files, 100*kept, op.RowsOut),
 				Evidence: []Evidence{
 					gate("keptShare", kept, "share", "<=", p.MaxKept),
-					gate("bytesRead", float64(op.Bytes), "bytes", ">=", float64(p.MinBytes)),
+					graded("bytesRead", float64(op.Bytes), "bytes", p.Bytes),
 					fact("filesRead", float64(op.Files), "count"),
 					fact("rowsRead", float64(op.RowsOut), "count"),
 				},

@@ -9,10 +9,13 @@ type SQLShouldBroadcastParams struct {
 	MaxSmallBytes int64
 	// MinRatio is how many times larger the other side must be.
 	MinRatio float64
+	// Spared grades the large side's shuffle, what broadcasting the small
+	// side spares (with its sort).
+	Spared Limits
 }
 
 // DefaultSQLShouldBroadcastParams are the defaults.
-var DefaultSQLShouldBroadcastParams = SQLShouldBroadcastParams{MaxSmallBytes: 32 << 20, MinRatio: 10}
+var DefaultSQLShouldBroadcastParams = SQLShouldBroadcastParams{MaxSmallBytes: 32 << 20, MinRatio: 10, Spared: Limits{0, 256 << 20, 10 << 30, 100 << 30}}
 
 func init() {
 	mustRegister(Func[SQLShouldBroadcastParams]{
@@ -50,14 +53,14 @@ func sqlShouldBroadcast(in *Input, p SQLShouldBroadcastParams) []Finding {
 				continue
 			}
 			out = append(out, Finding{
-				Severity: Moderate,
+				Severity: max(Low, p.Spared.Ascending(float64(large.Bytes))),
 				Scope:    operatorScope(q, op),
 				Summary: fmt.Sprintf("%s: %s shuffled both sides though one is %s (the other %s): broadcasting the small side avoids shuffling and sorting the large one.",
 					describe(q), op.Name, mib(small.Bytes), mib(large.Bytes)),
 				Evidence: []Evidence{
 					gate("smallSideBytes", float64(small.Bytes), "bytes", "<=", float64(p.MaxSmallBytes)),
 					gate("largeOverSmall", float64(large.Bytes)/float64(small.Bytes), "ratio", ">=", p.MinRatio),
-					fact("largeSideBytes", float64(large.Bytes), "bytes"),
+					graded("largeSideBytes", float64(large.Bytes), "bytes", p.Spared),
 				},
 				Recommendation: fmt.Sprintf("Broadcast the small side: a BROADCAST hint, or spark.sql.autoBroadcastJoinThreshold above %s.", mib(small.Bytes*2)),
 			})

@@ -4,15 +4,16 @@ import "fmt"
 
 // SQLSmallFilesParams tune the sql-small-files detector.
 type SQLSmallFilesParams struct {
-	// MinFiles is the least files read worth a finding.
-	MinFiles int64
+	// Files grades the files the scan opened; below the first limit there
+	// is no finding.
+	Files Limits
 	// MaxAvgBytes is the largest average file for files to count as small:
 	// Spark opens each at spark.sql.files.openCostInBytes (4 MB).
 	MaxAvgBytes int64
 }
 
 // DefaultSQLSmallFilesParams are the defaults.
-var DefaultSQLSmallFilesParams = SQLSmallFilesParams{MinFiles: 200, MaxAvgBytes: 4 << 20}
+var DefaultSQLSmallFilesParams = SQLSmallFilesParams{Files: Limits{200, 1000, 10000, 100000}, MaxAvgBytes: 4 << 20}
 
 func init() {
 	mustRegister(Func[SQLSmallFilesParams]{
@@ -33,7 +34,7 @@ func sqlSmallFiles(in *Input, p SQLSmallFilesParams) []Finding {
 		q := &queries[qi]
 		for oi := range q.Operators {
 			op := &q.Operators[oi]
-			if op.Kind != "scan" || op.Files < p.MinFiles {
+			if op.Kind != "scan" || p.Files.Ascending(float64(op.Files)) == None {
 				continue
 			}
 			avg := op.Bytes / op.Files
@@ -41,12 +42,12 @@ func sqlSmallFiles(in *Input, p SQLSmallFilesParams) []Finding {
 				continue
 			}
 			out = append(out, Finding{
-				Severity: Moderate,
+				Severity: p.Files.Ascending(float64(op.Files)),
 				Scope:    operatorScope(q, op),
 				Summary: fmt.Sprintf("%s: %s read %d files averaging %.0f KiB: opening and listing them costs more than reading them.",
 					describe(q), op.Name, op.Files, float64(avg)/1024),
 				Evidence: []Evidence{
-					gate("filesRead", float64(op.Files), "count", ">=", float64(p.MinFiles)),
+					graded("filesRead", float64(op.Files), "count", p.Files),
 					gate("averageFileBytes", float64(avg), "bytes", "<=", float64(p.MaxAvgBytes)),
 					fact("bytesRead", float64(op.Bytes), "bytes"),
 				},
