@@ -358,3 +358,64 @@ func FuzzDecodeSQL(f *testing.F) {
 		}
 	})
 }
+
+// TestSQLListenerSuiteOrder ports SQLAppStatusListenerSuite's cases on
+// event order and job kinds: "onExecutionEnd happens before
+// onJobEnd(JobSucceeded)" and "(JobFailed)" (the execution keeps its job
+// and its tasks' metrics, and the job its result), "handle one execution
+// with multiple jobs", "SPARK-11126: no memory leak when running non SQL
+// jobs" (a job without spark.sql.execution.id makes no execution) and
+// "driver side SQL metrics" (a metric only the driver updates).
+func TestSQLListenerSuiteOrder(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		var l sqlLog
+		appLine(&l)
+		l.start(0, 100, planJSON("Scan", "Scan", []string{metricJSON("rows", 70, "sum"), metricJSON("driver", 71, "sum")}))
+		l.job(0, 0, [2]int{0, 2})
+		l.submit(0, 0, 2)
+		l.task(0, 0, 0, 0, false, "70:2")
+		l.task(0, 0, 1, 1, false, "70:3")
+		l.job(1, 0, [2]int{1, 1}) // a second job of the execution
+		l.submit(1, 0, 1)
+		l.task(1, 0, 2, 0, false, "70:4")
+		l.driver(0, "[71,100]")
+		l.end(0, 200) // before the jobs end
+		result := `{"Result":"JobSucceeded"}`
+		if failed {
+			result = `{"Result":"JobFailed","Exception":{"Message":"boom"}}`
+		}
+		for _, j := range []int{0, 1} {
+			l.add(`{"Event":"SparkListenerJobEnd","Job ID":%d,"Completion Time":%d,"Job Result":%s}`, j, 300+j, result)
+		}
+		l.job(2, -1, [2]int{2, 1}) // not SQL
+		l.submit(2, 0, 1)
+		l.task(2, 0, 3, 0, false, "70:1000")
+		l.jobEnd(2)
+		app := l.read(t)
+		if len(app.SQL) != 1 {
+			t.Fatalf("failed=%v: %d executions, want 1 (a non-SQL job makes none)", failed, len(app.SQL))
+		}
+		x := app.SQL[0]
+		if len(x.Jobs) != 2 || x.Jobs[0] != 0 || x.Jobs[1] != 1 || x.End != 200 {
+			t.Errorf("failed=%v: jobs %v end %d", failed, x.Jobs, x.End)
+		}
+		if got := metricOf(t, x, 70); got.Sum != 9 || got.N != 3 {
+			t.Errorf("failed=%v: rows %+v, want 2+3+4 over 3 tasks", failed, got)
+		}
+		if got := metricOf(t, x, 71); got.Sum != 100 || got.N != 1 || got.MaxTask {
+			t.Errorf("failed=%v: driver metric %+v", failed, got)
+		}
+		want := model.JobSucceeded
+		if failed {
+			want = model.JobFailed
+		}
+		for _, j := range app.Jobs[:2] {
+			if j.Status != want || j.SQLID != 0 {
+				t.Errorf("failed=%v: job %d status %v sql %d", failed, j.ID, j.Status, j.SQLID)
+			}
+		}
+		if j := app.Jobs[2]; j.SQLID != -1 {
+			t.Errorf("non-SQL job has execution %d", j.SQLID)
+		}
+	}
+}
