@@ -31,9 +31,12 @@ type Query struct {
 	Stages []int32 `json:"stages"`
 	// TaskMs is the time its tasks ran (every attempt); Slots the executor
 	// cores alive at its midpoint; Utilization TaskMs over WallMs × Slots.
-	TaskMs      int64   `json:"taskMs"`
-	Slots       int     `json:"slots"`
-	Utilization float64 `json:"utilization"`
+	TaskMs int64 `json:"taskMs"`
+	Slots  int   `json:"slots"`
+	// SlotsFromTasks is set when no executor announced its cores and Slots
+	// is the most of the query's tasks seen running at once.
+	SlotsFromTasks bool    `json:"slotsFromTasks,omitempty"`
+	Utilization    float64 `json:"utilization"`
 	// WaitingIdle is the share of the query's slot time (WallMs × Slots)
 	// that slots sat idle while some of its stages' tasks waited to be
 	// launched: time a scheduler or a lack of executors lost, as opposed to
@@ -159,17 +162,30 @@ func analyze(app *model.App, x *model.SQLExecution, jobs map[int32]*model.Job, s
 	}
 	slices.Sort(q.Stages)
 	mid := x.Start + q.WallMs/2
+	var driverCores int
 	for _, e := range app.Executors {
-		if e.ID != "driver" && e.Added <= mid && (e.Removed == 0 || e.Removed > mid) {
-			q.Slots += int(e.Cores)
+		if e.Added <= mid && (e.Removed == 0 || e.Removed > mid) {
+			if e.ID == "driver" {
+				driverCores += int(e.Cores)
+			} else {
+				q.Slots += int(e.Cores)
+			}
+		}
+	}
+	var sts []*model.Stage
+	for _, id := range q.Stages {
+		sts = append(sts, stages[id]...)
+	}
+	if q.Slots == 0 {
+		// Local mode: the driver runs the tasks; when no executor
+		// announced its cores, the most tasks seen running at once.
+		q.Slots = driverCores
+		if q.Slots == 0 {
+			q.Slots, q.SlotsFromTasks = maxRunning(sts), true
 		}
 	}
 	if q.WallMs > 0 && q.Slots > 0 {
 		q.Utilization = float64(q.TaskMs) / float64(q.WallMs*int64(q.Slots))
-		var sts []*model.Stage
-		for _, id := range q.Stages {
-			sts = append(sts, stages[id]...)
-		}
 		q.WaitingIdle = float64(waitingIdle(sts, q.Slots)) / float64(q.WallMs*int64(q.Slots))
 	}
 	if x.Plan != nil {
@@ -407,6 +423,35 @@ func IsShuffleRead(name string) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// maxRunning is the most task attempts of stages running at once.
+func maxRunning(stages []*model.Stage) int {
+	type ev struct {
+		t int64
+		d int
+	}
+	var evs []ev
+	for _, st := range stages {
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if t.Launch > 0 && t.Finish > t.Launch {
+				evs = append(evs, ev{t.Launch, 1}, ev{t.Finish, -1})
+			}
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			return cmp.Compare(a.t, b.t)
+		}
+		return a.d - b.d // ends before starts at the same instant
+	})
+	cur, best := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		best = max(best, cur)
+	}
+	return best
+}
 
 // waitingIdle is the slot time (slot-ms) left idle while tasks of the
 // stages waited: from a stage attempt's submission, each task index

@@ -18,10 +18,19 @@ func queriesText(w io.Writer, a *Analysis, maxRows int) {
 	if len(a.Queries) == 0 {
 		return
 	}
-	qs := slices.Clone(a.Queries)
+	var qs []query.Query
+	for _, q := range a.Queries {
+		if len(q.Jobs) > 0 {
+			qs = append(qs, q)
+		}
+	}
 	slices.SortStableFunc(qs, func(x, y query.Query) int { return cmp.Compare(y.WallMs, x.WallMs) })
-	fmt.Fprintf(w, "SQL queries (%d; the longest first)\n", len(qs))
-	for _, q := range qs[:min(len(qs), max(maxRows, 1))] {
+	fmt.Fprintf(w, "SQL queries (%d, %d of them ran no job; the longest of those that did first)\n", len(a.Queries), len(a.Queries)-len(qs))
+	n := len(qs)
+	if maxRows > 0 {
+		n = min(n, maxRows)
+	}
+	for _, q := range qs[:n] {
 		desc := strings.Join(strings.Fields(q.Description), " ")
 		if len(desc) > 80 {
 			desc = desc[:77] + "..."
@@ -31,10 +40,20 @@ func queriesText(w io.Writer, a *Analysis, maxRows int) {
 		if desc != "" {
 			fmt.Fprintf(w, "    %s\n", desc)
 		}
-		ops := slices.Clone(q.Operators)
+		var ops []query.Operator
+		for _, op := range q.Operators {
+			if op.TimeMs > 0 || op.RowsOut > 0 || op.Bytes > 0 || op.Spill > 0 {
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
+			fmt.Fprintln(w, "    (no operator metrics)")
+		}
 		slices.SortStableFunc(ops, func(x, y query.Operator) int { return cmp.Compare(y.TimeMs, x.TimeMs) })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "    operator\ttime\trows in\trows out\tbytes\tskew (max/median)\tspill\tstage")
+		if len(ops) > 0 {
+			fmt.Fprintln(tw, "    operator\ttime\trows in\trows out\tbytes\tskew (max/median)\tspill\tstage")
+		}
 		for _, op := range ops[:min(len(ops), 5)] {
 			skew := ""
 			if op.Skew > 0 {
