@@ -3,6 +3,7 @@ package shs
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,11 +18,30 @@ import (
 // as SqlResourceWithActualMetricsSuite asserts of its query, that a
 // completed execution whose jobs all succeeded lists its jobs as
 // successful, none running or failed, and has nodes, most of them (but
-// WholeStageCodegen, Project and SerializeFromObject) with metrics.
+// WholeStageCodegen, Project and SerializeFromObject) with metrics. The
+// History Server conformance folder (shs-expectations, which has no /sql
+// case) is served the same way: its two applications with SQL executions.
 func TestSQLRealLogs(t *testing.T) {
-	ix := NewIndex(loadDir(t, sharedtest.Dir(t, "logs")))
+	apps, execs, completed, nodes, withMetrics := serveSQL(t, sharedtest.Dir(t, "logs"))
+	t.Logf("%d applications, %d executions served; %d completed with succeeded jobs: %d of their %d nodes have metrics",
+		apps, execs, completed, withMetrics, nodes)
+	// Logs of one application id in several files count once in the index.
+	if apps < 45 || execs < 230 || withMetrics*10 < nodes*8 {
+		t.Errorf("want 45 applications, 230 executions and 80%% of nodes with metrics")
+	}
+	apps, execs, _, _, _ = serveSQL(t, filepath.Join(sharedtest.Dir(t, "shs-expectations"), "spark-events"))
+	t.Logf("shs-expectations: %d applications, %d executions served", apps, execs)
+	if apps != 2 || execs != 3 {
+		t.Errorf("shs-expectations: %d applications and %d executions served, want 2 and 3", apps, execs)
+	}
+}
+
+// serveSQL serves /sql and /sql/{id} for every application under dir and
+// counts what it served.
+func serveSQL(t *testing.T, dir string) (apps, execs, completed, nodes, withMetrics int) {
+	t.Helper()
+	ix := NewIndex(loadDir(t, dir))
 	ix.Now = func() time.Time { return time.UnixMilli(1_800_000_000_000) } // running executions' durations
-	var apps, execs, completed, nodes, withMetrics int
 	excluded := map[string]bool{"WholeStageCodegen": true, "Project": true, "SerializeFromObject": true}
 	for _, e := range ix.apps {
 		for _, a := range e.attempts {
@@ -64,10 +84,5 @@ func TestSQLRealLogs(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d applications, %d executions served; %d completed with succeeded jobs: %d of their %d nodes have metrics",
-		apps, execs, completed, withMetrics, nodes)
-	// Logs of one application id in several files count once in the index.
-	if apps < 45 || execs < 230 || withMetrics*10 < nodes*8 {
-		t.Errorf("want 45 applications, 230 executions and 80%% of nodes with metrics")
-	}
+	return apps, execs, completed, nodes, withMetrics
 }
