@@ -60,7 +60,17 @@ type JobProfile struct {
 	Tails [numTails]Tail `json:"tails"`
 	// Sources counts the tasks by where their phase boundary came from.
 	Sources map[string]int `json:"phaseSources"`
+	// Spreads are how whole map and reduce attempts scatter about the
+	// profile's prediction for their run's average task (SpreadMap,
+	// SpreadReduce), killed attempts censored: what the replay draws from.
+	Spreads [2]Spread `json:"spreads"`
 }
+
+// Kinds of task a job profile's spreads describe.
+const (
+	SpreadMap = iota
+	SpreadReduce
+)
 
 // ProfileJob builds a job profile from runs of one MapReduce program (each
 // run's Tasks, with its model.App for the job's times) against the
@@ -78,6 +88,9 @@ func ProfileJob(name string, apps []*model.App, runs [][]Task, pl *Platform) (*J
 		var first, last int64
 		for i := range tasks {
 			t := &tasks[i]
+			if t.Killed {
+				continue
+			}
 			jp.Sources[t.Source.String()]++
 			if first == 0 || t.Launch < first {
 				first = t.Launch
@@ -126,11 +139,56 @@ func ProfileJob(name string, apps []*model.App, runs [][]Task, pl *Platform) (*J
 	jp.MergeShare = ratio(merge, out)
 	jp.MapFnMsPerRecord = max(0, ratio(mapFn, inRec))
 	jp.ReduceFnMsPerRecord = max(0, ratio(redFn, shRec))
+	jp.Spreads = jp.spreads(runs, pl)
 	m := jp.Measured
 	jp.MapMax = ratio(m.Map.Max, m.Map.Avg)
 	jp.ShuffleMax = ratio(m.Shuffle.Max, m.Shuffle.Avg)
 	jp.ReduceMax = ratio(m.Reduce.Max, m.Reduce.Avg)
 	return jp, nil
+}
+
+// spreads are the profile's map and reduce spreads over its runs
+// (attemptRatios against the profile's prediction of each run's average
+// task), relative to the runs' mean variable time.
+func (jp *JobProfile) spreads(runs [][]Task, pl *Platform) [2]Spread {
+	var obs [2][]ratioObs
+	var vs [2]float64
+	for _, tasks := range runs {
+		o, v := attemptRatios(tasks, func(t *Task) (float64, float64) { return jp.taskMs(pl, nil, t) })
+		for kind := range o {
+			obs[kind] = append(obs[kind], o[kind]...)
+			vs[kind] += v[kind] / float64(len(runs))
+		}
+	}
+	var out [2]Spread
+	for kind := range out {
+		out[kind] = newSpread(obs[kind])
+		out[kind].VariableMs = vs[kind]
+	}
+	return out
+}
+
+// taskMs is the profile's prediction of a task's length for its data,
+// split into the fixed part (the platform's intercepts: JVM start and
+// setup) and the variable part (the generic phases and the custom
+// function), on the class sp says (nil: the platform's own).
+func (jp *JobProfile) taskMs(pl *Platform, sp *ClassChange, t *Task) (fixed, variable float64) {
+	if pl == nil {
+		return 0, 0
+	}
+	fixed, total := pl.genericMs(sp, t, false)
+	total += jp.functionMs(sp, t)
+	fixed = min(fixed, total)
+	return fixed, total - fixed
+}
+
+// functionMs is the predicted time of a task's custom map or reduce
+// function, on the class sp says.
+func (jp *JobProfile) functionMs(sp *ClassChange, t *Task) float64 {
+	if t.Reduce {
+		return sp.cpu(jp.ReduceFnMsPerRecord * float64(t.In) * jp.ReduceRecordsPerByte)
+	}
+	return sp.cpu(jp.MapFnMsPerRecord * float64(t.In) * jp.MapRecordsPerByte)
 }
 
 func ratio(a, b float64) float64 {
@@ -158,15 +216,9 @@ func customMs(pl *Platform, t *Task) float64 {
 		return 0
 	}
 	first, second := partOf(t)
-	vf, vs := regressors(first, t), regressors(second, t)
-	gf := pl.Parts[first].Ms(vf)
-	gs := pl.Parts[second].Ms(vs)
-	if t.Reduce {
-		// The write part's shuffleBytes term is the benchmark's own
-		// trivial reduce function: part of the custom time.
-		fx, w, _ := pl.Parts[second].Phases(vs)
-		gs = max(0, fx+w)
-	}
+	// The write part's second term is the benchmark's own trivial reduce
+	// function: part of the custom time.
+	gf, gs := pl.partMs(nil, first, t, false), pl.partMs(nil, second, t, false)
 	switch {
 	case t.Source == SourceCounters:
 		return float64(t.TotalMs()) - gf - gs
@@ -218,12 +270,15 @@ func measuredDurations(tasks []Task) JobDurations {
 	var j JobDurations
 	var lastMap int64
 	for _, t := range tasks {
-		if !t.Reduce {
+		if !t.Reduce && !t.Killed {
 			lastMap = max(lastMap, t.Finish)
 		}
 	}
 	var maps, first, typical, red []float64
 	for _, t := range tasks {
+		if t.Killed {
+			continue
+		}
 		if !t.Reduce {
 			maps = append(maps, float64(t.TotalMs()))
 			continue
@@ -280,7 +335,26 @@ type MRTarget struct {
 	// Widening is how much wider the bounds grow per doubling of a task's
 	// data beyond the benchmarks' (default DefaultWidening).
 	Widening float64
+	// Estimator is what the estimate is: EstimatorReplay (default) or
+	// EstimatorARIA (ARIA's T_avg, the paper's).
+	Estimator string
+	// Replay tunes the replays (EstimatorReplay).
+	Replay ReplayOptions
 }
+
+// Estimators of a prediction.
+const (
+	// EstimatorReplay is the median of Monte Carlo replays of the
+	// predicted tasks through the slots, each attempt's length drawn from
+	// the profile's spread, with speculative execution.
+	EstimatorReplay = "replay"
+	// EstimatorARIA is ARIA's T_avg, halfway between its bounds (ICAC'11
+	// §4.1).
+	EstimatorARIA = "aria"
+	// EstimatorWhatIf is, for Spark, the recorded task durations scaled
+	// to the target and replayed once by Sparklens's what-if scheduler.
+	EstimatorWhatIf = "whatif"
+)
 
 // MRPrediction is a MapReduce job's predicted completion time.
 type MRPrediction struct {
@@ -298,6 +372,9 @@ type MRPrediction struct {
 	// the nearest benchmarked), by which the bounds were widened.
 	Extrapolated []string `json:"extrapolated,omitempty"`
 	Outside      float64  `json:"outside,omitempty"`
+	// Replayed is the Monte Carlo replays' result (EstimatorReplay),
+	// overhead included, its interval widened as the bounds are.
+	Replayed *Replayed `json:"replayed,omitempty"`
 }
 
 // PredictMR combines the job profile with the platform model for a new
@@ -324,24 +401,27 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 		nr = int(math.Round(jp.Reduces))
 	}
 	p := &MRPrediction{Maps: max(1, int(math.Ceil(d/jp.SplitBytes-1e-9))), Reduces: nr}
+	if jp.Reduces <= 0 {
+		p.Reduces = 0
+	}
 	split := d / float64(p.Maps)
 	mt := Task{In: int64(split), Out: int64(split * jp.MapSelectivity)}
 	mt.Merge = int64(float64(mt.Out) * jp.MergeShare)
-	// at is a part's predicted length for a task, on the target's class.
-	at := func(part Part, t *Task) float64 {
-		v := regressors(part, t)
-		pm := &pl.Parts[part]
-		if d := outsideBytes(v[1], pm.Min, pm.Max); d > 0 {
+	sh := d * jp.MapSelectivity / float64(max(1, p.Reduces))
+	rt := Task{Reduce: true, In: int64(sh), Out: int64(sh * jp.ReduceSelectivity)}
+	// The parts whose data per task lies outside the benchmarks'.
+	for _, c := range []struct {
+		part Part
+		t    *Task
+	}{{MapFirst, &mt}, {MapSecond, &mt}, {ReduceFirst, &rt}, {ReduceSecond, &rt}} {
+		if c.t.Reduce && p.Reduces == 0 {
+			continue
+		}
+		pm := &pl.Parts[c.part]
+		if d := outsideBytes(regressors(c.part, c.t)[1], pm.Min, pm.Max); d > 0 {
 			p.Outside = max(p.Outside, d)
-			if !slices.Contains(p.Extrapolated, part.String()) {
-				p.Extrapolated = append(p.Extrapolated, part.String())
-			}
+			p.Extrapolated = append(p.Extrapolated, c.part.String())
 		}
-		fx, f, s := pm.Phases(v)
-		if part == ReduceSecond {
-			s = 0 // the benchmark's reduce function: the job's own replaces it
-		}
-		return tg.Speeds.part(part, fx, f, s)
 	}
 	conf := tg.Confidence
 	if conf <= 0 || conf >= 1 {
@@ -365,20 +445,16 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 		return StageDurations{Avg: avg, Max: max(avg, ms*tl.MaxOf(n, 0.5)+gap)},
 			StageDurations{Avg: avg, Max: max(avg, ms*tl.MaxOf(n, conf)+gap)}
 	}
-	mapMs := at(MapFirst, &mt) + at(MapSecond, &mt) + tg.Speeds.cpu(jp.MapFnMsPerRecord*split*jp.MapRecordsPerByte)
-	typical := JobDurations{Maps: p.Maps, Reduces: nr}
+	mapFixed, mapVar := jp.taskMs(pl, tg.Speeds, &mt)
+	typical := JobDurations{Maps: p.Maps, Reduces: p.Reduces}
 	high := typical
-	typical.Map, high.Map = spread(TailMap, p.Maps, mapMs)
-	if nr > 0 && jp.Reduces > 0 {
-		sh := d * jp.MapSelectivity / float64(nr)
-		rt := Task{Reduce: true, In: int64(sh), Out: int64(sh * jp.ReduceSelectivity)}
-		shMs := at(ReduceFirst, &rt)
-		redMs := at(ReduceSecond, &rt) + tg.Speeds.cpu(jp.ReduceFnMsPerRecord*sh*jp.ReduceRecordsPerByte)
+	typical.Map, high.Map = spread(TailMap, p.Maps, mapFixed+mapVar)
+	if p.Reduces > 0 {
+		shMs := pl.partMs(tg.Speeds, ReduceFirst, &rt, false)
+		redMs := pl.partMs(tg.Speeds, ReduceSecond, &rt, false) + jp.functionMs(tg.Speeds, &rt)
 		typical.Shuffle, high.Shuffle = spread(TailShuffle, nr, shMs)
 		typical.Reduce, high.Reduce = spread(TailReduce, nr, redMs)
 		typical.FirstShuffle, high.FirstShuffle = typical.Shuffle, high.Shuffle
-	} else {
-		typical.Reduces, high.Reduces = 0, 0
 	}
 	p.Durations = typical
 	bt, err := JobBounds(typical, tg.Slots)
@@ -390,9 +466,25 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 		return nil, err
 	}
 	p.Bounds = Bounds{Low: bt.Low + jp.OverheadMs, Avg: bt.Avg + jp.OverheadMs, High: bh.High + jp.OverheadMs}
+	if tg.Estimator != EstimatorARIA {
+		opt := tg.Replay.withDefaults()
+		ms := spreadFor(jp.Spreads[SpreadMap], pl.Spreads[SpreadMap], mapVar, opt)
+		maps := &stageTasks{n: p.Maps, fixed: mapFixed, variable: func(int) float64 { return mapVar }, spread: &ms, gapMs: pl.LaunchGapMs}
+		var reduces *stageTasks
+		if p.Reduces > 0 {
+			rf, rv := jp.taskMs(pl, tg.Speeds, &rt)
+			rs := spreadFor(jp.Spreads[SpreadReduce], pl.Spreads[SpreadReduce], rv, opt)
+			reduces = &stageTasks{n: p.Reduces, fixed: rf, variable: func(int) float64 { return rv }, spread: &rs, gapMs: pl.LaunchGapMs}
+		}
+		p.Replayed = replayMR(maps, reduces, tg.Slots, jp.OverheadMs, opt)
+	}
 	if w := widening(p.Outside, tg.Widening); w > 1 {
 		p.Bounds.Low /= w
 		p.Bounds.High *= w
+		if p.Replayed != nil {
+			p.Replayed.LowMs /= w
+			p.Replayed.HighMs *= w
+		}
 	}
 	return p, nil
 }

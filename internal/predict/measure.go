@@ -61,6 +61,11 @@ type Task struct {
 	// (SourceCounters: unknown, FirstMs 0).
 	FirstMs int64       `json:"firstMs"`
 	Source  PhaseSource `json:"source"`
+	// Killed marks an attempt killed because another attempt of its task
+	// finished first (speculative execution): it has only its host and
+	// times, and counts only as a lower bound of its task's length (Spread)
+	// and as time its slot was held.
+	Killed bool `json:"killed,omitempty"`
 }
 
 // TotalMs is the attempt's length.
@@ -69,11 +74,11 @@ func (t *Task) TotalMs() int64 { return t.Finish - t.Launch }
 // SecondMs is the length after the phase boundary.
 func (t *Task) SecondMs() int64 { return t.Finish - t.Launch - t.FirstMs }
 
-// Tasks returns the successful map and reduce attempts of a MapReduce job.
-// Phase boundaries come from the history; where it has none, from
-// threads (per attempt id, the last sampled instant of the map thread's
-// map phase or the reduce's shuffle and sort; nil: none) and otherwise the
-// task has only its length (SourceCounters).
+// Tasks returns the successful map and reduce attempts of a MapReduce job,
+// and its killed ones (Killed). Phase boundaries come from the history;
+// where it has none, from threads (per attempt id, the last sampled
+// instant of the map thread's map phase or the reduce's shuffle and sort;
+// nil: none) and otherwise the task has only its length (SourceCounters).
 func Tasks(app *model.App, threads *dataflow.ThreadReconstruction) []Task {
 	sampled := threadPhaseEnds(threads)
 	job := strings.TrimPrefix(app.ID, "job_")
@@ -86,11 +91,16 @@ func Tasks(app *model.App, threads *dataflow.ThreadReconstruction) []Task {
 		reduce := st.Kind == model.StageReduce
 		for i := range st.Tasks {
 			tk := &st.Tasks[i]
-			if tk.Status != model.TaskSuccess || tk.Finish <= tk.Launch || tk.Launch <= 0 {
+			killed := tk.Status == model.TaskKilled
+			if tk.Status != model.TaskSuccess && !killed || tk.Finish <= tk.Launch || tk.Launch <= 0 {
+				continue
+			}
+			t := Task{Reduce: reduce, Host: app.Hosts[tk.Host], Launch: tk.Launch, Finish: tk.Finish, Source: SourceCounters, Killed: killed}
+			if killed {
+				out = append(out, t)
 				continue
 			}
 			st.TaskMetrics(i, &m)
-			t := Task{Reduce: reduce, Host: app.Hosts[tk.Host], Launch: tk.Launch, Finish: tk.Finish, Source: SourceCounters}
 			var end int64
 			if reduce {
 				t.In, t.InRecords = m[model.ReduceShuffleBytes], m[model.ReduceInputRecords]

@@ -115,6 +115,11 @@ type Platform struct {
 	// reused it (Tail and ARIA assume none; YARN's container allocation
 	// and locality waits make some).
 	LaunchGapMs float64 `json:"launchGapMs"`
+	// Spreads are, per benchmark, how its whole map and reduce attempts
+	// (SpreadMap, SpreadReduce) scatter about the model's prediction for
+	// its average task, killed attempts censored (attemptRatios): what a
+	// replay draws from, with the job's own (spreadFor).
+	Spreads [2][]Spread `json:"spreads"`
 	// Benchmarks and Tasks count what it was fitted on.
 	Benchmarks int `json:"benchmarks"`
 	Tasks      int `json:"tasks"`
@@ -140,6 +145,9 @@ func FitPlatform(jobs [][]Task, opt PlatformOptions) (*Platform, error) {
 	for _, job := range jobs {
 		for i := range job {
 			t := &job[i]
+			if t.Killed {
+				continue
+			}
 			pl.Tasks++
 			if t.Source == SourceCounters {
 				continue
@@ -196,6 +204,18 @@ func FitPlatform(jobs [][]Task, opt PlatformOptions) (*Platform, error) {
 	for _, g := range gaps {
 		pl.LaunchGapMs += g / float64(len(gaps))
 	}
+	for _, job := range jobs {
+		obs, vs := attemptRatios(job, func(t *Task) (float64, float64) {
+			fixed, total := pl.genericMs(nil, t, true)
+			return fixed, total - fixed
+		})
+		for kind := range obs {
+			if s := newSpread(obs[kind]); !s.Empty() {
+				s.VariableMs = vs[kind]
+				pl.Spreads[kind] = append(pl.Spreads[kind], s)
+			}
+		}
+	}
 	return pl, nil
 }
 
@@ -227,6 +247,7 @@ func taskSpreads(job []Task) [numTails][]float64 {
 	for i := range job {
 		t := &job[i]
 		switch {
+		case t.Killed:
 		case !t.Reduce:
 			ms[TailMap] = append(ms[TailMap], float64(t.TotalMs()))
 		case t.Source != SourceCounters:
@@ -395,6 +416,30 @@ func compareF(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// genericMs is the platform's prediction of a task's generic phases on
+// class sp (nil: its own): the fixed part (the parts' intercepts, at least
+// 0) and the whole. The write part's second term is the benchmarks'
+// trivial reduce function: kept with benchReduce, left out for a job
+// whose own reduce function replaces it.
+func (pl *Platform) genericMs(sp *ClassChange, t *Task, benchReduce bool) (fixed, total float64) {
+	first, second := partOf(t)
+	for _, part := range []Part{first, second} {
+		fx, _, _ := pl.Parts[part].Phases(regressors(part, t))
+		fixed += fx
+		total += pl.partMs(sp, part, t, benchReduce)
+	}
+	return max(0, fixed), total
+}
+
+// partMs is a part's predicted length for a task on class sp (genericMs).
+func (pl *Platform) partMs(sp *ClassChange, part Part, t *Task, benchReduce bool) float64 {
+	fx, f, s := pl.Parts[part].Phases(regressors(part, t))
+	if part == ReduceSecond && !benchReduce {
+		s = 0
+	}
+	return sp.part(part, fx, f, s)
 }
 
 // Ms is the part's predicted length for a task's data.

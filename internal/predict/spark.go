@@ -3,6 +3,7 @@ package predict
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -42,6 +43,13 @@ type SparkStage struct {
 	MaxBytes float64 `json:"maxBytesPerTask"`
 	// ComputeMsPerRecord is the rest of the run time per record processed.
 	ComputeMsPerRecord float64 `json:"computeMsPerRecord"`
+	// Spread is how the stage's attempts scatter about its average task,
+	// over every run profiled (attempts killed by speculation censored):
+	// what the replay draws from.
+	Spread Spread `json:"spread"`
+	// durations and killed are this run's finished and killed attempts'
+	// lengths, from which the spread is made.
+	durations, killed []float64
 }
 
 // SparkProfile is a Spark application profiled for prediction: its stages,
@@ -71,18 +79,24 @@ func ProfileSpark(apps ...*model.App) (*SparkProfile, error) {
 		return nil, &TooFewError{Model: "spark profile", Have: 0, Need: 1, What: "runs", Hint: "give an event log of the application"}
 	}
 	var spread []float64
-	for _, a := range apps[:len(apps)-1] {
-		p, err := profileSpark(a)
-		if err != nil {
+	obs := map[int32][]ratioObs{}
+	var p *SparkProfile
+	for _, a := range apps {
+		var err error
+		if p, err = profileSpark(a); err != nil {
 			return nil, err
 		}
 		spread = append(spread, p.spread...)
+		for i := range p.Stages {
+			obs[p.Stages[i].ID] = append(obs[p.Stages[i].ID], p.Stages[i].ratios()...)
+		}
 	}
-	p, err := profileSpark(apps[len(apps)-1])
-	if err != nil {
-		return nil, err
+	p.Tail = newTail(spread)
+	for i := range p.Stages {
+		s := &p.Stages[i]
+		s.Spread = newSpread(obs[s.ID])
+		s.Spread.VariableMs = s.variableMs()
 	}
-	p.Tail = newTail(append(spread, p.spread...))
 	p.Runs = len(apps)
 	return p, nil
 }
@@ -104,11 +118,15 @@ func profileSpark(app *model.App) (*SparkProfile, error) {
 		}
 		for i := range st.Tasks {
 			t := &st.Tasks[i]
+			if t.Status == model.TaskKilled && t.Finish > t.Launch && t.Launch > 0 {
+				s.killed = append(s.killed, float64(t.Finish-t.Launch))
+			}
 			if t.Status != model.TaskSuccess || !t.HasMetrics || t.Finish <= t.Launch {
 				continue
 			}
 			st.TaskMetrics(i, &m)
 			s.Tasks++
+			s.durations = append(s.durations, float64(t.Finish-t.Launch))
 			in, sh := m[model.InputBytes], m.ShuffleReadBytes()
 			s.InputBytes += in
 			s.ShuffleReadBytes += sh
@@ -148,6 +166,30 @@ func profileSpark(app *model.App) (*SparkProfile, error) {
 	return p, nil
 }
 
+// variableMs is the stage's average task's time in its run time (fetch,
+// shuffle write and the rest), the part that grows with its data.
+func (s *SparkStage) variableMs() float64 {
+	return (s.FetchMs + s.WriteMs + s.RestMs) / float64(s.Tasks)
+}
+
+// ratios are the stage's attempts of one run as ratios: each attempt's
+// length less the stage's mean fixed cost over the mean variable time,
+// killed attempts censored.
+func (s *SparkStage) ratios() []ratioObs {
+	fixed, v := s.OverheadMs/float64(s.Tasks), s.variableMs()
+	if !(v > 0) {
+		return nil
+	}
+	out := make([]ratioObs, 0, len(s.durations)+len(s.killed))
+	for _, d := range s.durations {
+		out = append(out, ratioObs{ratio: (d - fixed) / v})
+	}
+	for _, d := range s.killed {
+		out = append(out, ratioObs{ratio: (d - fixed) / v, censored: true})
+	}
+	return out
+}
+
 // driverMs is the workload's time with no stage between its first launch
 // and its last finish, plus the time before the first and after the last.
 func driverMs(w *perfmodel.Workload) float64 {
@@ -183,6 +225,11 @@ type SparkTarget struct {
 	// Widening is how much wider the bounds grow per doubling of the bytes
 	// per task beyond the recorded ones (default DefaultWidening).
 	Widening float64
+	// Estimator is what the estimate is: EstimatorReplay (default) or
+	// EstimatorWhatIf (the recorded durations scaled and replayed once).
+	Estimator string
+	// Replay tunes the replays (EstimatorReplay).
+	Replay ReplayOptions
 }
 
 // SparkPrediction is a Spark application's predicted completion time.
@@ -202,6 +249,8 @@ type SparkPrediction struct {
 	Extrapolated []int32 `json:"extrapolated,omitempty"`
 	// Outside is the largest such distance, in ln of bytes per task.
 	Outside float64 `json:"outside,omitempty"`
+	// Replayed is the Monte Carlo replays' result (EstimatorReplay).
+	Replayed *Replayed `json:"replayed,omitempty"`
 }
 
 // StageBounds are one stage's predicted tasks and ARIA's makespan bounds.
@@ -240,11 +289,19 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	if conf <= 0 || conf >= 1 {
 		conf = 0.95
 	}
+	opt := tg.Replay.withDefaults()
 	w := *sp.w
 	w.Stages = slices.Clone(sp.w.Stages)
 	pr := &SparkPrediction{Slots: slots}
 	lows := make([]float64, len(w.Stages))
 	high := sp.DriverMs
+	// Per stage, what the replays draw (nil: a stage Spark retried, whose
+	// recorded attempts are kept as they ran).
+	draws := make([]*stageTasks, len(w.Stages))
+	spreads := make([]Spread, len(sp.Stages))
+	for i := range sp.Stages {
+		spreads[i] = sp.Stages[i].Spread
+	}
 	for i := range w.Stages {
 		ws := &w.Stages[i]
 		s := &sp.Stages[i]
@@ -258,9 +315,11 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 		}
 		grow := 1.0
 		count := len(ws.Durations)
+		tasks := s.Tasks
 		if s.ScalesTasks {
 			if len(ws.Retries) == 0 {
 				count = max(1, int(math.Round(float64(len(ws.Durations))*k)))
+				tasks = max(1, int(math.Round(n*k)))
 			}
 		} else {
 			grow = k
@@ -271,6 +330,13 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 					pr.Outside = max(pr.Outside, d)
 				}
 			}
+		}
+		if len(ws.Retries) == 0 {
+			v := s.variableMs() * grow * f
+			own := spreads[i]
+			others := slices.Delete(slices.Clone(spreads), i, i+1)
+			sd := spreadFor(own, others, v, opt)
+			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd}
 		}
 		durs := make([]int64, count)
 		var sum, mean float64
@@ -309,8 +375,47 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	w2 := widening(pr.Outside, tg.Widening)
 	low /= w2
 	high *= w2
+	if tg.Estimator != EstimatorWhatIf {
+		if pr.Replayed, err = replaySpark(w, draws, slots, opt); err != nil {
+			return nil, fmt.Errorf("replay %s: %w", sp.App, err)
+		}
+		pr.EstimateMs = pr.Replayed.MedianMs
+		pr.Replayed.LowMs /= w2
+		pr.Replayed.HighMs *= w2
+	}
 	pr.Bounds = Bounds{Low: min(low, pr.EstimateMs), Avg: (low + high) / 2, High: max(high, pr.EstimateMs)}
 	return pr, nil
+}
+
+// replaySpark replays the workload opt.Runs times by Sparklens's what-if
+// scheduler (perfmodel.Plan), each stage's task durations drawn anew:
+// each stage replayed on the slots with speculation (stageReplay), its
+// tasks taking the lengths that replay gave them (a task copied by
+// speculation: from its first start to the winning attempt's end).
+func replaySpark(w perfmodel.Workload, draws []*stageTasks, slots int, opt ReplayOptions) (*Replayed, error) {
+	rng := rand.New(rand.NewPCG(opt.Seed, replayStream))
+	w.Stages = slices.Clone(w.Stages)
+	var r stageReplay
+	times := make([]float64, opt.Runs)
+	for k := range times {
+		for i, st := range draws {
+			if st == nil {
+				continue
+			}
+			r.replay(st, slots, opt.Speculation, rng)
+			durs := make([]int64, st.n)
+			for j, e := range r.effective {
+				durs[j] = max(1, int64(math.Round(e)))
+			}
+			w.Stages[i].Durations = durs
+		}
+		t, err := perfmodel.NewPlan(&w).Replay(slots)
+		if err != nil {
+			return nil, err
+		}
+		times[k] = float64(t)
+	}
+	return summarizeReplays(times, opt), nil
 }
 
 // goldenRatio is the conjugate golden ratio, whose multiples modulo 1 spread

@@ -128,7 +128,7 @@ func launchGaps(tasks []Task) []float64 {
 	for _, reduce := range []bool{false, true} {
 		byHost := map[string][]Task{}
 		for _, t := range tasks {
-			if t.Reduce == reduce {
+			if t.Reduce == reduce && !t.Killed {
 				byHost[t.Host] = append(byHost[t.Host], t)
 			}
 		}

@@ -1,0 +1,254 @@
+package predict
+
+import (
+	"container/heap"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Speculation is the speculative-execution rule a replay assumes: once
+// Quantile of a stage's tasks have finished, every check (each IntervalMs)
+// gives a task whose attempt has run longer than Multiplier times the
+// median of the finished tasks' durations one copy on a free slot; the
+// first attempt to finish wins and the other is killed. The defaults are
+// Spark's (spark.speculation.quantile 0.75, spark.speculation.multiplier
+// 1.5, spark.speculation.interval 100 ms). Hadoop's default speculator
+// estimates each attempt's end from its progress instead; the rule is the
+// same in spirit (copy the tasks far slower than their stage's typical).
+type Speculation struct {
+	On         bool    `json:"on"`
+	Quantile   float64 `json:"quantile,omitempty"`
+	Multiplier float64 `json:"multiplier,omitempty"`
+	IntervalMs float64 `json:"intervalMs,omitempty"`
+}
+
+func (s Speculation) withDefaults() Speculation {
+	if s.Quantile <= 0 || s.Quantile > 1 {
+		s.Quantile = 0.75
+	}
+	if s.Multiplier <= 0 {
+		s.Multiplier = 1.5
+	}
+	if s.IntervalMs <= 0 {
+		s.IntervalMs = 100
+	}
+	return s
+}
+
+// stageTasks describes one stage's tasks for a replay: their count, the
+// fixed part of each task's length and a draw of its variable part.
+type stageTasks struct {
+	n     int
+	fixed float64
+	// variable is the predicted variable time of task i; each attempt
+	// takes it times a ratio drawn from spread.
+	variable func(i int) float64
+	spread   *Spread
+	// gapMs is the idle time of a slot before a task that reuses it.
+	gapMs float64
+}
+
+// attempt is one running attempt in a stage replay.
+type attempt struct {
+	task       int
+	start, end float64
+	copy       bool
+}
+
+// attemptHeap orders running attempts by their end.
+type attemptHeap []*attempt
+
+func (h attemptHeap) Len() int           { return len(h) }
+func (h attemptHeap) Less(i, j int) bool { return h[i].end < h[j].end }
+func (h attemptHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *attemptHeap) Push(x any)        { *h = append(*h, x.(*attempt)) }
+func (h *attemptHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// stageReplay is the scratch state of one stage's replay, reused across
+// replays.
+type stageReplay struct {
+	running attemptHeap
+	// originals are the tasks' first attempts in launch order (which is
+	// start order): speculation looks at the oldest first.
+	originals []attempt
+	state     []uint8 // per task: 0 running or waiting, 1 copied, 2 done
+	med       runningMedian
+	// effective are the tasks' lengths as their stage saw them, from the
+	// first attempt's start to the winning attempt's end.
+	effective []float64
+}
+
+// Task states in a stage replay.
+const (
+	taskRunning uint8 = iota
+	taskCopied
+	taskDone
+)
+
+// replay runs the stage's tasks on k slots, list-scheduled in order (a
+// task starts on the first slot to free up, after the stage's gap), each
+// attempt's length drawn anew, with speculation as spec says. It returns
+// the stage's makespan and fills effective.
+func (r *stageReplay) replay(st *stageTasks, k int, spec Speculation, rng *rand.Rand) float64 {
+	n := st.n
+	r.running = r.running[:0]
+	r.originals = slices.Grow(r.originals[:0], n)
+	r.state = slices.Grow(r.state[:0], n)[:n]
+	r.effective = slices.Grow(r.effective[:0], n)[:n]
+	clear(r.state)
+	r.med.reset()
+	launch := func(i int, at float64, copy bool) {
+		a := &attempt{task: i, start: at, end: at + st.fixed + st.variable(i)*st.spread.Quantile(rng.Float64()), copy: copy}
+		heap.Push(&r.running, a)
+		if !copy {
+			r.originals = append(r.originals, *a)
+		}
+	}
+	next, idle := 0, k
+	for ; next < n && idle > 0; next++ {
+		launch(next, 0, false)
+		idle--
+	}
+	now, makespan := 0.0, 0.0
+	done, head := 0, 0
+	for done < n {
+		end := r.running[0].end
+		if spec.On && idle > 0 && done > 0 && float64(done) >= spec.Quantile*float64(n) {
+			for head < len(r.originals) && r.state[r.originals[head].task] != taskRunning {
+				head++
+			}
+			if head < len(r.originals) {
+				// The first check at which the oldest uncopied attempt has
+				// run longer than the limit.
+				limit := spec.Multiplier * r.med.median()
+				at := max(math.Floor(now/spec.IntervalMs)+1, math.Floor((r.originals[head].start+limit)/spec.IntervalMs)+1) * spec.IntervalMs
+				if at < end {
+					now = at
+					for ; head < len(r.originals) && idle > 0; head++ {
+						a := &r.originals[head]
+						if r.state[a.task] != taskRunning {
+							continue
+						}
+						if now-a.start <= limit {
+							break
+						}
+						r.state[a.task] = taskCopied
+						launch(a.task, now, true)
+						idle--
+					}
+					continue
+				}
+			}
+		}
+		a := heap.Pop(&r.running).(*attempt)
+		now = a.end
+		freed := 1
+		switch {
+		case r.state[a.task] == taskDone:
+			freed = 0 // killed when its other attempt won: its slot freed then
+		case r.state[a.task] == taskCopied:
+			freed = 2 // its other attempt is killed now
+			fallthrough
+		default:
+			r.state[a.task] = taskDone
+			done++
+			r.med.add(a.end - a.start)
+			r.effective[a.task] = a.end
+			makespan = max(makespan, a.end)
+		}
+		for ; freed > 0; freed-- {
+			if next < n {
+				launch(next, now+st.gapMs, false)
+				next++
+			} else {
+				idle++
+			}
+		}
+	}
+	for i := range r.originals {
+		o := &r.originals[i]
+		r.effective[o.task] -= o.start
+	}
+	return makespan
+}
+
+// runningMedian keeps the median of a growing set of values: a max-heap
+// of the lower half and a min-heap of the upper half.
+type runningMedian struct{ lo, hi []float64 }
+
+func (m *runningMedian) reset() { m.lo, m.hi = m.lo[:0], m.hi[:0] }
+
+func (m *runningMedian) add(v float64) {
+	if len(m.lo) == 0 || v <= m.lo[0] {
+		m.lo = pushHeap(m.lo, v, true)
+	} else {
+		m.hi = pushHeap(m.hi, v, false)
+	}
+	switch {
+	case len(m.lo) > len(m.hi)+1:
+		var top float64
+		m.lo, top = popHeap(m.lo, true)
+		m.hi = pushHeap(m.hi, top, false)
+	case len(m.hi) > len(m.lo):
+		var top float64
+		m.hi, top = popHeap(m.hi, false)
+		m.lo = pushHeap(m.lo, top, true)
+	}
+}
+
+// median is the upper median for an even count, as Spark's (the middle
+// element of the sorted durations, index n/2).
+func (m *runningMedian) median() float64 {
+	if len(m.hi) == len(m.lo) && len(m.hi) > 0 {
+		return m.hi[0]
+	}
+	return m.lo[0]
+}
+
+// before orders a heap: larger first when maxHeap.
+func before(a, b float64, maxHeap bool) bool {
+	if maxHeap {
+		return a > b
+	}
+	return a < b
+}
+
+func pushHeap(h []float64, v float64, maxHeap bool) []float64 {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !before(h[i], h[p], maxHeap) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	return h
+}
+
+func popHeap(h []float64, maxHeap bool) ([]float64, float64) {
+	top := h[0]
+	h[0] = h[len(h)-1]
+	h = h[:len(h)-1]
+	for i := 0; ; {
+		l, best := 2*i+1, i
+		if l < len(h) && before(h[l], h[best], maxHeap) {
+			best = l
+		}
+		if l+1 < len(h) && before(h[l+1], h[best], maxHeap) {
+			best = l + 1
+		}
+		if best == i {
+			break
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+	return h, top
+}
