@@ -26,7 +26,7 @@ type predictFlags struct {
 	runs, job, dsn, platform, metrics string
 	input, deadline, format, model    string
 	machinesFrom, speeds, from, to    string
-	bound                             string
+	bound, estimator, speculation     string
 	machines                          float64
 	executors, nodes, reduces         int
 	slots                             string
@@ -79,6 +79,8 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl.StringVar(&f.from, "from-type", "", "node class the past runs ran on (with --node-speeds)")
 		fl.StringVar(&f.to, "to-type", "", "node class to predict for (with --node-speeds)")
 		fl.Float64Var(&f.confidence, "confidence", 0.95, "probability the upper bound's longest tasks are not exceeded (logs)")
+		fl.StringVar(&f.estimator, "estimator", predict.EstimatorReplay, "logs: the estimate: replay (median of Monte Carlo replays of the tasks), aria (MapReduce: ARIA's T_avg) or whatif (Spark: the recorded durations scaled, replayed once)")
+		fl.StringVar(&f.speculation, "speculation", "auto", "logs: speculative execution the replays assume: on, off, or auto (as the latest run had it)")
 		fl.Float64Var(&f.level, "level", 0.9, "share of cross-validation errors the interval covers (runs, --job)")
 		fl.StringVar(&f.format, "format", "text", "output format: text or json")
 		f.logs = addLogFlags(fl)
@@ -404,7 +406,15 @@ func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictF
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	tg := predict.MRTarget{InputBytes: input, Reduces: f.reduces, Slots: slots, Speeds: change, Confidence: f.confidence}
+	if f.estimator != predict.EstimatorReplay && f.estimator != predict.EstimatorARIA {
+		return nil, withCode(ExitUsage, fmt.Errorf("--estimator %q: want %s or %s for MapReduce", f.estimator, predict.EstimatorReplay, predict.EstimatorARIA))
+	}
+	spec, err := speculationFlag(f.speculation, apps[len(apps)-1])
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	tg := predict.MRTarget{InputBytes: input, Reduces: f.reduces, Slots: slots, Speeds: change, Confidence: f.confidence,
+		Estimator: f.estimator, Replay: predict.ReplayOptions{Speculation: spec}}
 	p, err := predict.PredictMR(jp, pl, tg)
 	if err != nil {
 		return nil, err
@@ -443,7 +453,29 @@ func targetSlots(f predictFlags, jp *predict.JobProfile) (predict.Slots, error) 
 	return predict.Slots{Map: n * per, Reduce: n * per}, nil
 }
 
+// speculationFlag is --speculation: on, off, or auto (as the run had it).
+func speculationFlag(v string, app *model.App) (predict.Speculation, error) {
+	s := predict.SpeculationOf(app)
+	switch v {
+	case "auto":
+	case "on":
+		s.On = true
+	case "off":
+		s.On = false
+	default:
+		return s, fmt.Errorf("--speculation %q: want on, off or auto", v)
+	}
+	return s, nil
+}
+
 func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error) {
+	if f.estimator != predict.EstimatorReplay && f.estimator != predict.EstimatorWhatIf {
+		return nil, withCode(ExitUsage, fmt.Errorf("--estimator %q: want %s or %s for Spark", f.estimator, predict.EstimatorReplay, predict.EstimatorWhatIf))
+	}
+	spec, err := speculationFlag(f.speculation, apps[len(apps)-1])
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
 	sp, err := predict.ProfileSpark(apps...)
 	if err != nil {
 		return nil, err
@@ -456,7 +488,8 @@ func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange
 	if execs <= 0 {
 		execs = sp.Executors
 	}
-	tg := predict.SparkTarget{InputBytes: input, Executors: execs, Speeds: change, Confidence: f.confidence}
+	tg := predict.SparkTarget{InputBytes: input, Executors: execs, Speeds: change, Confidence: f.confidence,
+		Estimator: f.estimator, Replay: predict.ReplayOptions{Speculation: spec}}
 	p, err := predict.PredictSpark(sp, tg)
 	if err != nil {
 		return nil, err
@@ -464,10 +497,18 @@ func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange
 	out := &predictOutput{Estimate: p.Estimate(input, execs), Spark: p}
 	if deadline > 0 {
 		// The fewest executors, up to eight times the recorded, whose
-		// upper bound meets the deadline.
+		// upper bound meets the deadline (the bounds need no replays),
+		// then that prediction with its estimate.
+		search := tg
+		search.Estimator = predict.EstimatorWhatIf
 		for n := 1; n <= 8*max(1, sp.Executors); n++ {
-			tg.Executors = n
-			q, err := predict.PredictSpark(sp, tg)
+			search.Executors, tg.Executors = n, n
+			q, err := predict.PredictSpark(sp, search)
+			if err == nil && q.Bounds.High <= deadline {
+				if q, err = predict.PredictSpark(sp, tg); err != nil {
+					return nil, err
+				}
+			}
 			if err == nil && q.Bounds.High <= deadline {
 				out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Executors: n, Estimate: q.Estimate(input, n)}
 				break

@@ -57,3 +57,29 @@ func TestFromRuns10000UnderASecond(t *testing.T) {
 		t.Errorf("%v of CPU per question, want under a second", per)
 	}
 }
+
+// BenchmarkStageReplay replays one stage of 10,000 tasks on 500 slots,
+// their lengths drawn from a spread with a heavy tail, speculation on: the
+// inner loop of every replayed prediction (docs/PERFORMANCE.md).
+func BenchmarkStageReplay(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	obs := make([]ratioObs, 2000)
+	for i := range obs {
+		r := math.Exp(0.2 * rng.NormFloat64())
+		if rng.Float64() < 0.04 {
+			r *= 1.5 * math.Pow(1-rng.Float64(), -1/1.3)
+		}
+		obs[i] = ratioObs{ratio: r}
+	}
+	sp := newSpread(obs)
+	const n = 10000
+	st := &stageTasks{n: n, fixed: 1000, variable: func(int) float64 { return 10000 }, spread: &sp, gapMs: 300}
+	spec := Speculation{On: true}.withDefaults()
+	var r stageReplay
+	b.ReportAllocs()
+	b.SetBytes(n * 8)
+	for b.Loop() {
+		r.replay(st, 500, spec, rng)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/task")
+}

@@ -6,6 +6,15 @@ import (
 	"strings"
 )
 
+// note says what the replays gave.
+func (r *Replayed) note() string {
+	spec := "off"
+	if r.Spec.On {
+		spec = fmt.Sprintf("on (quantile %g, multiplier %g, every %g ms)", r.Spec.Quantile, r.Spec.Multiplier, r.Spec.IntervalMs)
+	}
+	return fmt.Sprintf("%d replays of the predicted tasks, speculative execution %s: median %.0f ms, %.0f%% of them within %.0f–%.0f ms", r.Runs, spec, r.MedianMs, 100*r.Level, r.LowMs, r.HighMs)
+}
+
 // Estimate is a predicted completion time with its lower and upper bound.
 type Estimate struct {
 	// Method is how it was made: "history" (a model fitted on past runs
@@ -63,12 +72,17 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	return e, nil
 }
 
-// Estimate states a MapReduce prediction: ARIA's average between its
-// lower and upper bound.
+// Estimate states a MapReduce prediction: the replays' median
+// (EstimatorReplay) or ARIA's average (EstimatorARIA), between ARIA's lower
+// and upper bound.
 func (p *MRPrediction) Estimate(inputBytes float64, slots Slots) *Estimate {
 	e := &Estimate{Method: "icpe13", Model: "icpe13+aria", Machines: float64(slots.Map), Data: inputBytes,
 		Value: p.Bounds.Avg, Lower: p.Bounds.Low, Upper: p.Bounds.High, Unit: "ms"}
 	e.Notes = append(e.Notes, fmt.Sprintf("%d maps on %d map slots, %d reduces on %d reduce slots", p.Maps, slots.Map, p.Reduces, slots.Reduce))
+	if r := p.Replayed; r != nil {
+		e.Model, e.Value = "icpe13+replay", r.MedianMs
+		e.Notes = append(e.Notes, r.note(), fmt.Sprintf("ARIA's estimate (T_avg): %.0f ms", p.Bounds.Avg))
+	}
 	if len(p.Extrapolated) > 0 {
 		e.Extrapolated = true
 		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the %s part's data per task lies outside the microbenchmarks' (%.2f in ln units); the bounds are widened",
@@ -77,12 +91,17 @@ func (p *MRPrediction) Estimate(inputBytes float64, slots Slots) *Estimate {
 	return e
 }
 
-// Estimate states a Spark prediction: the what-if replay between ARIA's
-// bounds.
+// Estimate states a Spark prediction: the replays' median (EstimatorReplay)
+// or the what-if replay of the scaled recorded durations
+// (EstimatorWhatIf), between ARIA's bounds over the stage DAG.
 func (p *SparkPrediction) Estimate(inputBytes float64, executors int) *Estimate {
-	e := &Estimate{Method: "spark-stages", Model: "stage-profiles+replay", Machines: float64(executors), Data: inputBytes,
+	e := &Estimate{Method: "spark-stages", Model: "stage-profiles+whatif", Machines: float64(executors), Data: inputBytes,
 		Value: p.EstimateMs, Lower: p.Bounds.Low, Upper: p.Bounds.High, Unit: "ms"}
 	e.Notes = append(e.Notes, fmt.Sprintf("%d task slots", p.Slots))
+	if r := p.Replayed; r != nil {
+		e.Model = "stage-profiles+replay"
+		e.Notes = append(e.Notes, r.note(), fmt.Sprintf("the recorded durations scaled and replayed once (what-if): %.0f ms", p.WhatIfMs))
+	}
 	if len(p.Extrapolated) > 0 {
 		e.Extrapolated = true
 		ids := make([]string, len(p.Extrapolated))

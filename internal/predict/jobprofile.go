@@ -496,15 +496,19 @@ func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error)
 // is the start; slots then grow in proportion until the bound holds and
 // shrink one at a time while it still does.
 func MinSlotsMR(jp *JobProfile, pl *Platform, tg MRTarget, deadline float64, bound Bound) (Slots, *MRPrediction, error) {
-	tg.Slots = Slots{Map: 1, Reduce: 1}
-	p, err := PredictMR(jp, pl, tg)
+	// The bounds need no replays: search on ARIA's alone, then predict
+	// with the slots found as asked.
+	search := tg
+	search.Estimator = EstimatorARIA
+	search.Slots = Slots{Map: 1, Reduce: 1}
+	p, err := PredictMR(jp, pl, search)
 	if err != nil {
 		return Slots{}, nil, err
 	}
 	var q *MRPrediction
 	meets := func(s Slots) bool {
-		tg.Slots = s
-		r, err := PredictMR(jp, pl, tg)
+		search.Slots = s
+		r, err := PredictMR(jp, pl, search)
 		if err == nil {
 			q = r
 		}
@@ -520,5 +524,7 @@ func MinSlotsMR(jp *JobProfile, pl *Platform, tg MRTarget, deadline float64, bou
 		s = full
 	}
 	s = fewestSlots(s, full, meets)
-	return s, q, nil
+	tg.Slots = s
+	q, err = PredictMR(jp, pl, tg)
+	return s, q, err
 }

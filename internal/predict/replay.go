@@ -1,10 +1,13 @@
 package predict
 
 import (
-	"container/heap"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // Speculation is the speculative-execution rule a replay assumes: once
@@ -21,6 +24,63 @@ type Speculation struct {
 	Quantile   float64 `json:"quantile,omitempty"`
 	Multiplier float64 `json:"multiplier,omitempty"`
 	IntervalMs float64 `json:"intervalMs,omitempty"`
+}
+
+// SpeculationOf is the speculative execution a run had: for Spark,
+// spark.speculation (default off) with spark.speculation.quantile,
+// .multiplier and .interval; for MapReduce, mapreduce.map.speculative or
+// mapreduce.reduce.speculative (Hadoop's default on) from the job's
+// configuration where it was read beside the history. Unset parameters
+// take Speculation's defaults.
+func SpeculationOf(app *model.App) Speculation {
+	if app.Engine == model.MapReduce {
+		on := func(key string) bool {
+			for _, kv := range app.Conf {
+				if kv[0] == key {
+					return !strings.EqualFold(strings.TrimSpace(kv[1]), "false")
+				}
+			}
+			return true
+		}
+		return Speculation{On: on("mapreduce.map.speculative") || on("mapreduce.reduce.speculative")}
+	}
+	var s Speculation
+	if v, ok := app.Env.SparkProp("spark.speculation"); ok {
+		s.On = strings.EqualFold(strings.TrimSpace(v), "true")
+	}
+	if v, ok := app.Env.SparkProp("spark.speculation.quantile"); ok {
+		s.Quantile, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	}
+	if v, ok := app.Env.SparkProp("spark.speculation.multiplier"); ok {
+		s.Multiplier, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	}
+	if v, ok := app.Env.SparkProp("spark.speculation.interval"); ok {
+		s.IntervalMs = sparkTimeMs(v)
+	}
+	return s
+}
+
+// sparkTimeMs reads a Spark time setting ("100ms", "1s", "2min"; a bare
+// number is milliseconds, as for spark.speculation.interval); 0 when it
+// cannot.
+func sparkTimeMs(v string) float64 {
+	v = strings.ToLower(strings.TrimSpace(v))
+	units := []struct {
+		suffix string
+		ms     float64
+	}{{"us", 1e-3}, {"ms", 1}, {"min", 60e3}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}, {"d", 86400e3}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mult = strings.TrimSuffix(v, u.suffix), u.ms
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 {
+		return 0
+	}
+	return f * mult
 }
 
 func (s Speculation) withDefaults() Speculation {
@@ -51,23 +111,48 @@ type stageTasks struct {
 
 // attempt is one running attempt in a stage replay.
 type attempt struct {
-	task       int
-	start, end float64
-	copy       bool
+	task        int
+	start, end  float64
+	speculative bool
 }
 
-// attemptHeap orders running attempts by their end.
-type attemptHeap []*attempt
+// attemptHeap is a min-heap of running attempts by their end.
+type attemptHeap []attempt
 
-func (h attemptHeap) Len() int           { return len(h) }
-func (h attemptHeap) Less(i, j int) bool { return h[i].end < h[j].end }
-func (h attemptHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *attemptHeap) Push(x any)        { *h = append(*h, x.(*attempt)) }
-func (h *attemptHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *attemptHeap) push(a attempt) {
+	*h = append(*h, a)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].end <= q[i].end {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *attemptHeap) pop() attempt {
+	q := *h
+	top := q[0]
+	q[0] = q[len(q)-1]
+	q = q[:len(q)-1]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(q) && q[l].end < q[m].end {
+			m = l
+		}
+		if l+1 < len(q) && q[l+1].end < q[m].end {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // stageReplay is the scratch state of one stage's replay, reused across
@@ -103,11 +188,11 @@ func (r *stageReplay) replay(st *stageTasks, k int, spec Speculation, rng *rand.
 	r.effective = slices.Grow(r.effective[:0], n)[:n]
 	clear(r.state)
 	r.med.reset()
-	launch := func(i int, at float64, copy bool) {
-		a := &attempt{task: i, start: at, end: at + st.fixed + st.variable(i)*st.spread.Quantile(rng.Float64()), copy: copy}
-		heap.Push(&r.running, a)
-		if !copy {
-			r.originals = append(r.originals, *a)
+	launch := func(i int, at float64, speculative bool) {
+		a := attempt{task: i, start: at, end: at + st.fixed + st.variable(i)*st.spread.Quantile(rng.Float64()), speculative: speculative}
+		r.running.push(a)
+		if !speculative {
+			r.originals = append(r.originals, a)
 		}
 	}
 	next, idle := 0, k
@@ -146,7 +231,7 @@ func (r *stageReplay) replay(st *stageTasks, k int, spec Speculation, rng *rand.
 				}
 			}
 		}
-		a := heap.Pop(&r.running).(*attempt)
+		a := r.running.pop()
 		now = a.end
 		freed := 1
 		switch {

@@ -235,12 +235,14 @@ type SparkTarget struct {
 // SparkPrediction is a Spark application's predicted completion time.
 type SparkPrediction struct {
 	Slots int `json:"slots"`
-	// EstimateMs is the what-if replay of the scaled stages; Bounds ARIA's
-	// per stage, over the stage DAG (Low: the longest chain of stage lower
+	// EstimateMs is the estimate: the replays' median (EstimatorReplay) or
+	// WhatIfMs, the what-if replay of the scaled recorded durations. Bounds
+	// are ARIA's per stage, over the stage DAG (Low: the longest chain of stage lower
 	// bounds in each job, jobs one after another; High: every stage's upper
 	// bound one after another), plus the recorded driver time, widened to
 	// hold the estimate.
 	EstimateMs float64 `json:"estimateMs"`
+	WhatIfMs   float64 `json:"whatIfMs"`
 	Bounds     Bounds  `json:"bounds"`
 	// Stages are the per-stage bounds (ms) in stage order.
 	Stages []StageBounds `json:"stages"`
@@ -371,7 +373,7 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", sp.App, err)
 	}
-	pr.EstimateMs = float64(est)
+	pr.EstimateMs, pr.WhatIfMs = float64(est), float64(est)
 	w2 := widening(pr.Outside, tg.Widening)
 	low /= w2
 	high *= w2
