@@ -38,6 +38,11 @@ type ChoiceOptions struct {
 	// Holdouts is how many of the largest (or smallest) scale-outs or data
 	// sizes the extrapolation splits predict, one split each (default 3).
 	Holdouts int
+	// Rivals is how much larger than the chosen model's a candidate's
+	// cross-validated error may be for its estimate to count when the
+	// question lies beyond the runs (default 2; negative: none counts):
+	// the interval then reaches every such rival's estimate.
+	Rivals float64
 }
 
 // Split kinds of the cross-validation.
@@ -64,6 +69,8 @@ type Choice struct {
 	Reach float64 `json:"-"`
 	Range Range   `json:"range"`
 	Runs  int     `json:"runs"`
+	// fitted are the candidates fitted on every run, by name.
+	fitted map[string]Model
 }
 
 // Choose picks, among the candidate models, the one with the least mean
@@ -95,7 +102,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 		opt.Holdouts = 3
 	}
 	agg := aggregate(pts)
-	c := &Choice{Scores: map[string]float64{}, Unfit: map[string]string{}, Range: rangeOf(agg)}
+	c := &Choice{Scores: map[string]float64{}, Unfit: map[string]string{}, Range: rangeOf(agg), fitted: map[string]Model{}}
 	for _, p := range agg {
 		c.Runs += int(p.weight())
 	}
@@ -119,6 +126,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 			continue
 		}
 		c.Scores[name] = score
+		c.fitted[name] = m
 		if score < best || c.Model == nil {
 			best, c.Model, c.Name, c.Errors = score, m, name, errs
 		}

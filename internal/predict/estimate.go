@@ -65,6 +65,21 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	if e.Extrapolated {
 		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %g–%g machines and data %.4g–%.4g; the interval is widened with the distance (%.2f in ln units beyond)",
 			c.Range.MinMachines, c.Range.MaxMachines, c.Range.MinData, c.Range.MaxData, c.Range.Outside(machines, data)))
+		rivals := opt.Rivals
+		if rivals == 0 {
+			rivals = 2
+		}
+		for _, name := range Candidates {
+			m, ok := c.fitted[name]
+			if name == c.Name || !ok || rivals < 0 || !(c.Scores[name] <= rivals*c.Scores[c.Name]) {
+				continue
+			}
+			if r, ok := m.Predict(machines, data); ok && (r < e.Lower || r > e.Upper) {
+				e.Lower, e.Upper = min(e.Lower, r), max(e.Upper, r)
+				e.Notes = append(e.Notes, fmt.Sprintf("the interval reaches %s's estimate %.4g (cross-validated error %.1f%% against the chosen %.1f%%): beyond the runs the models part ways",
+					name, r, 100*c.Scores[name], 100*c.Scores[c.Name]))
+			}
+		}
 	}
 	if math.IsInf(c.Scores[c.Name], 1) || len(c.Errors) == 0 {
 		e.Notes = append(e.Notes, "no cross-validation was possible: the interval is the estimate alone")

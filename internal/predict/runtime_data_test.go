@@ -99,10 +99,10 @@ func (s errorSummary) String() string {
 	return fmt.Sprintf("%5.1f%% %5.1f%% %6.1f%%", 100*s.median, 100*s.mean, 100*s.worst)
 }
 
-// bellSplit evaluates a choice (models) fitted on the runs at up to cut
+// bellSplit evaluates a choice (opt) fitted on the runs at up to cut
 // nodes on the runs above it: the relative errors per run and against each
-// larger scale-out's median runtime.
-func bellSplit(t *testing.T, pts []Point, cut float64, models []string) (perRun, perScale []float64, chosen string, extrapolated int) {
+// larger scale-out's median runtime, and how many runs the intervals held.
+func bellSplit(t *testing.T, pts []Point, cut float64, opt ChoiceOptions) (perRun, perScale []float64, chosen string, extrapolated, held int) {
 	t.Helper()
 	var train []Point
 	test := map[float64][]float64{}
@@ -120,7 +120,7 @@ func bellSplit(t *testing.T, pts []Point, cut float64, models []string) (perRun,
 	slices.Sort(ms)
 	tab := &RunTable{Points: train}
 	for _, m := range ms {
-		est, err := FromRuns(tab, m, 1, ChoiceOptions{Models: models})
+		est, err := FromRuns(tab, m, 1, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,17 +130,22 @@ func bellSplit(t *testing.T, pts []Point, cut float64, models []string) (perRun,
 		}
 		for _, y := range test[m] {
 			perRun = append(perRun, (est.Value-y)/y)
+			if y >= est.Lower && y <= est.Upper {
+				held++
+			}
 		}
 		med := stats.Quantiles(test[m], []float64{0.5})[0]
 		perScale = append(perScale, (est.Value-med)/med)
 	}
-	return perRun, perScale, chosen, extrapolated
+	return perRun, perScale, chosen, extrapolated, held
 }
 
 // TestBellScaleOuts fits on Bell's smaller scale-outs (4–32 nodes) and
 // predicts the larger ones (36–60), with the cross-validated choice and
 // with plain Ernest on the same split; docs/PREDICT.md holds the table
-// this prints. Every prediction must be labelled extrapolated.
+// this prints. Every prediction must be labelled extrapolated; the
+// intervals' share of runs held is counted with and without the rivals'
+// estimates (ChoiceOptions.Rivals).
 func TestBellScaleOuts(t *testing.T) {
 	dir := sharedtest.Dir(t, "labeled/runtime/bell")
 	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
@@ -148,20 +153,27 @@ func TestBellScaleOuts(t *testing.T) {
 		t.Fatalf("bell data: %v files, %v", len(files), err)
 	}
 	var allChoice, allErnest, allChoiceMed, allErnestMed []float64
-	t.Logf("%-22s %-10s %-22s %-22s %-22s", "job (fit ≤32, predict 36–60)", "chosen", "choice med/mean/worst", "ernest med/mean/worst", "choice vs median runtime")
+	var held, heldAlone int
+	t.Logf("%-22s %-10s %-22s %-22s %-22s %s", "job (fit ≤32, predict 36–60)", "chosen", "choice med/mean/worst", "ernest med/mean/worst", "choice vs median runtime", "interval held (no rivals)")
 	for _, f := range files {
 		tab := readTable(t, f)
-		choice, choiceMed, chosen, ext := bellSplit(t, tab.Points, 32, nil)
-		ern, ernMed, _, _ := bellSplit(t, tab.Points, 32, []string{"ernest"})
+		choice, choiceMed, chosen, ext, h := bellSplit(t, tab.Points, 32, ChoiceOptions{})
+		_, _, _, _, ha := bellSplit(t, tab.Points, 32, ChoiceOptions{Rivals: -1})
+		ern, ernMed, _, _, _ := bellSplit(t, tab.Points, 32, ChoiceOptions{Models: []string{"ernest"}})
 		if ext != len(choiceMed) {
 			t.Errorf("%s: %d of %d predictions beyond 32 nodes labelled extrapolated", f, ext, len(choiceMed))
 		}
-		t.Logf("%-22s %-10s %-22s %-22s %-22s", filepath.Base(f), chosen, summarize(choice), summarize(ern), summarize(choiceMed))
+		t.Logf("%-22s %-10s %-22s %-22s %-22s %d/%d (%d)", filepath.Base(f), chosen, summarize(choice), summarize(ern), summarize(choiceMed), h, len(choice), ha)
 		allChoice, allErnest = append(allChoice, choice...), append(allErnest, ern...)
 		allChoiceMed, allErnestMed = append(allChoiceMed, choiceMed...), append(allErnestMed, ernMed...)
+		held, heldAlone = held+h, heldAlone+ha
 	}
 	c, e := summarize(allChoice), summarize(allErnest)
-	t.Logf("all runs: choice %v, ernest %v; against median runtimes: choice %v, ernest %v", c, e, summarize(allChoiceMed), summarize(allErnestMed))
+	t.Logf("all runs: choice %v, ernest %v; against median runtimes: choice %v, ernest %v; intervals held %d/%d runs (%d without the rivals)",
+		c, e, summarize(allChoiceMed), summarize(allErnestMed), held, len(allChoice), heldAlone)
+	if held < heldAlone {
+		t.Errorf("the rivals' estimates can only widen the intervals: %d held with, %d without", held, heldAlone)
+	}
 	if c.median >= e.median || c.mean >= e.mean {
 		t.Errorf("the choice (median %.3f, mean %.3f) should beat plain Ernest (%.3f, %.3f) on the same split", c.median, c.mean, e.median, e.mean)
 	}
