@@ -23,8 +23,10 @@ func NewModel(name string) (Model, error) {
 		return &Optimistic{}, nil
 	case "power":
 		return &Power{}, nil
+	case "gboost":
+		return &GBoost{}, nil
 	}
-	return nil, fmt.Errorf("unknown model %q: want %s", name, strings.Join(Candidates, ", "))
+	return nil, fmt.Errorf("unknown model %q: want %s or gboost", name, strings.Join(Candidates, ", "))
 }
 
 // ChoiceOptions tune Choose. Zero fields take the defaults.

@@ -316,3 +316,35 @@ func TestPlanAndHadoopScript(t *testing.T) {
 		t.Errorf("script:\n%s", s)
 	}
 }
+
+// TestGBoost: C3O's gradient boosting fits runs inside their range closely
+// and answers beyond it with the nearest runs' level (trees are flat
+// there); a single configuration is too few.
+func TestGBoost(t *testing.T) {
+	var pts []Point
+	for _, m := range []float64{4, 8, 12, 16, 20, 24} {
+		for _, d := range []float64{10, 20, 40} {
+			pts = append(pts, Point{Machines: m, Data: d, Runtime: 30 + 40*d/m})
+		}
+	}
+	var g GBoost
+	if err := g.Fit(pts); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if got, ok := g.Predict(p.Machines, p.Data); !ok || math.Abs(got-p.Runtime) > 0.01*p.Runtime {
+			t.Errorf("%g machines, data %g: %.2f, fitted %.2f", p.Machines, p.Data, got, p.Runtime)
+		}
+	}
+	at24, _ := g.Predict(24, 40)
+	if beyond, _ := g.Predict(96, 40); beyond != at24 {
+		t.Errorf("96 machines: %.2f, want the level at 24 (%.2f)", beyond, at24)
+	}
+	var tf *TooFewError
+	if err := (&GBoost{}).Fit(pts[:1]); !errors.As(err, &tf) {
+		t.Errorf("one configuration: %v, want a TooFewError", err)
+	}
+	if e, err := FromRuns(&RunTable{Points: pts}, 14, 30, ChoiceOptions{Models: []string{"gboost"}}); err != nil || e.Model != "gboost" {
+		t.Errorf("FromRuns with gboost: %v %+v", err, e)
+	}
+}

@@ -152,7 +152,7 @@ func TestBellScaleOuts(t *testing.T) {
 	if err != nil || len(files) < 6 {
 		t.Fatalf("bell data: %v files, %v", len(files), err)
 	}
-	var allChoice, allErnest, allChoiceMed, allErnestMed []float64
+	var allChoice, allErnest, allChoiceMed, allErnestMed, allGBoostMed []float64
 	var held, heldAlone int
 	t.Logf("%-22s %-10s %-22s %-22s %-22s %s", "job (fit ≤32, predict 36–60)", "chosen", "choice med/mean/worst", "ernest med/mean/worst", "choice vs median runtime", "interval held (no rivals)")
 	for _, f := range files {
@@ -160,6 +160,8 @@ func TestBellScaleOuts(t *testing.T) {
 		choice, choiceMed, chosen, ext, h := bellSplit(t, tab.Points, 32, ChoiceOptions{})
 		_, _, _, _, ha := bellSplit(t, tab.Points, 32, ChoiceOptions{Rivals: -1})
 		ern, ernMed, _, _, _ := bellSplit(t, tab.Points, 32, ChoiceOptions{Models: []string{"ernest"}})
+		_, gbMed, _, _, _ := bellSplit(t, tab.Points, 32, ChoiceOptions{Models: []string{"gboost"}})
+		allGBoostMed = append(allGBoostMed, gbMed...)
 		if ext != len(choiceMed) {
 			t.Errorf("%s: %d of %d predictions beyond 32 nodes labelled extrapolated", f, ext, len(choiceMed))
 		}
@@ -169,8 +171,8 @@ func TestBellScaleOuts(t *testing.T) {
 		held, heldAlone = held+h, heldAlone+ha
 	}
 	c, e := summarize(allChoice), summarize(allErnest)
-	t.Logf("all runs: choice %v, ernest %v; against median runtimes: choice %v, ernest %v; intervals held %d/%d runs (%d without the rivals)",
-		c, e, summarize(allChoiceMed), summarize(allErnestMed), held, len(allChoice), heldAlone)
+	t.Logf("all runs: choice %v, ernest %v; against median runtimes: choice %v, ernest %v, C3O's gradient boosting %v; intervals held %d/%d runs (%d without the rivals)",
+		c, e, summarize(allChoiceMed), summarize(allErnestMed), summarize(allGBoostMed), held, len(allChoice), heldAlone)
 	if held < heldAlone {
 		t.Errorf("the rivals' estimates can only widen the intervals: %d held with, %d without", held, heldAlone)
 	}
@@ -181,15 +183,15 @@ func TestBellScaleOuts(t *testing.T) {
 
 // TestBellLeaveOneScaleOut is Bell's own evaluation (InterpolationSplits):
 // each interior scale-out predicted from all the others, the choice beside
-// plain Ernest.
+// plain Ernest and C3O's gradient boosting.
 func TestBellLeaveOneScaleOut(t *testing.T) {
 	dir := sharedtest.Dir(t, "labeled/runtime/bell")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
-	var allChoice, allErnest []float64
+	var allChoice, allErnest, allGBoost []float64
 	for _, f := range files {
 		tab := readTable(t, f)
 		ms := distinct(tab.Points, machinesOf)
-		var choice, ern []float64
+		var choice, ern, gb []float64
 		for _, m := range ms[1 : len(ms)-1] {
 			var train []Point
 			var test []float64
@@ -200,7 +202,7 @@ func TestBellLeaveOneScaleOut(t *testing.T) {
 					train = append(train, p)
 				}
 			}
-			for k, models := range [][]string{nil, {"ernest"}} {
+			for k, models := range [][]string{nil, {"ernest"}, {"gboost"}} {
 				est, err := FromRuns(&RunTable{Points: train}, m, 1, ChoiceOptions{Models: models})
 				if err != nil {
 					t.Fatal(err)
@@ -209,19 +211,22 @@ func TestBellLeaveOneScaleOut(t *testing.T) {
 					t.Errorf("%s at %g nodes: inside the fitted runs, labelled extrapolated", f, m)
 				}
 				for _, y := range test {
-					if k == 0 {
+					switch k {
+					case 0:
 						choice = append(choice, (est.Value-y)/y)
-					} else {
+					case 1:
 						ern = append(ern, (est.Value-y)/y)
+					default:
+						gb = append(gb, (est.Value-y)/y)
 					}
 				}
 			}
 		}
-		t.Logf("%-22s choice %v   ernest %v", filepath.Base(f), summarize(choice), summarize(ern))
-		allChoice, allErnest = append(allChoice, choice...), append(allErnest, ern...)
+		t.Logf("%-22s choice %v   ernest %v   gboost %v", filepath.Base(f), summarize(choice), summarize(ern), summarize(gb))
+		allChoice, allErnest, allGBoost = append(allChoice, choice...), append(allErnest, ern...), append(allGBoost, gb...)
 	}
 	c, e := summarize(allChoice), summarize(allErnest)
-	t.Logf("all: choice %v, ernest %v", c, e)
+	t.Logf("all: choice %v, ernest %v, C3O's gradient boosting %v", c, e, summarize(allGBoost))
 	if c.mean > e.mean {
 		t.Errorf("choice mean %.3f worse than Ernest's %.3f", c.mean, e.mean)
 	}
