@@ -89,14 +89,29 @@ func GradientBoosting(x *Dense, y, w []float64, opt BoostOptions) (*Boosted, err
 	for i := range f {
 		f[i] = b.Init
 	}
-	g := &treeGrower{x: x, w: w, r: make([]float64, x.N), depth: opt.Depth, leafOf: make([]int, x.N)}
-	rows := make([]int, x.N)
+	g := &treeGrower{x: x, w: w, r: make([]float64, x.N), depth: opt.Depth, leafOf: make([]int, x.N), left: make([]bool, x.N)}
+	// The rows in order of each feature, once: a node's rows keep that
+	// order when split.
+	byFeature := make([][]int, x.D)
+	for f := range byFeature {
+		byFeature[f] = make([]int, x.N)
+		for i := range x.N {
+			byFeature[f][i] = i
+		}
+		slices.SortStableFunc(byFeature[f], func(a, b int) int { return cmp.Compare(x.X[a*x.D+f], x.X[b*x.D+f]) })
+	}
+	work := make([][]int, x.D)
+	for f := range work {
+		work[f] = make([]int, x.N)
+	}
 	for range opt.Trees {
-		for i := range rows {
-			rows[i] = i
+		for i := range g.r {
 			g.r[i] = y[i] - f[i]
 		}
-		t := g.grow(rows)
+		for k := range work {
+			copy(work[k], byFeature[k])
+		}
+		t := g.grow(work)
 		for i := range f {
 			f[i] += opt.LearningRate * t.Nodes[g.leafOf[i]].Value
 		}
@@ -132,18 +147,21 @@ type treeGrower struct {
 	w, r   []float64
 	depth  int
 	tree   Tree
-	leafOf []int // each row's leaf in the tree grown last
-	sorted []int
+	leafOf []int  // each row's leaf in the tree grown last
+	left   []bool // scratch: the rows going left at a split
 }
 
-func (g *treeGrower) grow(rows []int) Tree {
+// grow grows a tree on the rows, given in order of each feature.
+func (g *treeGrower) grow(sorted [][]int) Tree {
 	g.tree = Tree{}
-	g.node(rows, 0)
+	g.node(sorted, 0)
 	return g.tree
 }
 
-// node adds the node of rows at depth and returns its index.
-func (g *treeGrower) node(rows []int, depth int) int {
+// node adds the node of the rows (sorted by each feature, in place) at
+// depth and returns its index.
+func (g *treeGrower) node(sorted [][]int, depth int) int {
+	rows := sorted[0]
 	idx := len(g.tree.Nodes)
 	var sw, s, ss float64
 	for _, i := range rows {
@@ -154,9 +172,9 @@ func (g *treeGrower) node(rows []int, depth int) int {
 	mean := s / sw
 	g.tree.Nodes = append(g.tree.Nodes, TreeNode{Left: -1, Right: -1, Value: mean})
 	impurity := ss/sw - mean*mean
-	feature, threshold, ok := -1, 0.0, false
+	feature, threshold, nl, ok := -1, 0.0, 0, false
 	if depth < g.depth && len(rows) >= 2 && impurity > epsilon {
-		feature, threshold, ok = g.bestSplit(rows, sw, s)
+		feature, threshold, nl, ok = g.bestSplit(sorted, sw, s)
 	}
 	if !ok {
 		for _, i := range rows {
@@ -164,16 +182,29 @@ func (g *treeGrower) node(rows []int, depth int) int {
 		}
 		return idx
 	}
-	var left, right []int
+	d := g.x.D
 	for _, i := range rows {
-		if g.x.X[i*g.x.D+feature] <= threshold {
-			left = append(left, i)
-		} else {
-			right = append(right, i)
-		}
+		g.left[i] = g.x.X[i*d+feature] <= threshold
 	}
-	l := g.node(left, depth+1)
-	r := g.node(right, depth+1)
+	// Stable partition of each feature's order: left rows first.
+	lefts, rights := make([][]int, d), make([][]int, d)
+	buf := make([]int, len(rows))
+	for f, order := range sorted {
+		l, r := 0, 0
+		for _, i := range order {
+			if g.left[i] {
+				order[l] = i
+				l++
+			} else {
+				buf[r] = i
+				r++
+			}
+		}
+		copy(order[l:], buf[:r])
+		lefts[f], rights[f] = order[:nl], order[nl:]
+	}
+	l := g.node(lefts, depth+1)
+	r := g.node(rights, depth+1)
 	g.tree.Nodes[idx].Feature, g.tree.Nodes[idx].Threshold = feature, threshold
 	g.tree.Nodes[idx].Left, g.tree.Nodes[idx].Right = l, r
 	return idx
@@ -184,16 +215,15 @@ func (g *treeGrower) node(rows []int, depth int) int {
 var epsilon = math.Nextafter(1, 2) - 1
 
 // bestSplit is the feature and threshold of the largest Friedman
-// improvement over rows (total weight sw, weighted residual sum s).
-func (g *treeGrower) bestSplit(rows []int, sw, s float64) (feature int, threshold float64, ok bool) {
+// improvement over the node's rows (total weight sw, weighted residual
+// sum s), and how many rows go left.
+func (g *treeGrower) bestSplit(sorted [][]int, sw, s float64) (feature int, threshold float64, nl int, ok bool) {
 	best := math.Inf(-1)
 	d := g.x.D
-	for f := range d {
-		g.sorted = append(g.sorted[:0], rows...)
-		slices.SortStableFunc(g.sorted, func(a, b int) int { return cmp.Compare(g.x.X[a*d+f], g.x.X[b*d+f]) })
+	for f, order := range sorted {
 		var wl, sl float64
-		for k := 0; k < len(g.sorted)-1; k++ {
-			i, j := g.sorted[k], g.sorted[k+1]
+		for k := 0; k < len(order)-1; k++ {
+			i, j := order[k], order[k+1]
 			wl += g.w[i]
 			sl += g.w[i] * g.r[i]
 			xi, xj := g.x.X[i*d+f], g.x.X[j*d+f]
@@ -203,7 +233,7 @@ func (g *treeGrower) bestSplit(rows []int, sw, s float64) (feature int, threshol
 			wr, sr := sw-wl, s-sl
 			diff := wr*sl - wl*sr
 			if imp := diff * diff / (wl * wr); imp > best {
-				best, feature, ok = imp, f, true
+				best, feature, nl, ok = imp, f, k+1, true
 				threshold = xi/2 + xj/2
 				if threshold == xj || math.IsInf(threshold, 0) {
 					threshold = xi
@@ -211,5 +241,5 @@ func (g *treeGrower) bestSplit(rows []int, sw, s float64) (feature int, threshol
 			}
 		}
 	}
-	return feature, threshold, ok
+	return feature, threshold, nl, ok
 }
