@@ -387,7 +387,10 @@ type MRPrediction struct {
 // the platform's write of its output. ARIA's bounds (JobBounds) turn the
 // task durations into the job's completion time for the slots, the longest
 // task of each kind being the profile's longest-over-mean times the
-// predicted mean.
+// predicted mean. With EstimatorReplay (the default) the same tasks are
+// also replayed (Replayed, the estimate): each attempt's length drawn from
+// the job's and the benchmarks' spreads mixed by task size (spreadFor),
+// list-scheduled on the slots with speculation, plus the job's overhead.
 func PredictMR(jp *JobProfile, pl *Platform, tg MRTarget) (*MRPrediction, error) {
 	d := tg.InputBytes
 	if d <= 0 {

@@ -271,13 +271,17 @@ type StageBounds struct {
 // reads shuffle data keeps its tasks and each task's work, all but the
 // fixed overhead, grows k-fold (with more tasks than recorded, the tasks
 // take representative durations from the application's spread, so that
-// the slowest of many is slower than the slowest of few); on another node class each kind of work
-// scales with its resource (fetch: network; shuffle write: disk; the rest
+// the slowest of many is slower than the slowest of few); on another node
+// class each kind of work scales with its resource (fetch: network; shuffle write: disk; the rest
 // of the run: CPU). The scaled workload is replayed on the target's slots
 // by Sparklens's what-if scheduler (perfmodel.Plan, the recorded driver
 // and scheduler delays kept), and bounded per stage by ARIA's makespan
 // theorem with the stage's longest task from the application's spread of
-// task durations.
+// task durations: WhatIfMs. With EstimatorReplay (the default) the
+// estimate is instead the median of replays (replaySpark) whose task
+// lengths are drawn from the stages' spreads mixed by task size, each
+// stage replayed with speculation before the what-if scheduler runs the
+// DAG.
 func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	k := 1.0
 	if tg.InputBytes > 0 && sp.InputBytes > 0 {
