@@ -142,6 +142,18 @@ func TestPredictMapReduceCommands(t *testing.T) {
 		!(e.Lower <= e.Value && e.Value <= e.Upper) || doc.Profile.Sources["history"] == 0 {
 		t.Errorf("estimate %+v, profile %+v, prediction %+v", e, doc.Profile, doc.MapReduce)
 	}
+	if e.Model != "icpe13+replay" || doc.MapReduce.Replayed == nil || !doc.MapReduce.Replayed.Spec.On || e.Value != doc.MapReduce.Replayed.MedianMs {
+		t.Errorf("default estimate: model %s, replayed %+v, value %v", e.Model, doc.MapReduce.Replayed, e.Value)
+	}
+	code, aria, errs := predictJSON(t, hist, "--platform", platform, "--input", "8x", "--nodes", "8", "--estimator", "aria", "--speculation", "off")
+	if code != ExitOK || aria.Estimate.Model != "icpe13+aria" || aria.MapReduce.Replayed != nil || aria.Estimate.Value != aria.MapReduce.Bounds.Avg {
+		t.Errorf("--estimator aria: exit %d %s %+v", code, errs, aria.Estimate)
+	}
+	for _, bad := range [][]string{{"--estimator", "whatif"}, {"--speculation", "maybe"}} {
+		if code, _, errs := run(t, append([]string{"predict", hist, "--platform", platform}, bad...)...); code != ExitUsage || !strings.Contains(errs, bad[0]) {
+			t.Errorf("%v: exit %d %s", bad, code, errs)
+		}
+	}
 	code, doc, errs = predictJSON(t, hist, "--platform", platform, "--input", "8x", "--deadline", "10m")
 	if code != ExitOK || doc.Deadline == nil || doc.Deadline.Slots == nil || doc.Deadline.Estimate.Upper > 600000 {
 		t.Errorf("deadline: exit %d %s %+v", code, errs, doc.Deadline)
@@ -170,6 +182,16 @@ func TestPredictSparkCommand(t *testing.T) {
 	if e.Method != "spark-stages" || doc.Spark == nil || doc.Spark.Slots != 64 || len(doc.Spark.Stages) != 3 || !e.Extrapolated ||
 		!(e.Lower <= e.Value && e.Value <= e.Upper) {
 		t.Errorf("estimate %+v, spark %+v", e, doc.Spark)
+	}
+	if e.Model != "stage-profiles+replay" || doc.Spark.Replayed == nil || doc.Spark.WhatIfMs <= 0 || e.Value != doc.Spark.Replayed.MedianMs {
+		t.Errorf("default estimate: model %s, spark %+v", e.Model, doc.Spark)
+	}
+	code, whatif, errs := predictJSON(t, logs, "--input", "4x", "--executors", "16", "--estimator", "whatif")
+	if code != ExitOK || whatif.Estimate.Model != "stage-profiles+whatif" || whatif.Spark.Replayed != nil || whatif.Estimate.Value != doc.Spark.WhatIfMs {
+		t.Errorf("--estimator whatif: exit %d %s %+v against %v", code, errs, whatif.Estimate, doc.Spark.WhatIfMs)
+	}
+	if code, _, errs := run(t, "predict", logs, "--estimator", "aria"); code != ExitUsage || !strings.Contains(errs, "--estimator") {
+		t.Errorf("--estimator aria for Spark: exit %d %s", code, errs)
 	}
 	code, doc, errs = predictJSON(t, logs, "--input", "4x", "--deadline", "30m")
 	if code != ExitOK || doc.Deadline == nil || doc.Deadline.Executors < 1 || doc.Deadline.Estimate.Upper > 1800000 {

@@ -1,8 +1,11 @@
 package predict
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // FuzzReadRunsCSV: any input gives runs or an error, never a panic, and
@@ -39,6 +42,25 @@ func FuzzReadSpeedTable(f *testing.F) {
 					t.Fatalf("class %q %s speed %g accepted", c, r, v)
 				}
 			}
+		}
+	})
+}
+
+// FuzzSpeculationOf: any speculation settings in a log give a usable rule:
+// a quantile in (0, 1], a positive multiplier and a positive, finite
+// interval.
+func FuzzSpeculationOf(f *testing.F) {
+	for _, s := range []string{"100ms", "1s", "2min", "NaN", "inf", "-3", "1e400s", "0.9"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, interval, number string) {
+		app := &model.App{Engine: model.Spark}
+		app.Env.Spark = [][2]string{{"spark.speculation", "true"}, {"spark.speculation.interval", interval},
+			{"spark.speculation.quantile", number}, {"spark.speculation.multiplier", number}}
+		s := SpeculationOf(app).withDefaults()
+		if !(s.Quantile > 0 && s.Quantile <= 1) || !(s.Multiplier > 0) || !(s.IntervalMs > 0) ||
+			math.IsInf(s.Multiplier, 0) || math.IsInf(s.IntervalMs, 0) {
+			t.Fatalf("interval %q, number %q: %+v", interval, number, s)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/clusterlens/clusterlens/internal/stats"
@@ -31,13 +32,13 @@ func (o ReplayOptions) withDefaults() ReplayOptions {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
-	if o.Level <= 0 || o.Level >= 1 {
+	if !(o.Level > 0 && o.Level < 1) {
 		o.Level = 0.9
 	}
-	if o.Bandwidth <= 0 {
+	if !(o.Bandwidth > 0) || math.IsInf(o.Bandwidth, 0) {
 		o.Bandwidth = SpreadBandwidth
 	}
-	if o.OwnWeight <= 0 {
+	if !(o.OwnWeight > 0) || math.IsInf(o.OwnWeight, 0) {
 		o.OwnWeight = 1
 	}
 	o.Speculation = o.Speculation.withDefaults()

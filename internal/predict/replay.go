@@ -83,14 +83,17 @@ func sparkTimeMs(v string) float64 {
 	return f * mult
 }
 
+// withDefaults puts the default in place of every parameter out of its
+// range (non-positive, not a number, infinite; a quantile above 1).
 func (s Speculation) withDefaults() Speculation {
-	if s.Quantile <= 0 || s.Quantile > 1 {
+	usable := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	if !usable(s.Quantile) || s.Quantile > 1 {
 		s.Quantile = 0.75
 	}
-	if s.Multiplier <= 0 {
+	if !usable(s.Multiplier) {
 		s.Multiplier = 1.5
 	}
-	if s.IntervalMs <= 0 {
+	if !usable(s.IntervalMs) {
 		s.IntervalMs = 100
 	}
 	return s
