@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -69,6 +72,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc, nmon), a folder, an object-store URL (s3://, gs://, abfss://), a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
+		f.StringVar(&o.nodeModels, "node-models", "", "run history (as index --store) to learn each node's expected speed from (PARC, docs/NODES.md): straggler-nodes and the culprit nodes' attempt slowdowns are then against each node's own model")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
 		f.BoolVar(&o.nodes, "node-diagnosis", true, "with --metrics, diagnose the nodes (abnormal nodes per stage, culprit nodes)")
 		dp, dn := peer.DefaultParams(), nodediag.DefaultOptions().Nodes
@@ -84,7 +88,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
-	peerProfile                              string
+	peerProfile, nodeModels                  string
 	// peerSet and similarity hold the node diagnosis's parameter flags;
 	// changed records which were given (a profile's own values stay otherwise).
 	peerSet                      peer.Params
@@ -95,6 +99,25 @@ type analyzeOptions struct {
 	clockSkew                    time.Duration
 	hostAlias                    map[string]string
 	logs                         *logFlags
+}
+
+// fitNodeModels fits the joint node model (hetero) on the run history at
+// dsn, leaving out the runs of apps: they are what it judges.
+func fitNodeModels(ctx context.Context, dsn string, apps []*model.App) (*hetero.Joint, error) {
+	st, err := openHistory(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("--node-models: %w", err)
+	}
+	defer st.Close()
+	exclude := map[string]bool{}
+	for _, a := range apps {
+		exclude[history.RunKey(a)] = true
+	}
+	m, err := hetero.FitStore(ctx, st, exclude, hetero.DefaultParams)
+	if err != nil {
+		return nil, fmt.Errorf("--node-models %s: %w", dsn, err)
+	}
+	return m, nil
 }
 
 func runAnalyze(e *env, paths []string, o analyzeOptions) error {
@@ -133,13 +156,21 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 		return nil, err
 	}
 	load.ByStart(res.Apps)
+	var expect peer.Expect
+	if o.nodeModels != "" {
+		m, err := fitNodeModels(context.Background(), o.nodeModels, res.Apps)
+		if err != nil {
+			return nil, err
+		}
+		opts.Diagnose.NodeModel, expect = m, m.Expect
+	}
 	var metricsErr error // a metric source read in part
 	if o.metrics != "" {
 		if metricsErr = addMetrics(e, &opts, res.Apps, o); metricsErr != nil && !errors.Is(metricsErr, metrics.ErrPartial) {
 			return nil, metricsErr
 		}
 		if o.nodes && opts.Metrics != nil {
-			nopt, err := nodeOptions(o, res.Apps)
+			nopt, err := nodeOptions(o, res.Apps, expect)
 			if err != nil {
 				return nil, err
 			}
@@ -175,10 +206,11 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 // nodeOptions are the node diagnosis's options: the underlying methods'
 // defaults, the --peer-profile (its stored parameters) if given (else
 // each application's diagnosis trains one on its own span's samples), and
-// the workload of every loaded application.
-func nodeOptions(o analyzeOptions, apps []*model.App) (*nodediag.Options, error) {
+// the workload of every loaded application (its attempts' slowdowns
+// against the node models, when given).
+func nodeOptions(o analyzeOptions, apps []*model.App, expect peer.Expect) (*nodediag.Options, error) {
 	nopt := nodediag.DefaultOptions()
-	nopt.Workload = peer.NewWorkload(apps)
+	nopt.Workload = peer.NewWorkloadModel(apps, expect)
 	if o.peerProfile != "" {
 		prof, err := peer.LoadProfileFile(o.peerProfile)
 		if err != nil {

@@ -69,3 +69,81 @@ func TestNodesCommand(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestAnalyzeNodeModels indexes the parc scenario's logs and analyzes the
+// runs after the faults began with --node-models: straggler-nodes then
+// judges each node against its own model (its findings say so), and flags
+// fewer nodes of the slowest hardware class than without the models.
+func TestAnalyzeNodeModels(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := sim.Named("parc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(sc, 7, dir, encoders())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	if code, _, stderr := run(t, "index", "--store", dsn, dir); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	var paths []string
+	for _, a := range res.Truth.Apps {
+		if a.StartMs >= res.Truth.StartMs+sim.ParcFaultS*1000 {
+			paths = append(paths, filepath.Join(dir, a.Path))
+		}
+	}
+	slowest := map[string]bool{}
+	for _, n := range res.Truth.Nodes {
+		slowest[n.Host] = n.Class == sc.Cluster.Classes[len(sc.Cluster.Classes)-1].Name
+	}
+	flagged := func(args ...string) (slow, all int, summaries []string) {
+		t.Helper()
+		code, out, stderr := run(t, append([]string{"analyze", "--format", "json"}, append(args, paths...)...)...)
+		if code != 0 {
+			t.Fatalf("analyze %v: exit %d: %s", args, code, stderr)
+		}
+		var got struct {
+			Applications []struct {
+				Findings []struct {
+					ID      string `json:"id"`
+					Summary string `json:"summary"`
+					Scope   struct {
+						IDs []string `json:"ids"`
+					} `json:"scope"`
+				} `json:"findings"`
+			} `json:"applications"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range got.Applications {
+			for _, f := range a.Findings {
+				if f.ID != "straggler-nodes" {
+					continue
+				}
+				all++
+				summaries = append(summaries, f.Summary)
+				if slowest[f.Scope.IDs[0]] {
+					slow++
+				}
+			}
+		}
+		return slow, all, summaries
+	}
+	slowPlain, _, _ := flagged()
+	slowModel, n, summaries := flagged("--node-models", dsn)
+	if slowModel >= slowPlain {
+		t.Errorf("slowest-class nodes flagged: %d with the models, %d without; want fewer with", slowModel, slowPlain)
+	}
+	for _, s := range summaries {
+		if !strings.Contains(s, "own model") {
+			t.Errorf("finding without its model: %s", s)
+		}
+	}
+	t.Logf("straggler-nodes: %d slowest-class findings without the models, %d with (of %d)", slowPlain, slowModel, n)
+	if code, _, stderr := run(t, "analyze", "--node-models", "sqlite:"+filepath.Join(t.TempDir(), "empty.db"), paths[0]); code == 0 || !strings.Contains(stderr, "no per-host task durations") {
+		t.Errorf("an empty history: exit %d, %q", code, stderr)
+	}
+}

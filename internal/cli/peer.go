@@ -109,7 +109,7 @@ type peerReport struct {
 
 // peerDiagnoseCmd is "clusterlens peer diagnose".
 func peerDiagnoseCmd(e *env) *cobra.Command {
-	var profPath, logs, format string
+	var profPath, logs, format, nodeModels string
 	var p peer.Params
 	var lf *logFlags
 	var rng [2]string
@@ -129,6 +129,9 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			}
 			if format != "text" && format != "json" {
 				return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", format))
+			}
+			if nodeModels != "" && logs == "" {
+				return withCode(ExitUsage, fmt.Errorf("--node-models needs --logs"))
 			}
 			prof, err := peer.LoadProfileFile(profPath)
 			if err != nil {
@@ -151,7 +154,15 @@ many tasks, and each indicted node is called culprit or victim with the resource
 					partial(e, logsRead)
 					return fmt.Errorf("read logs: %w", err)
 				}
-				work = peer.NewWorkload(logsRead.Apps)
+				var expect peer.Expect
+				if nodeModels != "" {
+					m, err := fitNodeModels(cmd.Context(), nodeModels, logsRead.Apps)
+					if err != nil {
+						return err
+					}
+					expect = m.Expect
+				}
+				work = peer.NewWorkloadModel(logsRead.Apps, expect)
 				o.SetWorkload(work)
 			}
 			from, to, err := parseRange(rng)
@@ -198,6 +209,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 	f := cmd.Flags()
 	f.StringVar(&profPath, "profile", "", "trained profile (peer train)")
 	f.StringVar(&logs, "logs", "", "the run's application logs (enables workload-aware peers and attribution)")
+	f.StringVar(&nodeModels, "node-models", "", "with --logs, a run history (as index --store) whose node models (docs/NODES.md) the culprits' attempt slowdowns are judged against")
 	f.StringVar(&format, "format", "text", "output: text or json")
 	lf = addLogFlags(f)
 	d := peer.DefaultParams()
@@ -301,7 +313,7 @@ func printPeerReport(w io.Writer, r *peerReport) {
 		}
 		fmt.Fprintf(w, "%s: %s, resource %s", v.Host, role, v.Resource)
 		if v.Attempts > 0 {
-			fmt.Fprintf(w, ", its %d attempts ran %.2fx their stages' median", v.Attempts, v.Slowdown)
+			fmt.Fprint(w, ", "+v.SlowdownText())
 		}
 		fmt.Fprintln(w)
 		for _, ev := range v.Evidence {

@@ -50,7 +50,7 @@ func taskByID(st *model.Stage, id string) (*model.Task, bool) {
 // detector does.
 func stragglerCause(app *model.App, st *model.Stage, tk *model.Task) (string, bool) {
 	p := DefaultStragglerParams
-	slow, _, _ := nodeSlowness(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, _, _ := nodeSlowness(app, p.ThD, p.MinTasks, p.MinNodeTasks, nil)
 	for si, s := range app.Stages {
 		if s != st {
 			continue

@@ -435,7 +435,7 @@ func (c *nodeCalibration) add(res *sim.Result, pred map[item]bool) {
 	}
 	p := DefaultStragglerParams
 	for _, app := range res.Apps {
-		slow, counts, spread := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+		slow, counts, spread := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks, nil)
 		for h, m := range slow {
 			it := item{app: app.ID, what: app.Host(h)}
 			s := slowdown[it]

@@ -12,6 +12,11 @@ import (
 // on first use and kept. It is not safe for concurrent use.
 type Input struct {
 	App *model.App
+	// NodeModel, when set, is what a model of the nodes learned from other
+	// runs expects of each node (straggler-nodes compares a node with it);
+	// RunInput sets it from Options.NodeModel.
+	NodeModel NodeModel
+	expect    Expectation
 
 	wl     *perfmodel.Workload
 	wlErr  error

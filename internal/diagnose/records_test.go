@@ -157,13 +157,13 @@ func TestSharedNodeSlowness(t *testing.T) {
 		}
 		app.Stages = append(app.Stages, st)
 	}
-	wantR, wantC, wantS := nodeSlowness(app, 1.5, 10, 3)
+	wantR, wantC, wantS := nodeSlowness(app, 1.5, 10, 3, nil)
 	if len(wantR) == 0 {
 		t.Fatal("no node slowness in the test application")
 	}
 	defer shareRecords(app)()
 	for range 3 {
-		r, c, s := nodeSlownessOf(app, 1.5, 10, 3)
+		r, c, s := nodeSlownessOf(app, 1.5, 10, 3, nil)
 		if !maps.Equal(r, wantR) || !maps.Equal(c, wantC) || s != wantS {
 			t.Fatalf("shared %v %v %v, computed afresh %v %v %v", r, c, s, wantR, wantC, wantS)
 		}

@@ -18,6 +18,10 @@ type Options struct {
 	Params map[string]any
 	// MinSeverity drops findings below it (the zero value keeps all).
 	MinSeverity Severity
+	// NodeModel expects each node's task durations from a model learned
+	// from other runs (nil: none; straggler-nodes then compares nodes with
+	// their peers alone).
+	NodeModel NodeModel
 }
 
 // Validate reports unknown detector names and parameters of the wrong type.
@@ -55,6 +59,9 @@ func Run(app *model.App, opts Options) []Finding {
 // (the workload, the what-if) are reused.
 func RunInput(in *Input, opts Options) []Finding {
 	defer shareRecords(in.App)()
+	if opts.NodeModel != nil && in.NodeModel == nil {
+		in.NodeModel = opts.NodeModel
+	}
 	var out []Finding
 	for _, d := range Detectors() {
 		if opts.Only != nil && !slices.Contains(opts.Only, d.Name()) || slices.Contains(opts.Skip, d.Name()) {

@@ -63,7 +63,7 @@ func init() {
 // dominant one, whose remedy the recommendation gives.
 func stragglerTasks(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, _, _ := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	slow, _, _ := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks, nil)
 	var out []Finding
 	for si, st := range app.Stages {
 		if !workStage(st) {

@@ -153,10 +153,17 @@ func likeliest(ex map[string]float64, excess float64) string {
 // data-normal attempts (data below thD times the stage median) of duration
 // over the stage's median duration, counting stages with at least minTasks
 // attempts, and each host's count of such attempts. Hosts with fewer than
-// minNodeTasks such attempts get no ratio. It also returns the spread of
-// those ratios within a host, pooled over the hosts (logSpread).
-func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int, float64) {
+// minNodeTasks such attempts get no ratio. An attempt killed because
+// another attempt of its task succeeded (lostRace) counts with its elapsed
+// time, a lower bound, when the winner read ordinary data. It also returns the spread of
+// those ratios within a host, pooled over the hosts (logSpread). With a
+// node model's expectation (nil: none), every attempt's duration is first
+// divided by what the model expects of its host in that stage (1 for a
+// host it does not know), so that the ratio is against the node's own
+// expected speed: a node slow by design runs at 1.
+func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int, expect Expectation) (map[uint32]float64, map[uint32]int, float64) {
 	ratios := map[uint32][]float64{}
+	var norm []float64
 	for si, st := range app.Stages {
 		if !workStage(st) {
 			continue
@@ -166,14 +173,29 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[
 			continue
 		}
 		p := stageProfileOf(app, si, recs)
-		if p.medDur <= 0 {
+		med := p.medDur
+		norm = norm[:0]
+		for _, r := range recs {
+			norm = append(norm, float64(r.dur)/expected(expect, app, st, r.host))
+		}
+		if expect != nil {
+			med = median(norm)
+		}
+		if med <= 0 {
 			continue
 		}
-		for _, r := range recs {
+		won := map[int32]bool{} // task indexes whose winning attempt read ordinary data
+		for i, r := range recs {
 			if p.medBytes > 0 && float64(r.bytes) >= thD*p.medBytes {
 				continue
 			}
-			ratios[r.host] = append(ratios[r.host], float64(r.dur)/p.medDur)
+			won[r.index] = true
+			ratios[r.host] = append(ratios[r.host], norm[i]/med)
+		}
+		for i := range st.Tasks {
+			if t := &st.Tasks[i]; lostRace(app, t) && won[t.Index] {
+				ratios[t.Host] = append(ratios[t.Host], float64(t.Duration())/expected(expect, app, st, t.Host)/med)
+			}
 		}
 	}
 	out := map[uint32]float64{}
@@ -185,6 +207,28 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int) (map[
 		}
 	}
 	return out, counts, logSpread(ratios, out)
+}
+
+// lostRace reports whether t was killed because another attempt of its
+// task succeeded first (a speculative copy, or the original a copy beat):
+// it ran at least its elapsed time, so that time is a lower bound of its
+// duration. Leaving such attempts out would keep only the faster of a slow
+// node's attempts where speculation is on.
+func lostRace(app *model.App, t *model.Task) bool {
+	return t.Status == model.TaskKilled && t.Duration() > 0 && int(t.Reason) < len(app.Reasons) &&
+		app.Reasons[t.Reason].Message == "another attempt succeeded"
+}
+
+// expected is the node model's expected duration factor of host's
+// attempts in st, 1 without a model or when it does not know the host.
+func expected(expect Expectation, app *model.App, st *model.Stage, host uint32) float64 {
+	if expect == nil {
+		return 1
+	}
+	if f, ok := expect(st.Key(), app.Host(host)); ok && f > 0 {
+		return f
+	}
+	return 1
 }
 
 // logSpread is a robust standard deviation of the natural log of a host's

@@ -28,9 +28,17 @@ func init() {
 // (stageProfile.explained without the node term); when the named causes
 // explain less than half the node's excess, the node itself (its hardware
 // or what else runs on it) is the likeliest cause.
+//
+// With a node model (Input.NodeModel: PARC's per-node models from the run
+// history), each attempt is first divided by what the model expects of its
+// node in that stage, so a node is judged against its own expected speed:
+// a node slow by design (an older generation) is not a straggler, and a
+// fast node that degraded is one even when it is no slower than the
+// median. Its excess is then over what its model expects.
 func stragglerNodes(in *Input, p StragglerParams) []Finding {
 	app := in.App
-	slow, counts, spread := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks)
+	expect := in.expectation()
+	slow, counts, spread := nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks, expect)
 	if len(counts) < 2 {
 		return nil
 	}
@@ -44,8 +52,13 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		return nil
 	}
 	slices.SortFunc(hosts, func(a, b uint32) int { return cmp.Compare(app.Host(a), app.Host(b)) })
+	var raw map[uint32]float64
+	if expect != nil {
+		raw, _, _ = nodeSlownessOf(app, p.ThD, p.MinTasks, p.MinNodeTasks, nil)
+	}
 	expl := map[uint32]map[string]float64{}
 	excess := map[uint32]float64{}
+	known := map[uint32]bool{} // hosts the node model has an expectation for
 	for si, st := range app.Stages {
 		if !workStage(st) {
 			continue
@@ -55,8 +68,20 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 			continue
 		}
 		prof := stageProfileOf(app, si, recs)
+		usual := prof.medDur // what the node's attempts would take if it ran as expected
+		if expect != nil {
+			norm := make([]float64, len(recs))
+			for i, r := range recs {
+				norm[i] = float64(r.dur) / expected(expect, app, st, r.host)
+				if _, ok := expect(st.Key(), app.Host(r.host)); ok {
+					known[r.host] = true
+				}
+			}
+			usual = median(norm)
+		}
 		for _, r := range recs {
-			if slow[r.host] < p.ThD || float64(r.dur) <= prof.medDur {
+			want := usual * expected(expect, app, st, r.host)
+			if slow[r.host] < p.ThD || float64(r.dur) <= want {
 				continue
 			}
 			if expl[r.host] == nil {
@@ -65,7 +90,7 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 			for c, v := range prof.explained(&r, 0, p.ThD) {
 				expl[r.host][c] += v
 			}
-			excess[r.host] += float64(r.dur) - prof.medDur
+			excess[r.host] += float64(r.dur) - want
 		}
 	}
 	var out []Finding
@@ -90,21 +115,33 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 			sev = min(sev, Low)
 			verdict = fmt.Sprintf(" Uncertain: with the spread of its stages' attempts the median could be %.2f–%.2f, either side of %.1f; possibly a straggler node.", lo, hi, p.ThD)
 		}
+		against := "their stages' median durations"
+		if expect != nil {
+			if known[h] {
+				against = fmt.Sprintf("what its own model expects against their stages' medians (%.1fx the medians as they ran)", raw[h])
+			} else {
+				against += " (its model knows nothing of this node: no history)"
+			}
+		}
+		ev := []Evidence{
+			graded("medianDurationRatio", s, "ratio", p.Ratio),
+			gate("tasks", float64(counts[h]), "count", ">=", float64(p.MinNodeTasks)),
+			fact("medianDurationRatioLow", lo, "ratio"),
+			fact("medianDurationRatioHigh", hi, "ratio"),
+			fact("attemptSpread", math.Exp(spread), "ratio"),
+			fact("excessMs", excess[h], "ms"),
+			fact("explainedByNamedCausesMs", named, "ms"),
+			fact("nodes", float64(len(counts)), "count"),
+		}
+		if expect != nil {
+			ev = append(ev, fact("rawMedianDurationRatio", raw[h], "ratio"))
+		}
 		out = append(out, Finding{
 			Severity: sev,
 			Scope:    Scope{Kind: ScopeNode, IDs: []string{name}},
-			Summary: fmt.Sprintf("Node %s's tasks ran %.1fx their stages' median durations (median over %d tasks with ordinary data); likeliest cause: %s.%s",
-				name, s, counts[h], cause, verdict),
-			Evidence: []Evidence{
-				graded("medianDurationRatio", s, "ratio", p.Ratio),
-				gate("tasks", float64(counts[h]), "count", ">=", float64(p.MinNodeTasks)),
-				fact("medianDurationRatioLow", lo, "ratio"),
-				fact("medianDurationRatioHigh", hi, "ratio"),
-				fact("attemptSpread", math.Exp(spread), "ratio"),
-				fact("excessMs", excess[h], "ms"),
-				fact("explainedByNamedCausesMs", named, "ms"),
-				fact("nodes", float64(len(counts)), "count"),
-			},
+			Summary: fmt.Sprintf("Node %s's tasks ran %.1fx %s (median over %d tasks with ordinary data); likeliest cause: %s.%s",
+				name, s, against, counts[h], cause, verdict),
+			Evidence:       ev,
 			Recommendation: advice,
 		})
 	}

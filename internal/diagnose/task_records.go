@@ -52,6 +52,7 @@ type appRecords struct {
 type slownessKey struct {
 	thD                    float64
 	minTasks, minNodeTasks int
+	modelled               bool // against a node model's expectation
 }
 
 // hostSlowness is what nodeSlowness returns.
@@ -134,9 +135,10 @@ func stageProfileOf(app *model.App, si int, recs []taskRec) *stageProfile {
 
 // nodeSlownessOf is nodeSlowness, computed once per run and parameters
 // (the straggler task and node detectors both ask for it); each caller gets
-// its own copies of the maps.
-func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (map[uint32]float64, map[uint32]int, float64) {
-	k := slownessKey{thD, minTasks, minNodeTasks}
+// its own copies of the maps. Within a run the expectation, when given, is
+// always the run's Input's.
+func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int, expect Expectation) (map[uint32]float64, map[uint32]int, float64) {
+	k := slownessKey{thD, minTasks, minNodeTasks, expect != nil}
 	recordsCache.Lock()
 	e := recordsCache.m[app]
 	var h *hostSlowness
@@ -145,7 +147,7 @@ func nodeSlownessOf(app *model.App, thD float64, minTasks, minNodeTasks int) (ma
 	}
 	recordsCache.Unlock()
 	if h == nil {
-		ratios, counts, spread := nodeSlowness(app, thD, minTasks, minNodeTasks)
+		ratios, counts, spread := nodeSlowness(app, thD, minTasks, minNodeTasks, expect)
 		h = &hostSlowness{ratios, counts, spread}
 		if e != nil {
 			recordsCache.Lock()

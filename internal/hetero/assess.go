@@ -3,6 +3,7 @@ package hetero
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/history"
 )
@@ -75,6 +76,17 @@ func Assess(ctx context.Context, st history.Store, opt Options) (*Assessment, er
 		return nil, fmt.Errorf("model %q: want %s or %s", opt.Model, ModelJoint, ModelPaper)
 	}
 	return a, nil
+}
+
+// FitStore fits the joint model on every run in the store but those with
+// the keys in exclude (the runs about to be judged with it).
+func FitStore(ctx context.Context, st history.Store, exclude map[string]bool, p Params) (*Joint, error) {
+	runs, err := st.Runs(ctx, history.Filter{Detail: true, Oldest: true})
+	if err != nil {
+		return nil, err
+	}
+	runs = slices.DeleteFunc(runs, func(r *history.Run) bool { return exclude[r.Key] })
+	return Fit(runs, p)
 }
 
 func nonNil[T any](s []T) []T {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
@@ -46,8 +47,10 @@ type parcRun struct {
 
 // appOf keeps a test run's application for the detectors.
 type appOf struct {
-	run  *history.Run
-	diag []string // hosts straggler-nodes flags
+	run   *history.Run
+	app   *model.App
+	truth *sim.AppTruth
+	diag  []string // hosts straggler-nodes flags
 }
 
 // simulateParc simulates scenario name at seed (without faults when
@@ -70,6 +73,10 @@ func simulateParc(t testing.TB, name string, seed uint64, clean bool, mutate fun
 	}
 	faultAt := res.Truth.StartMs + sim.ParcFaultS*1000
 	p := &parcRun{apps: map[string]*appOf{}, faulty: map[string]string{}, slowClass: map[string]bool{}, classOf: map[string]string{}}
+	truth := map[string]*sim.AppTruth{}
+	for i := range res.Truth.Apps {
+		truth[res.Truth.Apps[i].ID] = &res.Truth.Apps[i]
+	}
 	for _, app := range res.Apps {
 		r := history.FromApp(app, "", false, nil)
 		switch {
@@ -77,7 +84,7 @@ func simulateParc(t testing.TB, name string, seed uint64, clean bool, mutate fun
 			p.hist = append(p.hist, r)
 		case app.Start >= faultAt:
 			p.test = append(p.test, r)
-			a := &appOf{run: r}
+			a := &appOf{run: r, app: app, truth: truth[app.ID]}
 			for _, f := range diagnose.Run(app, diagnose.Options{Only: []string{"straggler-nodes"}}) {
 				a.diag = append(a.diag, f.Scope.IDs...)
 			}

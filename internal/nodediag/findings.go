@@ -134,7 +134,7 @@ func peerFindings(p *Peers) []diagnose.Finding {
 			c.Host, p.Profile, c.Alarms, c.MaxAlarmCount, p.Params.IndictThreshold, c.Distances.Threshold,
 			c.Distances.Beyond, c.Distances.Peers, c.Distances.Median, c.Resource, strings.Join(ev, ", "))
 		if c.Attempts > 0 {
-			f.Summary += fmt.Sprintf(" Its %d attempts around then ran %.2f× their stages' median.", c.Attempts, c.Slowdown)
+			f.Summary += " Around then " + c.SlowdownText() + "."
 		}
 		f.Evidence = append(indictEvidence(&c, p),
 			diagnose.Evidence{Name: "median distance to peers", Value: round(c.Distances.Median), Unit: "ratio", Compare: ">=", Limits: []float64{c.Distances.Threshold}},
@@ -149,7 +149,11 @@ func peerFindings(p *Peers) []diagnose.Finding {
 				diagnose.Evidence{Name: e.Metric + " z", Value: round(e.Z), Unit: "z"})
 		}
 		if c.Attempts > 0 {
-			f.Evidence = append(f.Evidence, diagnose.Evidence{Name: "attempt duration / stage median", Value: round(c.Slowdown), Unit: "ratio"})
+			name := "attempt duration / stage median"
+			if c.AgainstModel {
+				name = "attempt duration / stage median, against its own model"
+			}
+			f.Evidence = append(f.Evidence, diagnose.Evidence{Name: name, Value: round(c.Slowdown), Unit: "ratio"})
 		}
 		f.Recommendation = recommendation(c.Host, c.Resource)
 		if p.Profile == SelfTrained {

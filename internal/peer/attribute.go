@@ -2,6 +2,7 @@ package peer
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -20,6 +21,9 @@ type Verdict struct {
 	// median).
 	Slowdown float64 `json:"slowdown,omitempty"`
 	Attempts int     `json:"attempts,omitempty"`
+	// AgainstModel says Slowdown is against the node's own model of speed
+	// (NewWorkloadModel): a node slow by design ran at 1.
+	AgainstModel bool `json:"againstModel,omitempty"`
 	// Resource is cpu, disk, network, or hang (CPU, disk and network all idle).
 	Resource      string `json:"resource"`
 	FirstIndicted int64  `json:"firstIndictedMs"`
@@ -52,6 +56,7 @@ func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 		if w != nil {
 			win := int64(p.WindowS) * 1000
 			v.Slowdown, v.Attempts = w.Slowdown(s.Host, s.FirstIndicted-3*win, s.FirstIndicted+win)
+			v.AgainstModel = w.Modelled()
 		}
 		v.Resource = resourceOf(s.Evidence)
 		ev := slices.Clone(s.Evidence)
@@ -62,6 +67,18 @@ func Attribute(st []NodeStatus, w *Workload, p Params) []Verdict {
 	}
 	victims(out, int64(p.WindowS)*1000*EpisodeWindows)
 	return out
+}
+
+// SlowdownText says how slow the node's attempts were ("" without logs):
+// "its 12 attempts ran 1.45x their stages' median".
+func (v *Verdict) SlowdownText() string {
+	if v.Attempts == 0 {
+		return ""
+	}
+	if v.AgainstModel {
+		return fmt.Sprintf("its %d attempts ran %.2fx what its own model expects against their stages' median", v.Attempts, v.Slowdown)
+	}
+	return fmt.Sprintf("its %d attempts ran %.2fx their stages' median", v.Attempts, v.Slowdown)
 }
 
 // EpisodeWindows: indictments less than this many histogram windows apart

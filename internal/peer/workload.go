@@ -14,7 +14,16 @@ import (
 type Workload struct {
 	hosts  map[string][]span
 	maxDur map[string]int64 // longest attempt per host, to start scans by binary search
+	// modelled: attempts' slowdowns are against their nodes' own models.
+	modelled bool
 }
+
+// Expect is a model of the nodes' speeds learned from other runs
+// (diagnose.NodeModel's Expect; package hetero fits one from the run
+// history): for an application, the expected duration of a host's tasks in
+// a stage as a factor over the typical node's, ok false for a host it does
+// not know.
+type Expect = func(app *model.App) func(st model.StageKey, host string) (factor float64, ok bool)
 
 type span struct {
 	from, to int64
@@ -24,11 +33,28 @@ type span struct {
 
 // NewWorkload collects the attempt intervals of apps (attempts still
 // running end at the application's end, or are left out when unknown).
-func NewWorkload(apps []*model.App) *Workload {
-	w := &Workload{hosts: map[string][]span{}, maxDur: map[string]int64{}}
+func NewWorkload(apps []*model.App) *Workload { return NewWorkloadModel(apps, nil) }
+
+// NewWorkloadModel is NewWorkload with a model of the nodes' speeds (nil:
+// none): every attempt's duration is divided by what the model expects of
+// its host in its stage before it is compared with the stage's median, so
+// the Slowdown of a node slow by design is about 1 and a degraded fast node
+// shows its own slowdown.
+func NewWorkloadModel(apps []*model.App, expect Expect) *Workload {
+	w := &Workload{hosts: map[string][]span{}, maxDur: map[string]int64{}, modelled: expect != nil}
 	for _, a := range apps {
+		factor := func(model.StageKey, uint32) float64 { return 1 }
+		if expect != nil {
+			e := expect(a)
+			factor = func(k model.StageKey, h uint32) float64 {
+				if f, ok := e(k, a.Host(h)); ok && f > 0 {
+					return f
+				}
+				return 1
+			}
+		}
 		for _, st := range a.Stages {
-			med := stageMedian(st)
+			med := stageMedian(st, func(h uint32) float64 { return factor(st.Key(), h) })
 			for i := range st.Tasks {
 				t := &st.Tasks[i]
 				end := t.Finish
@@ -39,7 +65,8 @@ func NewWorkload(apps []*model.App) *Workload {
 					continue
 				}
 				h := a.Hosts[t.Host]
-				w.hosts[h] = append(w.hosts[h], span{t.Launch, end, float32(float64(end-t.Launch) / med), t.Status == model.TaskFailed})
+				slow := float64(end-t.Launch) / factor(st.Key(), t.Host) / med
+				w.hosts[h] = append(w.hosts[h], span{t.Launch, end, float32(slow), t.Status == model.TaskFailed})
 			}
 		}
 	}
@@ -51,6 +78,9 @@ func NewWorkload(apps []*model.App) *Workload {
 	}
 	return w
 }
+
+// Modelled reports whether Slowdown is against the nodes' own models.
+func (w *Workload) Modelled() bool { return w.modelled }
 
 // Has reports whether the logs ran any attempt on host.
 func (w *Workload) Has(host string) bool { return len(w.hosts[host]) > 0 }
@@ -121,12 +151,13 @@ func (w *Workload) LoadGroup(host string, from, to int64) int {
 	return 2
 }
 
-// stageMedian is the median duration (ms, at least 1) of a stage's finished attempts.
-func stageMedian(st *model.Stage) float64 {
+// stageMedian is the median duration (ms, at least 1) of a stage's
+// finished attempts, each divided by its host's factor.
+func stageMedian(st *model.Stage, factor func(host uint32) float64) float64 {
 	var d []float64
 	for i := range st.Tasks {
 		if v := st.Tasks[i].Duration(); v > 0 {
-			d = append(d, float64(v))
+			d = append(d, float64(v)/factor(st.Tasks[i].Host))
 		}
 	}
 	if len(d) == 0 {
@@ -138,7 +169,8 @@ func stageMedian(st *model.Stage) float64 {
 // Slowdown returns the median, over host's attempts running during
 // [from, to), of each attempt's duration over its stage's median attempt
 // duration, and how many attempts that is: above 1 the node's tasks ran
-// slower than the same stages' tasks elsewhere.
+// slower than the same stages' tasks elsewhere (with a model of the nodes,
+// slower than their own models expect against the stages' medians).
 func (w *Workload) Slowdown(host string, from, to int64) (float64, int) {
 	var r []float64
 	for _, s := range w.around(host, from, to) {

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -51,6 +52,23 @@ func TestWorkloadLoadAndGroups(t *testing.T) {
 	// Stage median of (10, 4, 5) s is 5 s: h1's attempts ran 2x and 0.8x.
 	if sd, n := w.Slowdown("h1", 0, 10_000); n != 2 || math.Abs(sd-1.4) > 1e-6 {
 		t.Errorf("Slowdown(h1) = %g over %d, want 1.4 over 2", sd, n)
+	}
+}
+
+// TestWorkloadModel: with a model expecting h1 to take twice the typical
+// node's time, its durations halve before the stage median: (5, 2, 5) s,
+// median 5 s, so h1's attempts ran 1x and 0.4x its own expectation.
+func TestWorkloadModel(t *testing.T) {
+	expect := func(*model.App) func(model.StageKey, string) (float64, bool) {
+		return func(_ model.StageKey, h string) (float64, bool) { return 2, h == "h1" }
+	}
+	w := NewWorkloadModel([]*model.App{handApp()}, expect)
+	if sd, n := w.Slowdown("h1", 0, 10_000); n != 2 || math.Abs(sd-0.7) > 1e-6 || !w.Modelled() {
+		t.Errorf("Slowdown(h1) = %g over %d (modelled %v), want 0.7 over 2, modelled", sd, n, w.Modelled())
+	}
+	v := Attribute([]NodeStatus{{Host: "h1", FirstIndicted: 5_000, Evidence: []MetricEvidence{{Metric: "cpu_user_pct", Z: 2}}}}, w, DefaultParams())
+	if len(v) != 1 || !v[0].AgainstModel || !strings.Contains(v[0].SlowdownText(), "own model") {
+		t.Errorf("verdicts %+v: want one against its model", v)
 	}
 }
 

@@ -95,7 +95,7 @@ func indictedText(w io.Writer, role string, c *nodediag.Indicted, p *nodediag.Pe
 		fmt.Fprintf(w, "      %-24s %12s vs peers %12s (z %+.1f)\n", e.Metric, metricNum(e.Node), metricNum(e.Peers), e.Z)
 	}
 	if c.Attempts > 0 {
-		fmt.Fprintf(w, "      its %d attempts ran %.2fx their stages' median\n", c.Attempts, c.Slowdown)
+		fmt.Fprintf(w, "      %s\n", c.SlowdownText())
 	}
 }
 

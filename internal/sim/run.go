@@ -56,7 +56,11 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	if err := sc.Resolve(); err != nil {
 		return nil, err
 	}
-	cl := newCluster(&sc.Cluster, newRNG(seed, 1))
+	cseed := seed
+	if sc.Cluster.Seed != 0 {
+		cseed = sc.Cluster.Seed
+	}
+	cl := newCluster(&sc.Cluster, newRNG(cseed, 1))
 	frng := newRNG(seed, 6)
 	faults := append([]FaultSpec(nil), sc.Faults...)
 	drawFaultNodes(faults, len(cl.nodes), frng)

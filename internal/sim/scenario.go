@@ -54,6 +54,10 @@ type ClusterSpec struct {
 	// BlockMB is the HDFS block size; Replicas the replication factor.
 	BlockMB  int `json:"blockMB,omitempty"`
 	Replicas int `json:"replicas,omitempty"`
+	// Seed draws the nodes' classes (0: the run's seed), so that runs of
+	// other seeds can run other work on the same hardware: the history of
+	// one cluster.
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // HardwareClass is one kind of node. CPUSpeed is relative to the reference
