@@ -126,3 +126,36 @@ func TestWaitForHungNode(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSeed: runs of other seeds with the same cluster.seed have the
+// same nodes' classes (the history of one cluster), and cluster.seed equal
+// to the run's seed draws what the run's seed alone draws.
+func TestClusterSeed(t *testing.T) {
+	classes := func(seed, cseed uint64) string {
+		t.Helper()
+		sc, err := Named("clean")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Cluster.Seed = cseed
+		sc.Metrics.Off = true
+		res, err := Simulate(sc, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		for _, n := range res.Truth.Nodes {
+			s += n.Class + " "
+		}
+		return s
+	}
+	if a, b := classes(1, 42), classes(2, 42); a != b {
+		t.Errorf("cluster seed 42 with run seeds 1 and 2: %s and %s", a, b)
+	}
+	if a, b := classes(42, 0), classes(7, 42); a != b {
+		t.Errorf("run seed 42 alone %s, cluster seed 42 %s", a, b)
+	}
+	if a, b := classes(1, 0), classes(2, 0); a == b {
+		t.Errorf("run seeds 1 and 2 drew the same classes %s", a)
+	}
+}
