@@ -67,6 +67,7 @@ func (m *Joint) Judge(runs []*history.Run) []Verdict {
 	}
 	r := make([]float64, 0, 64)
 	w := make([]float64, 0, 64)
+	dirs := m.resourceLoadings()
 	for s := range t.rs {
 		rs := &t.rs[s]
 		v := loads[rs.job]
@@ -103,7 +104,7 @@ func (m *Joint) Judge(runs []*history.Run) []Verdict {
 			ac.se += e / vr
 			ac.tasks += int(c.nLin)
 			addOuter(ac.a, ac.b, v, e, vr)
-			addOuter(ac.sa, ac.sb, mix(v, rs.cpu), e, vr)
+			addOuter(ac.sa, ac.sb, m.mix(v, rs.cpu, n, dirs), math.Expm1(e), vr)
 		}
 	}
 	classOf := m.classIndex()
@@ -139,8 +140,8 @@ func (m *Joint) decide(vd *Verdict, ac *nodeAcc, classOf map[string]*Class) {
 	sd := 1 / math.Sqrt(ac.sw)
 	vd.Z = delta / sd
 	vd.Slowdown = factor(delta, sd)
-	vd.ByResource = m.perResource(ac.a, ac.b)
-	named := m.perResource(ac.sa, ac.sb)
+	vd.ByResource = m.perResource(ac.a, ac.b, factor)
+	named := m.perResource(ac.sa, ac.sb, linearFactor)
 	if m.significant(vd.Z, vd.Slowdown) || vd.Z >= m.p.GateZ && slices.ContainsFunc(vd.ByResource, func(r ResourceSlowdown) bool { return m.significant(r.Z, r.Slowdown) }) {
 		vd.Status = StatusDegraded
 		vd.Resource = m.resource(named)
@@ -159,8 +160,8 @@ func (m *Joint) decide(vd *Verdict, ac *nodeAcc, classOf map[string]*Class) {
 
 // perResource solves the ridge least squares of a node's residuals on
 // the resources (a, b: Σ x xᵀ/var and Σ x ẽ/var) for its slowdown per
-// resource.
-func (m *Joint) perResource(a, b []float64) []ResourceSlowdown {
+// resource, each coefficient turned into a factor by f.
+func (m *Joint) perResource(a, b []float64, f func(x, sd float64) Factor) []ResourceSlowdown {
 	k := m.p.Rank
 	a = slices.Clone(a)
 	for q := 0; q < k; q++ {
@@ -177,7 +178,7 @@ func (m *Joint) perResource(a, b []float64) []ResourceSlowdown {
 			dq += cov[q*k+p] * b[p]
 		}
 		sq := math.Sqrt(cov[q*k+q])
-		out = append(out, ResourceSlowdown{Resource: resourceName(q), Slowdown: factor(dq, sq), Z: dq / sq})
+		out = append(out, ResourceSlowdown{Resource: resourceName(q), Slowdown: f(dq, sq), Z: dq / sq})
 	}
 	return out
 }
@@ -230,15 +231,33 @@ func (m *Joint) medianTau2() float64 {
 }
 
 // mix is what a slowdown of each resource does to a cell, for naming the
-// resource: with two resources, its stage's CPU share and the rest (a CPU
-// twice as slow slows a stage that computes 80% of the time by about 80%,
-// whatever the job's loadings learned from healthy runs say); otherwise
-// the job class's loadings.
-func mix(v []float64, cpu float64) []float64 {
-	if len(v) != 2 {
+// resource: with two resources, the share of node n's time in the stage
+// spent on the CPU and the rest, so that the relative slowdown of the cell
+// is cpu × (f_cpu − 1) + rest × (f_io − 1) for resource slowdowns f (a
+// CPU twice as slow slows a stage that computes 80% of its time by 80%,
+// whatever the job's loadings learned from healthy runs say). The stage's
+// CPU share is the cluster's; on a node whose CPU is slower than its disk
+// (relative to the average node) more of the stage's time is CPU time:
+// each share is weighted by the node's factor on that resource (dirs, the
+// resources' directions in the latent space). Otherwise the job class's
+// loadings.
+func (m *Joint) mix(v []float64, cpu float64, n int32, dirs [][]float64) []float64 {
+	if len(v) != 2 || len(dirs) != 2 {
 		return v
 	}
-	return []float64{cpu, 1 - cpu}
+	k := m.p.Rank
+	u := m.u[int(n)*k : int(n)*k+k]
+	c := cpu * math.Exp(dot(u, dirs[0]))
+	o := (1 - cpu) * math.Exp(dot(u, dirs[1]))
+	if c+o <= 0 {
+		return []float64{cpu, 1 - cpu}
+	}
+	return []float64{c / (c + o), o / (c + o)}
+}
+
+// linearFactor is 1 + x with its interval at intervalZ × sd.
+func linearFactor(x, sd float64) Factor {
+	return Factor{Value: round3(1 + x), Low: round3(1 + x - intervalZ*sd), High: round3(1 + x + intervalZ*sd)}
 }
 
 // addOuter adds x xᵀ/vr to a and x e/vr to b.
