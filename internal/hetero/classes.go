@@ -26,6 +26,8 @@ type NodeSpeed struct {
 	Tasks   int              `json:"tasks"`
 	Class   string           `json:"class,omitempty"`
 	Factors []ResourceFactor `json:"factors"`
+	// Facts are what the logs say of the node.
+	Facts NodeFacts `json:"facts"`
 }
 
 // Class is a group of nodes of one hardware kind, found from their learned
@@ -38,6 +40,9 @@ type Class struct {
 	// SlowByDesign: its nodes run some resource's work at least SlowClass
 	// times the median node's: slow, but not a fault.
 	SlowByDesign bool `json:"slowByDesign"`
+	// Facts summarize what the logs say of its nodes (instance types,
+	// executor cores, racks), to check the class against.
+	Facts []string `json:"facts,omitempty"`
 }
 
 // resourceLoadings are the directions in the latent space of the resource
@@ -110,7 +115,7 @@ func (m *Joint) Speeds() []NodeSpeed {
 	classOf := m.classIndex()
 	out := make([]NodeSpeed, len(m.nodes))
 	for n, host := range m.nodes {
-		s := NodeSpeed{Host: host, Tasks: m.tasks[n]}
+		s := NodeSpeed{Host: host, Tasks: m.tasks[n], Facts: m.facts[host]}
 		if c := classOf[host]; c != nil {
 			s.Class = c.Name
 		}
@@ -125,17 +130,22 @@ func (m *Joint) Speeds() []NodeSpeed {
 
 // Classes groups the nodes with enough history into hardware classes: per
 // resource, the nodes sorted by their log factor split where two neighbours
-// are more than ClassGap apart; a class is a combination of those groups,
-// and of the facts, when given (facts by host: an instance type, executor
-// cores; nodes of different facts are never one class). Classes are named
-// by speed, fastest first.
+// are more than ClassGap apart; a class is a combination of those groups
+// and of the instance type the logs name (nodes of different instance
+// types are never one class). Executor cores and racks are not hardware
+// facts a log pins down (a run's executors may leave cores free), so they
+// only describe the classes. Classes are named by speed, fastest first.
 func (m *Joint) Classes() []Class {
-	return m.classes(nil)
-}
-
-// ClassesWith is Classes with facts per host.
-func (m *Joint) ClassesWith(facts map[string]string) []Class {
-	return m.classes(facts)
+	types := map[string]string{}
+	for h, f := range m.facts {
+		if f.InstanceType != "" {
+			types[h] = f.InstanceType
+		}
+	}
+	if len(types) == 0 {
+		types = nil
+	}
+	return m.classes(types)
 }
 
 func (m *Joint) classes(facts map[string]string) []Class {
@@ -194,6 +204,7 @@ func (m *Joint) classes(facts map[string]string) []Class {
 			x.c.Nodes = append(x.c.Nodes, m.nodes[n])
 		}
 		slices.Sort(x.c.Nodes)
+		x.c.Facts = describe(x.c.Nodes, m.facts)
 		if fact, _, ok := strings.Cut(key, "\x00"); ok && fact != "" {
 			x.c.Name = fact
 		}

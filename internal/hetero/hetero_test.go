@@ -126,3 +126,56 @@ func BenchmarkFit10kRuns1kNodes(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows), "rows")
 }
+
+// TestClassesFromFacts: the logs' instance types split nodes of one
+// learned speed into classes named by type, and each class describes its
+// nodes' facts (types, executor cores seen at once, racks) for a person to
+// check it against.
+func TestClassesFromFacts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	s := newSynth(12, rng)
+	hist := s.runs(rng, 300, 6, 3, 0.3, 0)
+	for _, r := range hist {
+		seen := map[string]bool{}
+		for _, h := range r.Hosts {
+			if seen[h.Host] {
+				continue
+			}
+			seen[h.Host] = true
+			i := hostIndex(s, h.Host)
+			f := history.HostFact{Host: h.Host, Rack: []string{"/r1", "/r2"}[i%2], Cores: 8 * (1 + i%3)}
+			if i < 6 {
+				f.InstanceType = "m5.2xlarge"
+			} else {
+				f.InstanceType = "m4.2xlarge"
+			}
+			r.HostFacts = append(r.HostFacts, f)
+		}
+	}
+	m, err := Fit(hist, DefaultParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := m.Classes()
+	// 3 speeds × 2 instance types, each speed in both types.
+	if len(cs) != 6 {
+		t.Fatalf("%d classes, want 6: %+v", len(cs), cs)
+	}
+	for _, c := range cs {
+		typ := m.facts[c.Nodes[0]].InstanceType
+		if !strings.HasSuffix(c.Name, " "+typ) || len(c.Facts) != 3 || !strings.Contains(c.Facts[0], typ+" (") {
+			t.Errorf("class %s: facts %q, want named and described by %s", c.Name, c.Facts, typ)
+		}
+		for _, h := range c.Nodes {
+			if m.facts[h].InstanceType != typ {
+				t.Errorf("class %s mixes %s and %s", c.Name, typ, m.facts[h].InstanceType)
+			}
+		}
+	}
+	for _, sp := range m.Speeds() {
+		i := hostIndex(s, sp.Host)
+		if sp.Facts.MaxCores != 8*(1+i%3) || sp.Facts.Rack == "" {
+			t.Errorf("%s: facts %+v", sp.Host, sp.Facts)
+		}
+	}
+}

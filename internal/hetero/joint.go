@@ -43,6 +43,8 @@ type Joint struct {
 	cells, runs int
 	// classOf is the node classes by host, computed once.
 	classOf map[string]*Class
+	// facts are what the history's logs say of each node.
+	facts map[string]NodeFacts
 }
 
 // prior loadings of a resource class on the Rank latent resources: cpu on
@@ -89,7 +91,7 @@ func Fit(runs []*history.Run, p Params) (*Joint, error) {
 	m := &Joint{p: p, nodes: d.nodes, nodeIx: d.nodeIdx, jobs: d.jobs, jobIx: d.jobIdx,
 		u: make([]float64, len(d.nodes)*k), cov: make([]float64, len(d.nodes)*k*k), tasks: make([]int, len(d.nodes)),
 		v: make([]float64, len(d.jobs)*k), v0: make([]float64, len(d.jobs)*k), tau2: make([]float64, len(d.jobs)),
-		cells: len(d.cells), runs: len(d.runs)}
+		cells: len(d.cells), runs: len(d.runs), facts: nodeFacts(runs)}
 	for j := range d.jobs {
 		copy(m.v0[j*k:], priorLoading(d.jobs[j].class, k))
 	}

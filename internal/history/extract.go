@@ -84,6 +84,7 @@ func FromApp(app *model.App, log string, inProgress bool, findings []diagnose.Fi
 		a, b := &r.Hosts[i], &r.Hosts[j]
 		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(a.Host, b.Host)) < 0
 	})
+	r.HostFacts = hostFacts(app, r)
 	signStages(app, r)
 	r.NameKey = NormalizeName(app.Name)
 	r.JobKey = JobKey(r.Engine, r.NameKey, r.DAG)
@@ -130,7 +131,7 @@ func status(app *model.App, s *summary.Summary, inProgress bool) Status {
 // setting and the instance types the platform's properties name (workers'
 // first).
 func cluster(app *model.App, s *summary.Summary) Cluster {
-	c := Cluster{Hosts: s.Totals.Hosts, Executors: s.Totals.Executors, Cores: peakCores(app)}
+	c := Cluster{Hosts: s.Totals.Hosts, Executors: s.Totals.Executors, Cores: peakCores(app.Executors)}
 	if v, ok := app.Env.SparkProp("spark.executor.memory"); ok {
 		c.ExecutorMemoryMB = parseMemoryMB(v)
 	}
@@ -149,16 +150,56 @@ func cluster(app *model.App, s *summary.Summary) Cluster {
 	return c
 }
 
+// hostFacts are the facts of the hosts that ran r's tasks, by host: its
+// rack (from its tasks), Spark executors and their peak cores there, the
+// run's executor memory and the instance type the platform names.
+func hostFacts(app *model.App, r *Run) []HostFact {
+	facts := map[string]*HostFact{}
+	for i := range r.Hosts {
+		h := r.Hosts[i].Host
+		if facts[h] == nil {
+			facts[h] = &HostFact{Host: h, MemoryMB: r.Cluster.ExecutorMemoryMB, InstanceType: app.Platform.Cluster.WorkerNodeType}
+		}
+	}
+	for _, st := range app.Stages {
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if f := facts[app.Host(t.Host)]; f != nil && f.Rack == "" && t.Rack != 0 {
+				f.Rack = app.Host(t.Rack)
+			}
+		}
+	}
+	byHost := map[string][]*model.Executor{}
+	for _, e := range app.Executors {
+		if e.ID == "driver" {
+			if f := facts[e.Host]; f != nil && app.Platform.Cluster.DriverNodeType != "" {
+				f.InstanceType = app.Platform.Cluster.DriverNodeType
+			}
+		}
+		byHost[e.Host] = append(byHost[e.Host], e)
+	}
+	out := make([]HostFact, 0, len(facts))
+	for h, f := range facts {
+		// The driver runs tasks in local mode only (it is then the one
+		// executor).
+		execs := slices.DeleteFunc(byHost[h], func(e *model.Executor) bool { return e.ID == "driver" && len(app.Executors) > 1 })
+		f.Executors, f.Cores = len(execs), peakCores(execs)
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b HostFact) int { return cmp.Compare(a.Host, b.Host) })
+	return out
+}
+
 // peakCores is the largest number of executor cores alive at once, from
 // the executors' add and remove times (the driver of a local-mode
 // application counts its cores).
-func peakCores(app *model.App) int {
+func peakCores(execs []*model.Executor) int {
 	type ev struct {
 		t     int64
 		cores int
 	}
 	var evs []ev
-	for _, e := range app.Executors {
+	for _, e := range execs {
 		if e.Cores <= 0 {
 			continue
 		}

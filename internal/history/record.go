@@ -19,7 +19,7 @@ import "github.com/clusterlens/clusterlens/internal/diagnose"
 // SchemaVersion is the version of the run-history schema this build
 // writes. A store written by a newer version is refused (ErrNewerSchema);
 // an older one is migrated forward on open.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Status is how an application ended, as the run history records it.
 type Status string
@@ -78,6 +78,28 @@ type Run struct {
 
 	Stages []Stage     `json:"stages,omitempty"`
 	Hosts  []HostStage `json:"hostStages,omitempty"`
+	// HostFacts are what the log says of each host that ran tasks, by
+	// host name (read with Detail; schema version 2).
+	HostFacts []HostFact `json:"hostFacts,omitempty"`
+}
+
+// HostFact is what a run's log says of one of its hosts: what node models
+// group hardware classes by and what a person checks a class against.
+type HostFact struct {
+	Host string `json:"host"`
+	// Rack is the host's rack (MapReduce histories, Rumen traces), "" when
+	// the log does not say.
+	Rack string `json:"rack,omitempty"`
+	// Executors is how many Spark executors ran on the host, Cores the
+	// most executor cores alive there at once (0 for MapReduce).
+	Executors int `json:"executors,omitempty"`
+	Cores     int `json:"cores,omitempty"`
+	// MemoryMB is the memory of one executor or container (the run's
+	// setting, Cluster.ExecutorMemoryMB), 0 when the log does not say.
+	MemoryMB int64 `json:"memoryMB,omitempty"`
+	// InstanceType is the node type the platform's properties name for the
+	// host: the driver's type for the driver's host, else the workers'.
+	InstanceType string `json:"instanceType,omitempty"`
 }
 
 // Cluster is what the log says of the cluster the run had.

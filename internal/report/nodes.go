@@ -16,9 +16,9 @@ func NodesText(w io.Writer, a *hetero.Assessment) {
 	if len(a.Classes) > 0 {
 		fmt.Fprintln(w, "\nNode classes (slowdown against the median node, per resource):")
 		tw := newTable(w)
-		fmt.Fprintln(tw, "  class\tnodes\tfactors\tslow by design")
+		fmt.Fprintln(tw, "  class\tnodes\tfactors\tslow by design\twhat the logs say")
 		for _, c := range a.Classes {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%v\n", c.Name, len(c.Nodes), factors(c.Factors), c.SlowByDesign)
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%v\t%s\n", c.Name, len(c.Nodes), factors(c.Factors), c.SlowByDesign, dash(strings.Join(c.Facts, "; ")))
 		}
 		tw.Flush()
 	}

@@ -108,6 +108,14 @@ var migrations = [][]string{
 		`CREATE TABLE IF NOT EXISTS history_dags (job_key String, engine String, name_key String, dag String)
 			ENGINE = ReplacingMergeTree ORDER BY job_key`,
 	},
+	{ // 2: per-host facts; every log is read again by the next index pass to fill them (a newer state without
+		// its time and fingerprint)
+		`CREATE TABLE IF NOT EXISTS history_host_facts (run String, gen UInt64, host String, rack String,
+			executors Int64, cores Int64, memory_mb Int64, instance_type String)
+			ENGINE = MergeTree ORDER BY (run, gen, host)`,
+		`INSERT INTO history_logs (path, size, mtime, fingerprint, in_progress, runs, error, indexed_at, version, deleted)
+			SELECT path, size, -1, '', in_progress, runs, error, indexed_at, version + 1, deleted FROM history_logs FINAL`,
+	},
 }
 
 // migrate brings the database to history.SchemaVersion. Statements are

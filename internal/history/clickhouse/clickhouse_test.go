@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,4 +99,51 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("tables %d bytes on disk: %d bytes per run, %.1f bytes per task attempt (%d runs, %d attempts)",
 		size, size/int64(len(runs)), float64(size)/float64(tasks), len(runs), tasks)
+}
+
+// TestMigrateToVersion2 is the SQLite store's migration test on
+// ClickHouse: a version-1 database gets the facts table and every log a
+// newer state without its time and fingerprint, so the next index pass
+// reads it again; the runs stay.
+func TestMigrateToVersion2(t *testing.T) {
+	u := database(t)
+	ctx := context.Background()
+	s, err := clickhouse.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
+	st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
+	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ctx, `DROP TABLE history_host_facts`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSchemaVersion(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = clickhouse.Open(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := s.Logs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 || len(logs[0].Runs) != 1 {
+		t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
+	}
+	got, err := s.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].Stages) != 3 || len(got[0].HostFacts) != 0 {
+		t.Fatalf("run after the migration: %d runs, want 1 with its stages and no facts yet", len(got))
+	}
+	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = s.Runs(ctx, history.Filter{Detail: true}); len(got) != 1 || len(got[0].HostFacts) != len(r.HostFacts) {
+		t.Errorf("run read again: %d facts, want %d", len(got[0].HostFacts), len(r.HostFacts))
+	}
 }

@@ -44,3 +44,6 @@ func (s *Store) WaitMerged(ctx context.Context, parts int64, max time.Duration) 
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// Exec runs a statement (the migration's test makes a version-1 database).
+func (s *Store) Exec(ctx context.Context, q string) error { return s.c.Exec(ctx, q, nil) }

@@ -330,6 +330,29 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, gens []uint64, 
 	if err != nil {
 		return err
 	}
+	fq := `SELECT run, host, rack, executors, cores, memory_mb, instance_type FROM history_host_facts WHERE ` + current
+	if host != "" {
+		fq += " AND host = " + clickhttp.Quote(host)
+	}
+	err = s.query(ctx, fq+" ORDER BY run, host FORMAT RowBinary", func(d *clickhttp.RowReader) error {
+		r := reader{d: d}
+		var key string
+		var f history.HostFact
+		r.str(&key)
+		r.str(&f.Host)
+		r.str(&f.Rack)
+		r.intInt(&f.Executors)
+		r.intInt(&f.Cores)
+		r.int(&f.MemoryMB)
+		r.str(&f.InstanceType)
+		if run := byKey[key]; run != nil && r.err == nil {
+			run.HostFacts = append(run.HostFacts, f)
+		}
+		return r.err
+	})
+	if err != nil {
+		return err
+	}
 	dags, err := s.dags(ctx, jobKeys(runs))
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 	if err != nil {
 		return s.err(what, err)
 	}
-	var stages, hosts, rows, dags, logs []byte
+	var stages, hosts, facts, rows, dags, logs []byte
 	for _, e := range entries {
 		v := s.version()
 		st := e.State
@@ -43,6 +43,9 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 			}
 			for j := range r.Hosts {
 				hosts = appendHostStage(hosts, r.Key, v, &r.Hosts[j])
+			}
+			for j := range r.HostFacts {
+				facts = appendHostFact(facts, r.Key, v, &r.HostFacts[j])
 			}
 			rows = appendRun(rows, r, v)
 			dags = clickhttp.AppendString(dags, r.JobKey)
@@ -64,6 +67,7 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 	}{
 		{"history_stages", stageColumns, stages},
 		{"history_host_stages", hostColumns, hosts},
+		{"history_host_facts", factColumns, facts},
 		{"history_dags", "job_key, engine, name_key, dag", dags},
 		{"history_runs", runColumns + ", version, deleted", rows},
 		{"history_logs", logColumns + ", version, deleted", logs},
@@ -219,6 +223,19 @@ func appendHostStage(b []byte, run string, gen uint64, h *history.HostStage) []b
 		b = clickhttp.AppendInt64(b, n)
 	}
 	return b
+}
+
+const factColumns = `run, gen, host, rack, executors, cores, memory_mb, instance_type`
+
+func appendHostFact(b []byte, run string, gen uint64, f *history.HostFact) []byte {
+	b = clickhttp.AppendString(b, run)
+	b = clickhttp.AppendUint64(b, gen)
+	b = clickhttp.AppendString(b, f.Host)
+	b = clickhttp.AppendString(b, f.Rack)
+	for _, n := range []int64{int64(f.Executors), int64(f.Cores), f.MemoryMB} {
+		b = clickhttp.AppendInt64(b, n)
+	}
+	return clickhttp.AppendString(b, f.InstanceType)
 }
 
 // jsonText is v as JSON (nil slices as []).

@@ -1,5 +1,6 @@
 // Package historytest is the conformance suite every history.Store passes:
-// exact round trips of runs with their stages, host rows and findings; a
+// exact round trips of runs with their stages, host rows, host facts and
+// findings; a
 // log's runs replaced as a whole; runs moving between logs (a Spark log
 // renamed from .inprogress); every filter, agreeing with Count; variants;
 // resume state; concurrent writers; awkward strings; and persistence across
@@ -78,6 +79,14 @@ func SampleRun(rng *rand.Rand, i int) *history.Run {
 				SumSqLog: rng.Float64() * 1000, MinMs: rng.Int64N(100), MaxMs: 100 + rng.Int64N(1000), Bytes: rng.Int64N(1 << 30)})
 		}
 	}
+	seen := map[string]bool{}
+	for k, h := range r.Hosts {
+		if !seen[h.Host] {
+			seen[h.Host] = true
+			r.HostFacts = append(r.HostFacts, history.HostFact{Host: h.Host, Rack: fmt.Sprintf("/rack-%d", k%2),
+				Executors: 1 + k%2, Cores: 4 * (1 + k%3), MemoryMB: 4096, InstanceType: []string{"m5.xlarge", ""}[i%2]})
+		}
+	}
 	sortHosts(r)
 	r.JobKey = history.JobKey(r.Engine, r.NameKey, r.DAG)
 	if i%3 == 0 {
@@ -89,6 +98,7 @@ func SampleRun(rng *rand.Rand, i int) *history.Run {
 }
 
 func sortHosts(r *history.Run) {
+	sort.Slice(r.HostFacts, func(i, j int) bool { return r.HostFacts[i].Host < r.HostFacts[j].Host })
 	sort.Slice(r.Hosts, func(i, j int) bool {
 		a, b := &r.Hosts[i], &r.Hosts[j]
 		if a.Stage != b.Stage {
@@ -121,7 +131,7 @@ func runs(t *testing.T, s history.Store, f history.Filter) []*history.Run {
 // summaryOnly is r without what only Filter.Detail returns.
 func summaryOnly(r *history.Run) *history.Run {
 	c := *r
-	c.Stages, c.Hosts, c.DAG = nil, nil, nil
+	c.Stages, c.Hosts, c.HostFacts, c.DAG = nil, nil, nil, nil
 	return &c
 }
 
@@ -305,6 +315,9 @@ func filters(t *testing.T, open Opener) {
 			t.Errorf("host detail returned a row of %s", h.Host)
 		}
 	}
+	if f := hostOnly[0].HostFacts; len(f) != 1 || f[0].Host != "host03" {
+		t.Errorf("host detail returned the facts %+v, want host03's alone", f)
+	}
 }
 
 func variants(t *testing.T, open Opener) {
@@ -465,6 +478,7 @@ func awkward(t *testing.T, open Opener) {
 	r.Log = "s3://bucket/it's/a path?with=query#frag"
 	r.Stages[0].Name = r.Name
 	r.Hosts[0].Host = "ip-10-0-0-1.ec2.internal'"
+	r.HostFacts[0].Host, r.HostFacts[0].InstanceType, r.HostFacts[0].Rack = r.Hosts[0].Host, "it's \"big\"", "/rack'1"
 	sortHosts(r)
 	r.Findings = []history.Finding{{Detector: "x", Severity: diagnose.Critical, Scope: "application", Title: r.Name, Summary: r.Name}}
 	r.Worst = diagnose.Critical

@@ -170,6 +170,9 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, ids []int64, ho
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if err := s.hostFacts(ctx, byID, idList, host); err != nil {
+		return err
+	}
 	dags := map[string][]string{}
 	for _, r := range runs {
 		dags[r.JobKey] = nil
@@ -189,6 +192,33 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, ids []int64, ho
 		r.DAG = dags[r.JobKey]
 	}
 	return nil
+}
+
+// hostFacts fills the host facts of the runs in byID (ids in idList; only
+// host's when set).
+func (s *Store) hostFacts(ctx context.Context, byID map[int64]*history.Run, idList, host string) error {
+	q := `SELECT f.run, h.name, f.rack, f.executors, f.cores, f.memory_mb, f.instance_type
+		FROM history_host_facts f JOIN history_hosts h ON h.id = f.host WHERE f.run IN (SELECT value FROM json_each(?))`
+	args := []any{idList}
+	if host != "" {
+		q += ` AND h.name = ?`
+		args = append(args, host)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY f.run, h.name`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var f history.HostFact
+		if err := rows.Scan(&id, &f.Host, &f.Rack, &f.Executors, &f.Cores, &f.MemoryMB, &f.InstanceType); err != nil {
+			return err
+		}
+		r := byID[id]
+		r.HostFacts = append(r.HostFacts, f)
+	}
+	return rows.Err()
 }
 
 func scanStages(rows *sql.Rows, byID map[int64]*history.Run) error {

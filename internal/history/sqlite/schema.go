@@ -121,6 +121,19 @@ var migrations = [][]string{
 			dag      TEXT NOT NULL
 		)`,
 	},
+	{ // 2: per-host facts; every log is read again by the next index pass to fill them
+		`CREATE TABLE history_host_facts (
+			run           INTEGER NOT NULL,
+			host          INTEGER NOT NULL,
+			rack          TEXT NOT NULL,
+			executors     INTEGER NOT NULL,
+			cores         INTEGER NOT NULL,
+			memory_mb     INTEGER NOT NULL,
+			instance_type TEXT NOT NULL,
+			PRIMARY KEY (run, host)
+		) WITHOUT ROWID`,
+		`UPDATE history_logs SET mtime = -1, fingerprint = ''`,
+	},
 }
 
 // migrate brings the file's history tables to history.SchemaVersion inside

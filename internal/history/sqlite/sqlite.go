@@ -137,6 +137,7 @@ func deleteRuns(ctx context.Context, tx *sql.Tx, where string, args ...any) erro
 	for _, stmt := range []string{
 		`DELETE FROM history_stages WHERE run IN (` + sel + `)`,
 		`DELETE FROM history_host_stages WHERE run IN (` + sel + `)`,
+		`DELETE FROM history_host_facts WHERE run IN (` + sel + `)`,
 		`DELETE FROM history_runs WHERE ` + where,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
@@ -186,6 +187,18 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *history.Run, newHo
 			h.MinMs, h.MaxMs, h.Bytes)
 	}); err != nil {
 		return fmt.Errorf("host stages: %w", err)
+	}
+	factIDs := make([]int64, len(r.HostFacts))
+	for i := range r.HostFacts {
+		if factIDs[i], err = s.hostID(ctx, tx, r.HostFacts[i].Host, newHosts); err != nil {
+			return fmt.Errorf("host %q: %w", r.HostFacts[i].Host, err)
+		}
+	}
+	if err := insertRows(ctx, tx, `INSERT INTO history_host_facts VALUES `, 7, len(r.HostFacts), func(i int, args []any) []any {
+		f := &r.HostFacts[i]
+		return append(args, id, factIDs[i], f.Rack, f.Executors, f.Cores, f.MemoryMB, f.InstanceType)
+	}); err != nil {
+		return fmt.Errorf("host facts: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_dags (job_key, engine, name_key, dag) VALUES (?, ?, ?, ?)`,
 		r.JobKey, r.Engine, r.NameKey, jsonText(r.DAG))

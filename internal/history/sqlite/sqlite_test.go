@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,4 +78,56 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("file %d bytes: %d bytes per run, %.1f bytes per task attempt (%d runs, %d attempts)",
 		st.Size(), st.Size()/int64(len(runs)), float64(st.Size())/float64(tasks), len(runs), tasks)
+}
+
+// TestMigrateToVersion2: a version-1 file (no host facts) is migrated on
+// open: the facts table is made, every log is marked to be read again (its
+// time and fingerprint cleared, so the next index pass re-reads it and
+// fills the facts), and the runs stay until then.
+func TestMigrateToVersion2(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "h.db")
+	s, err := sqlite.Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
+	st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
+	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE history_host_facts`, `UPDATE history_meta SET value = '1' WHERE key = 'schema_version'`} {
+		if _, err := s.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = sqlite.Open(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	logs, err := s.Logs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 {
+		t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
+	}
+	got, err := s.Runs(ctx, history.Filter{Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].Stages) != 3 || len(got[0].HostFacts) != 0 {
+		t.Fatalf("run after the migration: %d runs, want 1 with its stages and no facts yet", len(got))
+	}
+	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = s.Runs(ctx, history.Filter{Detail: true}); len(got) != 1 || len(got[0].HostFacts) != len(r.HostFacts) {
+		t.Errorf("run read again: %d facts, want %d", len(got[0].HostFacts), len(r.HostFacts))
+	}
+	var v string
+	if err := s.DB().QueryRow(`SELECT value FROM history_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
+		t.Errorf("schema version %q (%v), want 2", v, err)
+	}
 }
