@@ -29,9 +29,11 @@ func init() {
 			Long: `peer compares nodes with their peers on 14 OS metrics (Pan et al., "Ganesha: Black-Box
 Diagnosis of MapReduce Systems", 2009). "peer train" learns a profile of fault-free behaviour
 from metric files; "peer diagnose" replays metrics through it and names the nodes that behave
-unlike their peers. docs/PEER.md describes the method, parameters and profile format.`,
+unlike their peers; "peer baseline" learns each node's own fault-free behaviour, so that a
+node unlike its peers but like itself (a master, an odd machine) is not blamed.
+docs/PEER.md describes the method, parameters and file formats.`,
 		}
-		cmd.AddCommand(peerTrainCmd(e), peerDiagnoseCmd(e))
+		cmd.AddCommand(peerTrainCmd(e), peerBaselineCmd(e), peerDiagnoseCmd(e))
 		return cmd
 	})
 }
@@ -96,6 +98,68 @@ k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned pro
 	return cmd
 }
 
+// peerBaselineCmd is "clusterlens peer baseline".
+func peerBaselineCmd(e *env) *cobra.Command {
+	opt := peer.BaselineTrainOptions()
+	bp := peer.DefaultBaselineParams()
+	var out string
+	var rng [2]string
+	cmd := &cobra.Command{
+		Use:   "baseline --out BASELINE.json SOURCE...",
+		Short: "Learn each node's own fault-free behaviour from its cluster's metrics",
+		Long: `baseline reads node metrics of fault-free runs of one cluster (as train does) and trains, for
+every node, Ganesha's model of that node alone (normalisation, states by the elbow rule, a
+Gaussian mixture, the likelihood below which a vector is unknown). "peer diagnose --baseline"
+then calls a node that differs from its peers a culprit only when it also differs from itself:
+a node that always looks like that (a master's daemons, an odd machine) is normal for that
+node. Nodes with fewer than --min-vectors vectors are left out and judged by their peers alone.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return withCode(ExitUsage, fmt.Errorf("--out is required"))
+			}
+			from, to, err := parseRange(rng)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			vectors := map[string][][]float64{}
+			var partial []error
+			for _, spec := range args {
+				tb, err := readTable(cmd.Context(), e, spec, from, to)
+				if errors.Is(err, metrics.ErrPartial) {
+					partial = append(partial, err)
+				} else if err != nil {
+					return err
+				}
+				tb.Each(func(h string, _ int64, x []float64) { vectors[h] = append(vectors[h], slices.Clone(x)) })
+			}
+			b, short, err := peer.TrainBaseline(vectors, peer.GaneshaMetrics, opt, bp)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if len(b.Hosts) == 0 {
+				return metricsPartial(e, errors.Join(partial...), fmt.Errorf("no node has %d complete vectors (%d nodes seen): nothing to learn", bp.MinVectors, len(vectors)))
+			}
+			if err := b.SaveFile(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "clusterlens peer baseline: %d nodes, wrote %s\n", len(b.Hosts), out)
+			if len(short) > 0 {
+				fmt.Fprintf(e.stderr, "clusterlens: warning: %d nodes with fewer than %d vectors have no baseline (judged by their peers alone): %v\n", len(short), bp.MinVectors, short)
+			}
+			return metricsPartial(e, errors.Join(partial...), nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "baseline file to write")
+	f.IntVar(&opt.MaxK, "max-k", opt.MaxK, "largest K the elbow rule considers per node")
+	f.Float64Var(&opt.UnknownQuantile, "unknown-quantile", opt.UnknownQuantile, "a node's own training quantile of likelihood below which its vector is unknown")
+	f.Float64Var(&bp.SelfShare, "self-share", bp.SelfShare, "a node differs from itself when more than this share of its window is unknown to its own model")
+	f.IntVar(&bp.MinVectors, "min-vectors", bp.MinVectors, "fewest vectors a node needs for its own model")
+	rangeFlags(f, &rng)
+	return cmd
+}
+
 // peerReport is "peer diagnose --format json"'s output.
 type peerReport struct {
 	Vectors     int64             `json:"vectors"`
@@ -109,7 +173,7 @@ type peerReport struct {
 
 // peerDiagnoseCmd is "clusterlens peer diagnose".
 func peerDiagnoseCmd(e *env) *cobra.Command {
-	var profPath, logs, format, nodeModels string
+	var profPath, logs, format, nodeModels, basePath string
 	var p peer.Params
 	var lf *logFlags
 	var rng [2]string
@@ -142,6 +206,15 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			o, err := peer.NewOnline(prof, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				return withCode(ExitUsage, err)
+			}
+			if basePath != "" {
+				b, err := peer.LoadBaselineFile(basePath)
+				if err == nil {
+					err = o.SetBaseline(b)
+				}
+				if err != nil {
+					return fmt.Errorf("--baseline: %w", err)
+				}
 			}
 			var work *peer.Workload
 			var logsRead *load.Result
@@ -211,6 +284,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 	f.StringVar(&logs, "logs", "", "the run's application logs (enables workload-aware peers and attribution)")
 	f.StringVar(&nodeModels, "node-models", "", "with --logs, a run history (as index --store) whose node models (docs/NODES.md) the culprits' attempt slowdowns are judged against")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&basePath, "baseline", "", "the nodes' own fault-free models (peer baseline): a node is blamed only when it differs from its peers and from itself")
 	lf = addLogFlags(f)
 	d := peer.DefaultParams()
 	f.IntVar(&p.WindowS, "window", d.WindowS, "histogram window (samples)")
@@ -287,9 +361,22 @@ func printPeerReport(w io.Writer, r *peerReport) {
 	if len(r.Indictments) == 0 {
 		fmt.Fprintln(w, "no node indicted")
 	}
+	absolved := 0
+	for _, n := range r.Nodes {
+		if n.Absolved > 0 {
+			absolved++
+		}
+	}
+	if absolved > 0 {
+		fmt.Fprintf(w, "%d nodes differed from their peers at times but not from their own history (no alarm then)\n", absolved)
+	}
 	for _, in := range r.Indictments {
-		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers)\n", in.Host,
+		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers", in.Host,
 			time.UnixMilli(in.Time).UTC().Format(time.RFC3339), in.AlarmCount, 100*in.Differs)
+		if in.Confidence != peer.ConfidenceLow {
+			fmt.Fprintf(w, " and from itself: %.0f%% of its window unknown to its own model", 100*in.SelfUnknown)
+		}
+		fmt.Fprintf(w, "; confidence %s)\n", in.Confidence)
 	}
 	if r.Verdicts == nil {
 		// Without logs there are no verdicts: show each indicted node's

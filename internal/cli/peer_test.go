@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
@@ -134,5 +136,69 @@ func TestPeerDiagnosePrometheus(t *testing.T) {
 	}
 	if rep.Vectors < 3 || len(rep.Nodes) != 1 {
 		t.Errorf("%d vectors of %d nodes from the last minute, want at least 3 of one node\n%s", rep.Vectors, len(rep.Nodes), out)
+	}
+}
+
+// TestPeerBaseline: on the 4-node asymmetric cluster (node001 also runs
+// the master's daemons), plain Ganesha indicts a node on a fault-free day;
+// with the nodes' own models learned by "peer baseline" from five other
+// fault-free days of the same hardware no node is indicted, and a CPU hog
+// is still found, with its confidence.
+func TestPeerBaseline(t *testing.T) {
+	dir := t.TempDir()
+	day := func(name string, d int, seed, fault string) string {
+		t.Helper()
+		sc, err := sim.Named("asymmetric")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc = sc.WithNodes(4)
+		sc.Cluster.Seed = 7
+		sc.StartMs = 1767225600000 - int64(d)*86_400_000
+		if fault != "" {
+			sc.Faults = []sim.FaultSpec{{Kind: fault, Node: 2, StartS: 30, EndS: 200}}
+		}
+		b, err := json.Marshal(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := writeFile(t, filepath.Join(dir, name+".json"), b)
+		out := filepath.Join(dir, name)
+		if code, _, errs := run(t, "simulate", "--scenario", file, "--seed", seed, "--out", out); code != ExitOK {
+			t.Fatalf("simulate %s: %s", name, errs)
+		}
+		return out
+	}
+	var days []string
+	for d := 1; d <= 5; d++ {
+		days = append(days, day(fmt.Sprint("day", d), d, fmt.Sprint(7000+d), ""))
+	}
+	clean, hog := day("today", 0, "7", ""), day("hog", 0, "7", sim.FaultCPUHog)
+	prof, base := filepath.Join(dir, "profile.json"), filepath.Join(dir, "baseline.json")
+	if code, out, errs := run(t, "peer", "train", "--out", prof, days[0], days[1]); code != ExitOK {
+		t.Fatalf("train exit %d: %s%s", code, out, errs)
+	}
+	if code, out, errs := run(t, append([]string{"peer", "baseline", "--out", base}, days...)...); code != ExitOK || !strings.Contains(out, "4 nodes") {
+		t.Fatalf("baseline exit %d: %s%s", code, out, errs)
+	}
+	if code, out, _ := run(t, "peer", "diagnose", "--profile", prof, clean); code != ExitOK || !strings.Contains(out, "indicted") {
+		t.Errorf("plain Ganesha on the fault-free day, exit %d: want an indictment (its premise of alike peers fails)\n%s", code, out)
+	}
+	if code, out, _ := run(t, "peer", "diagnose", "--profile", prof, "--baseline", base, clean); code != ExitOK || !strings.Contains(out, "no node indicted") || !strings.Contains(out, "not from their own history") {
+		t.Errorf("with the baseline on the fault-free day, exit %d:\n%s", code, out)
+	}
+	code, out, errs := run(t, "peer", "diagnose", "--profile", prof, "--baseline", base, "--format", "json", hog)
+	var rep struct {
+		Indictments []peer.Indictment
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("with the baseline on the hog day, exit %d: %s%s", code, out, errs)
+	}
+	if len(rep.Indictments) != 1 || rep.Indictments[0].Host != "node003.sim.local" || rep.Indictments[0].Confidence != peer.ConfidenceMedium {
+		t.Errorf("hog day: indictments %+v, want node003 alone with confidence medium (3 peers)", rep.Indictments)
+	}
+	writeFile(t, filepath.Join(dir, "bad.json"), []byte(`{"kind":"clusterlens-peer-baseline","version":9}`))
+	if code, _, errs := run(t, "peer", "diagnose", "--profile", prof, "--baseline", filepath.Join(dir, "bad.json"), hog); code == ExitOK || !strings.Contains(errs, "bad.json") {
+		t.Errorf("a bad baseline: exit %d, %q", code, errs)
 	}
 }

@@ -16,7 +16,31 @@ type Indictment struct {
 	AlarmCount float64 `json:"alarmCount"`
 	// Differs is the share of compared peers farther than DistThreshold in that step.
 	Differs float64 `json:"differs"`
+	// SelfUnknown is, with a Baseline, the share of the node's window
+	// unknown to its own model; Confidence says what the indictment rests
+	// on (Confidence*).
+	SelfUnknown float64 `json:"selfUnknown,omitempty"`
+	Confidence  string  `json:"confidence"`
 }
+
+// Confidence of an indictment.
+const (
+	// ConfidenceHigh: the node differed from more than PeerFraction of at
+	// least SmallGroup peers and from its own history.
+	ConfidenceHigh = "high"
+	// ConfidenceMedium: it differed from its peers and from its own
+	// history, but had fewer than SmallGroup peers: one odd peer weighs a
+	// lot in a small group.
+	ConfidenceMedium = "medium"
+	// ConfidenceLow: it differed from its peers, and no history of its
+	// own (Baseline) said whether it always looks like that: Ganesha
+	// alone.
+	ConfidenceLow = "low"
+)
+
+// SmallGroup is the fewest peers for which a peer comparison is not
+// called small (ConfidenceMedium below it).
+const SmallGroup = 4
 
 // NodeStatus is one node's state after the steps seen so far.
 type NodeStatus struct {
@@ -33,6 +57,13 @@ type NodeStatus struct {
 	FirstIndicted int64 `json:"firstIndictedMs,omitempty"`
 	// Differs is the share of peers it differed from in the last step it was compared in.
 	Differs float64 `json:"differs"`
+	// OwnHistory says a Baseline held the node's own model; SelfUnknown
+	// is then the share of its window unknown to it in the last step, and
+	// Absolved how many of its steps differed from its peers but not from
+	// itself (no alarm: it always looks like that).
+	OwnHistory  bool    `json:"ownHistory,omitempty"`
+	SelfUnknown float64 `json:"selfUnknown,omitempty"`
+	Absolved    int     `json:"absolvedSteps,omitempty"`
 	// Evidence compares its metrics with its peers' while it raised alarms.
 	Evidence []MetricEvidence `json:"evidence,omitempty"`
 }
@@ -59,6 +90,12 @@ type node struct {
 	firstIndict   int64
 	differs       float64
 	stamp         int64 // the last step it was compared in
+	// own is the node's histogram of vectors unknown to its own model
+	// (bin 1) or not (bin 0), with a Baseline.
+	own      histogram
+	self     float64
+	selfOK   bool
+	absolved int
 	// sums over the current step: normalised and raw vectors
 	zSum, xSum []float64
 	nSum       int
@@ -101,7 +138,18 @@ type Detector struct {
 	alarmed  []string
 	groups   []int
 	dist     []float64
+	// base compares each node with its own history.
+	base    *Baseline
+	selfBuf []float64
 }
+
+// SetBaseline makes the detector compare each node with its own history
+// too: a node differing from more than PeerFraction of its peers raises an
+// alarm only when it also differs from itself (more than SelfShare of its
+// window unknown to its own model); a node without its own model is
+// judged by its peers alone. b's models must be over the detector's
+// metrics, in order (Baseline.Check). nil restores the peers alone.
+func (d *Detector) SetBaseline(b *Baseline) { d.base = b }
 
 // SetStepHook makes the detector call fn after each step with the step's
 // end (Unix ms) and the hosts that raised an alarm in it (reused: copy to
@@ -150,6 +198,17 @@ func (d *Detector) Add(host string, t int64, label int, z, x []float64) {
 	}
 	n := d.nodes[i]
 	n.hist.add(label)
+	if d.base.Has(host) {
+		if n.own.ring == nil {
+			n.own = newHistogram(2, d.p.WindowS, d.p.Decay)
+		}
+		d.selfBuf = grow(d.selfBuf, len(x))
+		unknown := 0
+		if d.base.Unknown(host, x, d.selfBuf) {
+			unknown = 1
+		}
+		n.own.add(unknown)
+	}
 	n.last = max(n.last, t)
 	for j := range d.dim {
 		n.zSum[j] += z[j]
@@ -261,7 +320,18 @@ func (d *Detector) evaluate(end int64) {
 			n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
 		}
 		n.count *= d.p.AlarmDecay
-		if n.differs > d.p.PeerFraction {
+		differs := n.differs > d.p.PeerFraction
+		n.selfOK = n.own.n >= (d.p.WindowS+1)/2
+		if n.selfOK {
+			var p [2]float64
+			n.own.normalize(p[:])
+			n.self = p[1]
+		}
+		if differs && n.selfOK && n.self <= d.base.Params.SelfShare {
+			differs = false // it always looks like that beside such peers
+			n.absolved++
+		}
+		if differs {
 			d.alarmed = append(d.alarmed, n.host)
 			n.alarms++
 			n.count++
@@ -280,7 +350,13 @@ func (d *Detector) evaluate(end int64) {
 			if n.firstIndict == 0 {
 				n.firstIndict = end
 			}
-			in := Indictment{Host: n.host, Time: end, AlarmCount: n.count, Differs: n.differs}
+			in := Indictment{Host: n.host, Time: end, AlarmCount: n.count, Differs: n.differs, Confidence: ConfidenceLow}
+			if n.selfOK {
+				in.SelfUnknown, in.Confidence = n.self, ConfidenceHigh
+				if d.peersN[k] < SmallGroup {
+					in.Confidence = ConfidenceMedium
+				}
+			}
 			d.indicts = append(d.indicts, in)
 			if d.onIndict != nil {
 				d.onIndict(in)
@@ -471,7 +547,8 @@ func (d *Detector) Statuses() []NodeStatus {
 	out := make([]NodeStatus, 0, len(d.nodes))
 	for _, n := range d.nodes {
 		st := NodeStatus{Host: n.host, Steps: n.steps, Alarms: n.alarms, AlarmCount: n.count,
-			MaxAlarmCount: n.maxCnt, Indicted: n.indicted, FirstIndicted: n.firstIndict, Differs: n.differs}
+			MaxAlarmCount: n.maxCnt, Indicted: n.indicted, FirstIndicted: n.firstIndict, Differs: n.differs,
+			OwnHistory: d.base.Has(n.host), SelfUnknown: n.self, Absolved: n.absolved}
 		if n.nDev > 0 {
 			inv := 1 / float64(n.nDev)
 			for j, name := range d.metrics {

@@ -155,6 +155,20 @@ func (o *Online) Counts() (vectors, unknowns, dropped int64) {
 	return o.vectors, o.unknowns, o.asm.Dropped()
 }
 
+// SetBaseline makes the detector compare each node with its own history
+// too (Detector.SetBaseline); b must be over the labeler's metrics.
+func (o *Online) SetBaseline(b *Baseline) error {
+	if b != nil {
+		if err := b.Check(o.lab.Metrics()); err != nil {
+			return err
+		}
+	}
+	o.mu.Lock()
+	o.det.SetBaseline(b)
+	o.mu.Unlock()
+	return nil
+}
+
 // SetWorkload makes the comparison workload-aware (Detector.SetWorkload);
 // nil restores plain Ganesha.
 func (o *Online) SetWorkload(w *Workload) {

@@ -18,6 +18,7 @@ type node struct {
 	faults  []*faultRun
 	mem     float64 // bytes held by executors and containers
 	sampled bool
+	role    *RoleSpec // another role the node plays, nil for none
 }
 
 // cluster is the simulated hardware with its HDFS-like block placement.
@@ -58,6 +59,9 @@ func newCluster(spec *ClusterSpec, rng *rand.Rand) *cluster {
 		n := &node{idx: i, name: fmt.Sprintf("node%0*d.sim.local", width, i+1), rack: rack, class: h, free: h.Cores}
 		c.nodes = append(c.nodes, n)
 		c.racks[rack] = append(c.racks[rack], i)
+	}
+	for i := range spec.Roles {
+		c.nodes[spec.Roles[i].Node].role = &spec.Roles[i]
 	}
 	return c
 }

@@ -168,7 +168,13 @@ func (e *engine) resourcesOf(n *node) resources {
 	return resources{cpu: e.cpuAt(n, e.now), disk: e.diskAt(n, e.now)}
 }
 
-func (e *engine) cpuAt(n *node, t int64) float64 { return n.class.CPUSpeed * n.cpuFactor(t) }
+func (e *engine) cpuAt(n *node, t int64) float64 {
+	f := n.class.CPUSpeed * n.cpuFactor(t)
+	if n.role != nil {
+		f *= 1 - n.role.CPUShare // the role's processes keep that share of the cores
+	}
+	return f
+}
 
 func (e *engine) diskAt(n *node, t int64) float64 {
 	return n.class.DiskMBps * mb * n.diskFactor(t) / math.Max(1, e.load(n)/2)

@@ -66,11 +66,12 @@ var library = map[string]func() *Scenario{
 		sc.Scheduler.TaskFailureRate = 0.01
 		return sc
 	},
-	"demo":      demo,
-	"large":     large,
-	"recurring": recurring,
-	"parc":      func() *Scenario { return parc(14) },
-	"parc-50":   func() *Scenario { return parc(50) },
+	"demo":       demo,
+	"large":      large,
+	"recurring":  recurring,
+	"asymmetric": asymmetric,
+	"parc":       func() *Scenario { return parc(14) },
+	"parc-50":    func() *Scenario { return parc(50) },
 	"sql-clean": func() *Scenario {
 		return sqlBase("sql-clean", "four Spark SQL applications (joins and aggregates) on a healthy cluster")
 	},
@@ -241,6 +242,19 @@ func large() *Scenario {
 			{Kind: FaultPacketLoss, Node: 777, StartS: 1200, EndS: 2000, Loss: 0.05}},
 		Metrics: MetricsSpec{EveryNth: 100},
 	}
+}
+
+// asymmetric is clean with peers that are not alike beyond their hardware:
+// node001 also runs the cluster's master daemons (a quarter of its cores
+// busy and six more processes runnable or blocked all the time: about 7×
+// an idle peer's load), as in a real 4-node Spark cluster whose fault-free
+// runs plain Ganesha indicted (issue 13). Resized to 4 and 10 nodes (with
+// faults added) it is the evaluation of the peer diagnosis against its own
+// history (docs/PEER.md).
+func asymmetric() *Scenario {
+	sc := base("asymmetric", "clean, with node001 also running the master daemons (a quarter of its CPU, load +6)")
+	sc.Cluster.Roles = []RoleSpec{{Node: 0, Name: "master", CPUShare: 0.25, Load: 6, Procs: 150}}
+	return sc
 }
 
 // ParcFaultS is when the parc scenarios' faults start: the runs that end

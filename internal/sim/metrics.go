@@ -213,6 +213,12 @@ func (s *metricSink) derive(n *node, ns *nodeSeries, t int64, v *[len(MetricName
 			blocked += running
 		}
 	}
+	var roleLoad, roleProcs float64
+	if r := n.role; r != nil {
+		user += r.CPUShare * cores
+		hogCtx += 2000 * r.CPUShare * cores
+		roleLoad, roleProcs = r.Load, float64(r.Procs)
+	}
 	demand := user + sys
 	scale := 1.0
 	if demand > cores {
@@ -227,13 +233,13 @@ func (s *metricSink) derive(n *node, ns *nodeSeries, t int64, v *[len(MetricName
 	j := func(k uint) float64 { return 0.95 + 0.1*float64((r>>(k*3))&0xff)/255 }
 	runnable := demand + 1
 	alpha := math.Exp(-float64(s.width) / 60000)
-	ns.load = ns.load*alpha + (runnable+blocked+util*running*0.5)*(1-alpha)
+	ns.load = ns.load*alpha + (runnable+blocked+roleLoad+util*running*0.5)*(1-alpha)
 	v[0] = userPct * j(0)
 	v[1] = sysPct * j(1)
 	v[2] = iowait * j(2)
 	v[3] = (700 + 1800*running + (dr+dw)/mb*25 + (rx+tx)/mb*40 + hogCtx) * j(3)
 	v[4] = math.Round(runnable * j(4))
-	v[5] = math.Round(420 + 40*running + n.mem/memPerCore*60)
+	v[5] = math.Round(420 + roleProcs + 40*running + n.mem/memPerCore*60)
 	v[6] = ns.load
 	v[7] = rx * j(5)
 	v[8] = tx * j(6)

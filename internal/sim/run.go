@@ -302,8 +302,11 @@ func (e *engine) fillTruth(tr *Truth, runs []*appRun, faults []FaultSpec) {
 	sc := e.sc
 	tr.EndMs = max(e.lastEnd, e.sc.StartMs+int64(sc.HorizonS*1000))
 	for _, n := range e.cl.nodes {
-		tr.Nodes = append(tr.Nodes, NodeTruth{Host: n.name, Rack: e.cl.rackNames[n.rack], Class: n.class.Name,
-			Cores: n.class.Cores, Sampled: n.sampled})
+		nt := NodeTruth{Host: n.name, Rack: e.cl.rackNames[n.rack], Class: n.class.Name, Cores: n.class.Cores, Sampled: n.sampled}
+		if n.role != nil {
+			nt.Role = n.role.Name
+		}
+		tr.Nodes = append(tr.Nodes, nt)
 	}
 	tr.Faults = []FaultTruth{}
 	seen := map[*node]int{}

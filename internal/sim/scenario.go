@@ -58,6 +58,24 @@ type ClusterSpec struct {
 	// other seeds can run other work on the same hardware: the history of
 	// one cluster.
 	Seed uint64 `json:"seed,omitempty"`
+	// Roles are other jobs some nodes do beside running tasks.
+	Roles []RoleSpec `json:"roles,omitempty"`
+}
+
+// RoleSpec is another role a node plays beside running tasks (a master's
+// daemons, a gateway, a monitoring agent): a persistent load that is no
+// fault, so that the node's peers are not alike.
+type RoleSpec struct {
+	// Node is the node's index; Name names the role.
+	Node int    `json:"node"`
+	Name string `json:"name"`
+	// CPUShare is the share of the node's cores its processes keep busy
+	// (user CPU); its tasks get the rest.
+	CPUShare float64 `json:"cpuShare"`
+	// Load is how many more processes it keeps runnable or blocked (the
+	// load average's), Procs how many more it runs in all.
+	Load  float64 `json:"load"`
+	Procs int     `json:"procs"`
 }
 
 // HardwareClass is one kind of node. CPUSpeed is relative to the reference
@@ -293,6 +311,12 @@ func (sc *Scenario) Resolve() error {
 		h := &c.Classes[i]
 		if h.Share <= 0 || h.Cores <= 0 || h.CPUSpeed <= 0 || h.DiskMBps <= 0 || h.NetMBps <= 0 || h.MemoryGB <= 0 {
 			return fmt.Errorf("%w: class %q needs positive share, cores, cpuSpeed, diskMBps, netMBps, memoryGB", ErrScenario, h.Name)
+		}
+	}
+	for _, r := range c.Roles {
+		if r.Node < 0 || r.Node >= c.Nodes || r.CPUShare < 0 || r.CPUShare >= 1 || r.Load < 0 || r.Procs < 0 {
+			return fmt.Errorf("%w: role %q: node %d of %d, cpuShare %g, load %g, procs %d: want a node of the cluster, cpuShare in [0, 1) and no negative load",
+				ErrScenario, r.Name, r.Node, c.Nodes, r.CPUShare, r.Load, r.Procs)
 		}
 	}
 	if c.BlockMB <= 0 {

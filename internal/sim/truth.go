@@ -24,6 +24,8 @@ type NodeTruth struct {
 	Class   string `json:"class"`
 	Cores   int    `json:"cores"`
 	Sampled bool   `json:"sampled"` // node metrics were written for it
+	// Role is the other role the node plays (RoleSpec.Name), "" for none.
+	Role string `json:"role,omitempty"`
 }
 
 // FaultTruth is an injected node fault.

@@ -1,0 +1,151 @@
+package peer
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sim"
+)
+
+// asymRun simulates the asymmetric scenario at nodes nodes on the hardware
+// of cluster seed cseed, with workload seed seed, day days before the
+// evaluated one (0: that day), and fault (a sim.Fault* kind on a node
+// drawn from the seed, 30–200 s; "" for none).
+func asymRun(tb testing.TB, nodes int, cseed, seed uint64, day int, fault string) simRun {
+	tb.Helper()
+	sc, err := sim.Named("asymmetric")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc = sc.WithNodes(nodes)
+	sc.Cluster.Seed = cseed
+	sc.StartMs = 1767225600000 - int64(day)*86_400_000
+	sc.Metrics.EveryNth = 1
+	if fault != "" {
+		sc.Faults = []sim.FaultSpec{{Kind: fault, Node: -1, StartS: 30, EndS: 200}}
+	}
+	var buf bytes.Buffer
+	res, err := sim.SimulateTo(sc, seed, sim.Sinks{Metrics: &buf}, nil)
+	if err != nil {
+		tb.Fatalf("simulate asymmetric/%d seed %d: %v", nodes, seed, err)
+	}
+	return simRun{res: res, csv: buf.Bytes()}
+}
+
+// asymBaselineDays is how many fault-free days of its cluster a baseline
+// is trained on.
+const asymBaselineDays = 5
+
+// asymBaseline trains the nodes' own models of cluster cseed from
+// asymBaselineDays fault-free days.
+func asymBaseline(tb testing.TB, prof *Profile, bp BaselineParams, nodes int, cseed uint64) *Baseline {
+	tb.Helper()
+	vectors := map[string][][]float64{}
+	for day := 1; day <= asymBaselineDays; day++ {
+		r := asymRun(tb, nodes, cseed, cseed*1000+uint64(day), day, "")
+		a := NewAssembler(prof.Metrics())
+		r.replay(tb, func(s *model.Sample) {
+			a.Add(s, func(h string, _ int64, x []float64) { vectors[h] = append(vectors[h], slices.Clone(x)) })
+		})
+	}
+	b, _, err := TrainBaseline(vectors, prof.Metrics(), BaselineTrainOptions(), bp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// judgeOwn runs the peers alone (b nil) or with each node's own history
+// over a labelled run, without logs, and scores it.
+func judgeOwn(prof *Profile, p Params, b *Baseline, r simRun, v []labeled) outcome {
+	d := NewDetector(prof.Bins(), prof.Metrics(), p, nil)
+	d.SetBaseline(b)
+	for _, x := range v {
+		d.Add(x.host, x.t, x.label, x.z, x.x)
+	}
+	d.Flush()
+	var o outcome
+	if len(r.res.Truth.Faults) > 0 {
+		o.culprit = r.res.Truth.Faults[0].Host
+	}
+	o.statuses = d.Statuses()
+	for _, st := range o.statuses {
+		o.alarms += st.Alarms
+		o.steps += st.Steps
+		if st.FirstIndicted == 0 {
+			continue
+		}
+		if st.Host == o.culprit {
+			o.culpritIndicted = true
+		} else {
+			o.innocents = append(o.innocents, st.Host)
+		}
+	}
+	return o
+}
+
+// TestEvaluateAsymmetric is the target for the peer diagnosis
+// without logs on clusters whose peers are not alike: the asymmetric
+// scenario (node001 also runs the master's daemons) at 4 and 10 nodes,
+// fault-free and with a CPU hog or a disk hog on a node drawn from the
+// seed (30–200 s), 20 seeds each, Ganesha's peers alone beside the peers
+// and each node's own history (a Baseline recorded from
+// asymBaselineDays fault-free days of the same cluster, other workload
+// seeds). The profile is the shared one (trainedProfile).
+// CLUSTERLENS_EVAL_SEED moves the seeds (500 while tuning); on the
+// reported seeds 1–20 the test holds the targets where they were
+// met (no false indictment on the fault-free runs, CPU hogs found in ≥ 95%
+// of runs with no innocent indicted) and the measured disk-hog floors
+// (docs/PEER.md).
+func TestEvaluateAsymmetric(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 480 runs")
+	}
+	first := uint64(1)
+	if v := os.Getenv("CLUSTERLENS_EVAL_SEED"); v != "" {
+		first, _ = strconv.ParseUint(v, 10, 64)
+	}
+	prof := trainedProfile(t)
+	p := prof.Params
+	bp := DefaultBaselineParams()
+	var b strings.Builder
+	fmt.Fprintf(&b, "seeds %d-%d\n| scenario | nodes | runs | Ganesha TP | Ganesha FP | Ganesha alarms/node-step | own history TP | own history FP | own history alarms/node-step |\n|---|---|---|---|---|---|---|---|---|\n", first, first+19)
+	for _, nodes := range []int{4, 10} {
+		rows := map[string]*[2]tally{}
+		for seed := first; seed < first+20; seed++ {
+			base := asymBaseline(t, prof, bp, nodes, seed)
+			for _, fault := range []string{"", sim.FaultCPUHog, sim.FaultDiskHog} {
+				r := asymRun(t, nodes, seed, seed, 0, fault)
+				v := labelRun(t, prof, r)
+				if rows[fault] == nil {
+					rows[fault] = &[2]tally{}
+				}
+				rows[fault][0].add(judgeOwn(prof, p, nil, r, v))
+				rows[fault][1].add(judgeOwn(prof, p, base, r, v))
+			}
+		}
+		for _, fault := range []string{"", sim.FaultCPUHog, sim.FaultDiskHog} {
+			g, o := rows[fault][0], rows[fault][1]
+			// The disk hog at 4 nodes: TP 0.70 and one run with an innocent
+			// indicted, measured (the 0.95 is not met there).
+			minTP := map[string]float64{sim.FaultCPUHog: 0.95, sim.FaultDiskHog: map[int]float64{4: 0.7, 10: 0.95}[nodes]}[fault]
+			maxFP := map[bool]float64{true: 0.05}[fault == sim.FaultDiskHog && nodes == 4]
+			if first == 1 && (o.fpRatio() > maxFP || o.tpRatio() < minTP) {
+				t.Errorf("asymmetric %q at %d nodes with own history: TP %.2f (floor %.2f), FP %.2f (ceiling %.2f)", fault, nodes, o.tpRatio(), minTP, o.fpRatio(), maxFP)
+			}
+			name := "asymmetric " + fault
+			if fault == "" {
+				name = "asymmetric (fault-free)"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %.2f | %.2f | %.4f | %.2f | %.2f | %.4f |\n", name, nodes, g.runs,
+				g.tpRatio(), g.fpRatio(), g.alarmRate(), o.tpRatio(), o.fpRatio(), o.alarmRate())
+		}
+	}
+	t.Log("\n" + b.String())
+}
