@@ -74,6 +74,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
 		f.StringVar(&o.nodeModels, "node-models", "", "run history (as index --store) to learn each node's expected speed from (PARC, docs/NODES.md): straggler-nodes and the culprit nodes' attempt slowdowns are then against each node's own model")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
+		f.StringVar(&o.peerBaseline, "peer-baseline", "", "the nodes' own fault-free models (peer baseline) for the node diagnosis: a node is a culprit only when it differs from its peers and from itself")
 		f.BoolVar(&o.nodes, "node-diagnosis", true, "with --metrics, diagnose the nodes (abnormal nodes per stage, culprit nodes)")
 		dp, dn := peer.DefaultParams(), nodediag.DefaultOptions().Nodes
 		f.Float64Var(&o.peerSet.DistThreshold, "peer-threshold", dp.DistThreshold, "node diagnosis: square-root JS distance beyond which two nodes differ (Ganesha)")
@@ -88,7 +89,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
-	peerProfile, nodeModels                  string
+	peerProfile, peerBaseline, nodeModels    string
 	// peerSet and similarity hold the node diagnosis's parameter flags;
 	// changed records which were given (a profile's own values stay otherwise).
 	peerSet                      peer.Params
@@ -176,8 +177,8 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 			}
 			opts.Nodes = nopt
 		}
-	} else if o.peerProfile != "" {
-		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile needs --metrics"))
+	} else if o.peerProfile != "" || o.peerBaseline != "" {
+		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile and --peer-baseline need --metrics"))
 	}
 	var as []*report.Analysis
 	for _, app := range res.Apps {
@@ -217,6 +218,13 @@ func nodeOptions(o analyzeOptions, apps []*model.App, expect peer.Expect) (*node
 			return nil, fmt.Errorf("--peer-profile: %w", err)
 		}
 		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
+	}
+	if o.peerBaseline != "" {
+		b, err := peer.LoadBaselineFile(o.peerBaseline)
+		if err != nil {
+			return nil, fmt.Errorf("--peer-baseline: %w", err)
+		}
+		nopt.Baseline = b
 	}
 	if o.changed != nil {
 		overrideParams(o.changed, "peer-", &nopt.Peer, o.peerSet)

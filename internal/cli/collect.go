@@ -31,6 +31,7 @@ type collectOptions struct {
 	listen, store, tokenFile, tlsCert, tlsKey string
 	maxBody                                   int64
 	peerProfile                               string // Ganesha profile for online peer diagnosis ("" for none)
+	peerBaseline                              string // the nodes' own models (peer baseline, "" for none)
 }
 
 func init() {
@@ -68,6 +69,7 @@ clusterlens_peer_* metrics.`,
 		f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 		f.Int64Var(&o.maxBody, "max-body", collector.DefaultMaxBodyBytes, "largest request body accepted, in bytes (compressed)")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "peer profile (clusterlens peer train): diagnose nodes online, indictments logged and on /metrics")
+		f.StringVar(&o.peerBaseline, "peer-baseline", "", "with --peer-profile, the nodes' own fault-free models (clusterlens peer baseline): a node is indicted only when it differs from its peers and from itself")
 		return cmd
 	})
 }
@@ -91,6 +93,17 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		if online, err = peer.NewOnline(prof, prof.Params, log); err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--peer-profile: %w", err))
 		}
+		if o.peerBaseline != "" {
+			b, err := peer.LoadBaselineFile(o.peerBaseline)
+			if err == nil {
+				err = online.SetBaseline(b)
+			}
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("--peer-baseline: %w", err))
+			}
+		}
+	} else if o.peerBaseline != "" {
+		return withCode(ExitUsage, errors.New("--peer-baseline needs --peer-profile"))
 	}
 	st, err := open.Open(ctx, o.store)
 	if err != nil {

@@ -136,6 +136,7 @@ func peerFindings(p *Peers) []diagnose.Finding {
 		if c.Attempts > 0 {
 			f.Summary += " Around then " + c.SlowdownText() + "."
 		}
+		f.Summary += " Confidence " + c.Confidence + "."
 		f.Evidence = append(indictEvidence(&c, p),
 			diagnose.Evidence{Name: "median distance to peers", Value: round(c.Distances.Median), Unit: "ratio", Compare: ">=", Limits: []float64{c.Distances.Threshold}},
 			diagnose.Evidence{Name: "peers farther than the threshold", Value: float64(c.Distances.Beyond), Unit: "count"},

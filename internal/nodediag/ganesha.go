@@ -47,6 +47,9 @@ type Indicted struct {
 	// and Alarmed the steps in which it raised an alarm (indices into Steps).
 	History []float64 `json:"alarmCount"`
 	Alarmed []int     `json:"alarmedSteps"`
+	// Confidence is its first indictment's (peer.Confidence*): low when no
+	// history of its own said whether it always looks like that.
+	Confidence string `json:"confidence"`
 }
 
 // Distances summarise a node's label-histogram distances to its peers at
@@ -127,6 +130,12 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	if opt.Workload != nil {
 		det.SetWorkload(opt.Workload)
 	}
+	if opt.Baseline != nil {
+		if err := opt.Baseline.Check(prof.Metrics()); err != nil {
+			return nil, err
+		}
+		det.SetBaseline(opt.Baseline)
+	}
 	var alarmed [][]string
 	det.SetStepHook(func(end int64, a []string) {
 		res.Steps = append(res.Steps, end)
@@ -160,19 +169,19 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	for h, n := range hosts {
 		byHost[n] = h
 	}
-	first := map[string]float64{}
+	first := map[string]peer.Indictment{}
 	for _, in := range det.Indictments() {
 		if _, ok := first[in.Host]; !ok {
-			first[in.Host] = in.Differs
+			first[in.Host] = in
 		}
 	}
 	verdicts := peer.Attribute(det.Statuses(), opt.Workload, p)
 	separateFaults(verdicts)
 	for _, v := range verdicts {
-		in := Indicted{Verdict: v, Alarmed: []int{}}
+		in := Indicted{Verdict: v, Alarmed: []int{}, Confidence: first[v.Host].Confidence}
 		in.History, in.Alarmed = history(v.Host, res.Steps, alarmed, p.AlarmDecay)
 		in.Distances = distances(byHost[v.Host], v.FirstIndicted, hosts, labels, prof.Bins(), p, opt.Workload)
-		in.Distances.DetectorShare = first[v.Host]
+		in.Distances.DetectorShare = first[v.Host].Differs
 		if v.Role == "culprit" {
 			res.Culprits = append(res.Culprits, in)
 		} else {

@@ -27,6 +27,10 @@ type Options struct {
 	// Workload is what every loaded application ran on each node (nil:
 	// plain Ganesha, every node compared with every other).
 	Workload *peer.Workload
+	// Baseline is the nodes' own fault-free models (peer baseline): a node
+	// is then indicted only when it differs from its peers and from
+	// itself (nil: its peers alone).
+	Baseline *peer.Baseline
 }
 
 // DefaultOptions returns the underlying packages' defaults.
