@@ -96,7 +96,7 @@ func (d *data) add(runs []*history.Run, trim float64) {
 			}
 			k := [2]int32{h.Stage, h.Attempt}
 			st := stages[k]
-			if st == nil {
+			if st == nil || !nodeWork(r, st) {
 				continue
 			}
 			if cur < 0 || k != curKey {
@@ -116,6 +116,19 @@ func (d *data) add(runs []*history.Run, trim float64) {
 			d.rs[cur].end = int32(len(d.cells))
 		}
 	}
+}
+
+// nodeWork reports whether a stage's task durations tell its nodes'
+// speeds: not a MapReduce job's setup and cleanup tasks (bookkeeping whose
+// time is the task trackers' heartbeats) nor its reduces, which start
+// before the maps end (slow start) and wait for their output, so that
+// their durations are mostly the maps' progress (seen on the GridMix and
+// Rumen traces of shared/data, docs/NODES.md).
+func nodeWork(r *history.Run, st *history.Stage) bool {
+	if r.Engine != "mapreduce" {
+		return true
+	}
+	return st.Name != "setup" && st.Name != "cleanup" && st.Name != "reduce"
 }
 
 // logMoments fills c's log-space moments from h, leaving out the longest

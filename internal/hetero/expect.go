@@ -14,7 +14,10 @@ import (
 // space, without the run-stage's offset (α, which the stage's median
 // carries). v_j is the job class's learned loadings, or its resource
 // class's prior ones for a job class the history has not seen (as Judge).
-// A node with fewer than MinHistoryTasks history tasks has no expectation.
+// Stages the model leaves out of its fit (nodeWork: MapReduce reduces,
+// setup and cleanup) get their resource class's prior loadings too: the
+// node is as slow there as its factors say. A node with fewer than
+// MinHistoryTasks history tasks has no expectation.
 func (m *Joint) Expect(app *model.App) diagnose.Expectation {
 	r := history.FromApp(app, "", false, nil)
 	k := m.p.Rank
