@@ -128,13 +128,18 @@ func (m *Joint) Speeds() []NodeSpeed {
 	return out
 }
 
-// Classes groups the nodes with enough history into hardware classes: per
-// resource, the nodes sorted by their log factor split where two neighbours
-// are more than ClassGap apart; a class is a combination of those groups
-// and of the instance type the logs name (nodes of different instance
-// types are never one class). Executor cores and racks are not hardware
-// facts a log pins down (a run's executors may leave cores free), so they
-// only describe the classes. Classes are named by speed, fastest first.
+// Classes groups the nodes with enough history into hardware classes. A
+// node whose instance type the logs name is of that type's class: the
+// logs say what hardware it is, and a node slower than its type's others
+// is the verdicts' business (its own factors stay its own). The others are
+// grouped by their learned speeds: per resource, the nodes sorted by their
+// log factor split where two neighbours are more than ClassGap apart and
+// farther apart than their factors' uncertainty allows (intervalZ standard
+// errors of the difference: one run's few tasks do not make a class); a
+// class is a combination of those groups. Executor cores and racks are not
+// hardware facts a log pins down (a run's executors may leave cores
+// free), so they only describe the classes. Classes are named by speed,
+// fastest first.
 func (m *Joint) Classes() []Class {
 	types := map[string]string{}
 	for h, f := range m.facts {
@@ -149,7 +154,7 @@ func (m *Joint) Classes() []Class {
 }
 
 func (m *Joint) classes(facts map[string]string) []Class {
-	f, _ := m.logSpeeds()
+	f, se := m.logSpeeds()
 	var idx []int
 	for n := range m.nodes {
 		if m.tasks[n] >= m.p.MinHistoryTasks {
@@ -165,8 +170,12 @@ func (m *Joint) classes(facts map[string]string) []Class {
 		slices.SortFunc(sorted, func(a, b int) int { return cmp.Compare(f[a][r], f[b][r]) })
 		g := 0
 		for i, n := range sorted {
-			if i > 0 && f[n][r]-f[sorted[i-1]][r] > m.p.ClassGap {
-				g++
+			if i > 0 {
+				p := sorted[i-1]
+				gap := f[n][r] - f[p][r]
+				if gap > m.p.ClassGap && gap > intervalZ*math.Hypot(se[n][r], se[p][r]) {
+					g++
+				}
 			}
 			group[n] = append(group[n], g)
 		}
@@ -174,8 +183,8 @@ func (m *Joint) classes(facts map[string]string) []Class {
 	byKey := map[string][]int{}
 	for _, n := range idx {
 		key := fmt.Sprint(group[n])
-		if facts != nil {
-			key = facts[m.nodes[n]] + "\x00" + key
+		if t := facts[m.nodes[n]]; t != "" {
+			key = t + "\x00" // the logs name its hardware: one class per type
 		}
 		byKey[key] = append(byKey[key], n)
 	}
