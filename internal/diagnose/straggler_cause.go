@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"math"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -184,16 +185,19 @@ func nodeSlowness(app *model.App, thD float64, minTasks, minNodeTasks int, expec
 		if med <= 0 {
 			continue
 		}
-		won := map[int32]bool{} // task indexes whose winning attempt read ordinary data
-		for i, r := range recs {
-			if p.medBytes > 0 && float64(r.bytes) >= thD*p.medBytes {
-				continue
+		normal := func(r *taskRec) bool { return p.medBytes <= 0 || float64(r.bytes) < thD*p.medBytes }
+		for i := range recs {
+			if normal(&recs[i]) {
+				ratios[recs[i].host] = append(ratios[recs[i].host], norm[i]/med)
 			}
-			won[r.index] = true
-			ratios[r.host] = append(ratios[r.host], norm[i]/med)
 		}
 		for i := range st.Tasks {
-			if t := &st.Tasks[i]; lostRace(app, t) && won[t.Index] {
+			t := &st.Tasks[i]
+			if !lostRace(app, t) {
+				continue
+			}
+			// Its task's winning attempt must have read ordinary data.
+			if j := slices.IndexFunc(recs, func(r taskRec) bool { return r.index == t.Index }); j >= 0 && normal(&recs[j]) {
 				ratios[t.Host] = append(ratios[t.Host], float64(t.Duration())/expected(expect, app, st, t.Host)/med)
 			}
 		}
