@@ -11,6 +11,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/load"
@@ -131,7 +132,7 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 	if o.format != "text" && o.format != "json" {
 		return nil, withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", o.format))
 	}
-	sev, err := diagnose.ParseSeverity(o.minSeverity)
+	sev, err := finding.ParseSeverity(o.minSeverity)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--min-severity: %w", err))
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/collector"
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/open"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // tokenEnv names the environment variable a token may come from instead
@@ -149,7 +149,7 @@ const IndictmentType = "peer_indictment"
 func storeIndictment(ctx context.Context, st store.Store, log *slog.Logger) func(peer.Indictment) {
 	return func(in peer.Indictment) {
 		text, _ := json.Marshal(in)
-		b := &metrics.Batch{Agent: "peer:" + in.Host, Seq: uint64(max(in.Time, 1)),
+		b := &wire.Batch{Agent: "peer:" + in.Host, Seq: uint64(max(in.Time, 1)),
 			Samples: []model.Sample{{Time: in.Time, Host: in.Host, Type: IndictmentType, Value: in.AlarmCount, Text: string(text)}}}
 		go func() {
 			if _, err := st.Append(ctx, b); err != nil {

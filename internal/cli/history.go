@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
@@ -56,7 +56,7 @@ over time, "history node HOST" one node across runs. docs/HISTORY.md describes t
 					return withCode(ExitUsage, err)
 				}
 				if severity != "" {
-					if f.MinSeverity, err = diagnose.ParseSeverity(severity); err != nil {
+					if f.MinSeverity, err = finding.ParseSeverity(severity); err != nil {
 						return withCode(ExitUsage, fmt.Errorf("--severity: %w", err))
 					}
 				}

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/sim"
 	"github.com/clusterlens/clusterlens/internal/store/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/store/open"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // TestAnalyzeMetrics runs analyze --metrics on a simulator output: the
@@ -225,7 +226,7 @@ func (d *metricsDemo) viaStore(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := metrics.Batch{Agent: "test", Seq: 1}
+	batch := wire.Batch{Agent: "test", Seq: 1}
 	err = metrics.ReadCSV(bytes.NewReader(d.plain), "nodes.csv", func(s *model.Sample) error {
 		batch.Samples = append(batch.Samples, *s)
 		return nil

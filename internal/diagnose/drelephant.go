@@ -92,7 +92,7 @@ func drMin(a, b Severity) Severity { return min(a, b) }
 
 // drScaled returns the limits multiplied by f, as Dr. Elephant's
 // loadParameters turns minutes into milliseconds and fractions into bytes.
-func (l Limits) drScaled(f float64) Limits {
+func drScaled(l Limits, f float64) Limits {
 	return Limits{l[0] * f, l[1] * f, l[2] * f, l[3] * f}
 }
 

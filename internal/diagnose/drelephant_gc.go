@@ -46,7 +46,7 @@ func drGC(in *Input, p DrElephantGCParams, kind model.StageKind) []Finding {
 	}
 	avgRun, avgCPU, avgGC := drAverage(run), drAverage(cpu), drAverage(gc)
 	ratio := float64(avgGC) / float64(avgCPU) // Java: NaN or Infinity when avgCPU is 0
-	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	runtime := drScaled(p.RuntimeMinutes, drMinuteMs)
 	sev := drMin(p.GCRatio.Ascending(ratio), runtime.Ascending(float64(avgRun)))
 	if sev == None {
 		return nil

@@ -67,8 +67,8 @@ func drMapperSpeed(in *Input, p DrElephantMapperSpeedParams) []Finding {
 	}
 	medSize, _ := drMedian(sizes)
 	medRun, _ := drMedian(run)
-	speed := p.DiskSpeed.drScaled(float64(p.DiskReadSpeed))
-	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	speed := drScaled(p.DiskSpeed, float64(p.DiskReadSpeed))
+	runtime := drScaled(p.RuntimeMinutes, drMinuteMs)
 	sev := drMin(speed.Descending(float64(medSpeed)), runtime.Ascending(float64(medRun)))
 	if sev == None {
 		return nil

@@ -59,7 +59,7 @@ func drMapperSpill(in *Input, p DrElephantMapperSpillParams) []Finding {
 	if spills != 0 {
 		ratio = float64(spills) / float64(out)
 	}
-	limits := p.Spill.drScaled(drSpillFactor)
+	limits := drScaled(p.Spill, drSpillFactor)
 	normalized := math.Trunc(ratio * drSpillFactor) // Java's (long) cast; +Inf stays above every limit
 	sev := drMin(limits.Ascending(normalized), p.NumTasks.Ascending(float64(len(tasks))))
 	if sev == None {

@@ -73,7 +73,7 @@ func drMemory(in *Input, p DrElephantMemoryParams, kind model.StageKind, confKey
 	}
 	avg := drAverage(pmem)
 	ratio := float64(avg) / float64(container)
-	sizes := p.ContainerMemory.drScaled(float64(p.ContainerMemoryDefaultMB * drMiB))
+	sizes := drScaled(p.ContainerMemory, float64(p.ContainerMemoryDefaultMB*drMiB))
 	sev := drMin(p.MemoryRatio.Descending(ratio), sizes.Ascending(float64(container)))
 	if sev == None {
 		return nil

@@ -56,7 +56,7 @@ func drShuffleSort(in *Input, p DrElephantShuffleSortParams) []Finding {
 		}
 	}
 	avgExec, avgShuffle, avgSort := drAverage(exec), drAverage(shuffle), drAverage(sort)
-	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	runtime := drScaled(p.RuntimeMinutes, drMinuteMs)
 	shuffleSev, shuffleRatio := drPhaseSeverity(avgShuffle, avgExec, runtime, p.RuntimeRatio)
 	sortSev, sortRatio := drPhaseSeverity(avgSort, avgExec, runtime, p.RuntimeRatio)
 	sev := max(shuffleSev, sortSev)

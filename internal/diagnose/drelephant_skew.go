@@ -71,7 +71,7 @@ func drSkew(in *Input, p DrElephantSkewParams, m drSkewMeasure) []Finding {
 	dSmall, dLarge := drTwoGroups(data)
 	avg1, avg2 := drAverage(dSmall), drAverage(dLarge)
 	dDev := drDeviation(min(avg1, avg2), drAbs(avg2-avg1))
-	files := p.Files.drScaled(float64(drBlockSize(app, p.HDFSBlockSize)))
+	files := drScaled(p.Files, float64(drBlockSize(app, p.HDFSBlockSize)))
 	sevData := drMin(p.Deviation.Ascending(float64(dDev)), files.Ascending(float64(avg2)))
 	sevData = drMin(sevData, p.NumTasks.Ascending(float64(len(dSmall))))
 

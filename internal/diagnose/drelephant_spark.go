@@ -45,39 +45,15 @@ func fetchSparkREST(in *Input) (*sparkREST, error) {
 	return r, nil
 }
 
-// fetchSparkRESTUncached computes the three resources.
+// fetchSparkRESTUncached computes the three resources through the History
+// Server API's typed answers.
 func fetchSparkRESTUncached(in *Input) (*sparkREST, error) {
 	app := in.App
 	if app.Engine != model.Spark || app.ID == "" {
 		return nil, fmt.Errorf("fetch spark rest data: not a spark application with an id")
 	}
 	ix := shs.NewIndex([]*model.App{app})
-	base := "applications/" + app.ID
-	if app.AttemptID != "" {
-		base += "/" + app.AttemptID
-	}
-	var r sparkREST
-	for _, q := range []struct {
-		res string
-		dst any
-	}{{"allexecutors", &r.executors}, {"jobs", &r.jobs}, {"stages", &r.stages}} {
-		v, err := ix.Get(base+"/"+q.res, nil)
-		if err != nil {
-			return nil, fmt.Errorf("fetch %s/%s: %w", base, q.res, err)
-		}
-		ok := false
-		switch dst := q.dst.(type) {
-		case *[]shs.ExecutorSummary:
-			*dst, ok = v.([]shs.ExecutorSummary)
-		case *[]shs.JobData:
-			*dst, ok = v.([]shs.JobData)
-		case *[]shs.StageData:
-			*dst, ok = v.([]shs.StageData)
-		}
-		if !ok {
-			return nil, fmt.Errorf("fetch %s/%s: unexpected %T", base, q.res, v)
-		}
-	}
+	r := sparkREST{executors: ix.AllExecutors(app), jobs: ix.Jobs(app), stages: ix.Stages(app)}
 	for i := range r.executors {
 		if r.executors[i].ID == "driver" {
 			r.executors[i].TotalDuration = drDriverTaskTime(app)

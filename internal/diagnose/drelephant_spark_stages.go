@@ -59,7 +59,7 @@ func stagesFindings(r *sparkREST, prop func(string) (string, bool), p DrElephant
 			instances = int64(n)
 		}
 	}
-	runtime := p.RuntimeMinutes.drScaled(drMinuteMs)
+	runtime := drScaled(p.RuntimeMinutes, drMinuteMs)
 	var done, failed int
 	var highFail, longRun []string
 	var listed []Evidence // the stages Dr. Elephant lists: above moderate

@@ -53,7 +53,7 @@ func drTime(in *Input, p DrElephantTimeParams, kind model.StageKind) []Finding {
 		run = append(run, t.totalMs)
 	}
 	avg := drAverage(run)
-	short, long := p.ShortRuntimeMinutes.drScaled(drMinuteMs), p.LongRuntimeMinutes.drScaled(drMinuteMs)
+	short, long := drScaled(p.ShortRuntimeMinutes, drMinuteMs), drScaled(p.LongRuntimeMinutes, drMinuteMs)
 	sevShort := drMin(short.Descending(float64(avg)), p.NumTasks.Ascending(float64(len(tasks))))
 	sevLong := long.Ascending(float64(avg))
 	sev := max(sevShort, sevLong)

@@ -1,55 +1,33 @@
 package diagnose
 
-// ScopeKind is what a finding is about.
-type ScopeKind string
+import "github.com/clusterlens/clusterlens/internal/finding"
 
-// Scope kinds.
-const (
-	ScopeApplication ScopeKind = "application"
-	ScopeJob         ScopeKind = "job"
-	ScopeStage       ScopeKind = "stage"
-	ScopeNode        ScopeKind = "node"
-	ScopeTask        ScopeKind = "task"
-	// ScopeQuery names SQL executions by id ("3"), or one of their
-	// operators ("3/7": execution 3, plan node 7).
-	ScopeQuery ScopeKind = "query"
+// The findings vocabulary of package finding, under the short names the
+// detectors of this package use.
+type (
+	Finding   = finding.Finding
+	Severity  = finding.Severity
+	Limits    = finding.Limits
+	Scope     = finding.Scope
+	ScopeKind = finding.ScopeKind
+	Evidence  = finding.Evidence
 )
 
-// Scope names the parts of the application a finding refers to: the
-// application id, job ids, stage ids, host names or task ids.
-type Scope struct {
-	Kind ScopeKind `json:"kind"`
-	IDs  []string  `json:"ids"`
-}
+// Severities and scope kinds of package finding.
+const (
+	None     = finding.None
+	Low      = finding.Low
+	Moderate = finding.Moderate
+	Severe   = finding.Severe
+	Critical = finding.Critical
 
-// Evidence is one number behind a finding. With four Limits (low, moderate,
-// severe, critical) the number was graded against them and decided the
-// severity; with one it is a gate the number had to pass; without limits it
-// is context. Compare says how the number was compared: ">=" when larger is
-// worse, "<=" when smaller is worse.
-type Evidence struct {
-	Name    string    `json:"name"`
-	Value   float64   `json:"value"`
-	Unit    string    `json:"unit"` // ms, core-ms, ratio, share, count, executors, slots
-	Compare string    `json:"compare,omitempty"`
-	Limits  []float64 `json:"limits,omitempty"`
-}
-
-// Finding is one diagnosed problem.
-type Finding struct {
-	// ID is the detector's stable name, for example "driver-bound".
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Severity Severity `json:"severity"`
-	Scope    Scope    `json:"scope"`
-	// Summary says what was found, with its numbers, in one sentence.
-	Summary  string     `json:"summary"`
-	Evidence []Evidence `json:"evidence"`
-	// Recommendation is what to change, when there is something concrete.
-	Recommendation string `json:"recommendation,omitempty"`
-	// Source cites the paper or tool the detector follows.
-	Source string `json:"source"`
-}
+	ScopeApplication = finding.ScopeApplication
+	ScopeJob         = finding.ScopeJob
+	ScopeStage       = finding.ScopeStage
+	ScopeNode        = finding.ScopeNode
+	ScopeTask        = finding.ScopeTask
+	ScopeQuery       = finding.ScopeQuery
+)
 
 // graded is evidence graded against limits when larger is worse.
 func graded(name string, v float64, unit string, l Limits) Evidence {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
@@ -16,7 +16,7 @@ import (
 // FromApp condenses one analyzed application into a Run: log is where it
 // was read from, inProgress whether that log is still being written, and
 // findings what the detectors said of it.
-func FromApp(app *model.App, log string, inProgress bool, findings []diagnose.Finding) *Run {
+func FromApp(app *model.App, log string, inProgress bool, findings []finding.Finding) *Run {
 	s := summary.Build(app)
 	r := &Run{
 		Key: RunKey(app), Log: log,

@@ -14,7 +14,7 @@
 // schema.
 package history
 
-import "github.com/clusterlens/clusterlens/internal/diagnose"
+import "github.com/clusterlens/clusterlens/internal/finding"
 
 // SchemaVersion is the version of the run-history schema this build
 // writes. A store written by a newer version is refused (ErrNewerSchema);
@@ -73,8 +73,8 @@ type Run struct {
 	DAG []string `json:"dag,omitempty"`
 
 	// Worst is the highest severity among the findings.
-	Worst    diagnose.Severity `json:"worstSeverity"`
-	Findings []Finding         `json:"findings"`
+	Worst    finding.Severity `json:"worstSeverity"`
+	Findings []Finding        `json:"findings"`
 
 	Stages []Stage     `json:"stages,omitempty"`
 	Hosts  []HostStage `json:"hostStages,omitempty"`
@@ -139,11 +139,11 @@ type Totals struct {
 // Finding is a diagnosis as the history keeps it: which detector, how bad,
 // about what, and its one-sentence summary.
 type Finding struct {
-	Detector string            `json:"detector"`
-	Severity diagnose.Severity `json:"severity"`
-	Scope    string            `json:"scope"`
-	Title    string            `json:"title"`
-	Summary  string            `json:"summary"`
+	Detector string           `json:"detector"`
+	Severity finding.Severity `json:"severity"`
+	Scope    string           `json:"scope"`
+	Title    string           `json:"title"`
+	Summary  string           `json:"summary"`
 }
 
 // Stage is one stage attempt of a run.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 )
 
 // ErrNewerSchema is wrapped by Open's error when the store was written by a
@@ -59,7 +59,7 @@ type Filter struct {
 	Name   string
 	Status Status
 	// MinSeverity keeps runs whose worst finding is at least this grave.
-	MinSeverity diagnose.Severity
+	MinSeverity finding.Severity
 	// From and To bound the start time (epoch ms; From inclusive, To
 	// exclusive).
 	From, To int64

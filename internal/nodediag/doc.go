@@ -5,6 +5,6 @@
 // application the culprit nodes (Ganesha, Pan et al. 2009, §4.3, through
 // internal/peer, with clusterlens's workload-aware peers and attribution
 // telling culprits from the innocent peers they disturbed). The results
-// are diagnose.Finding values with node scope and the numbers behind them
+// are finding.Finding values with node scope and the numbers behind them
 // (docs/FINDINGS.md), and a Result the report draws (docs/REPORT.md).
 package nodediag

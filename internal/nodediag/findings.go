@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -25,7 +25,7 @@ const (
 
 // strengthLimits grade a culprit's largest |z| against its peers; a culprit
 // is at least moderate (it was indicted).
-var strengthLimits = diagnose.Limits{0.5, 1, 2, 4}
+var strengthLimits = finding.Limits{0.5, 1, 2, 4}
 
 // abnormalFindings gives one finding per node abnormal in some stage: the
 // stages, its lowest score, and the outlier metrics of its worst stage.
@@ -33,7 +33,7 @@ var strengthLimits = diagnose.Limits{0.5, 1, 2, 4}
 // too: per stage node metrics mix every application on the node and the
 // windows are short (docs/ANOMALY.md measures it), so on its own it only
 // points where to look.
-func abnormalFindings(r *Result) []diagnose.Finding {
+func abnormalFindings(r *Result) []finding.Finding {
 	culprit := map[string]bool{}
 	if r.Peers != nil {
 		for _, c := range r.Peers.Culprits {
@@ -64,15 +64,15 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 		}
 	}
 	slices.Sort(hosts)
-	var out []diagnose.Finding
+	var out []finding.Finding
 	for _, h := range hosts {
 		w := by[h]
 		gap := w.st.MedianScore - w.node.Score
-		f := diagnose.Finding{ID: IDAbnormal, Title: "Node unlike its peers during stages", Severity: diagnose.Low,
-			Scope: diagnose.Scope{Kind: diagnose.ScopeNode, IDs: []string{h}}, Source: sourceHybrid}
+		f := finding.Finding{ID: IDAbnormal, Title: "Node unlike its peers during stages", Severity: finding.Low,
+			Scope: finding.Scope{Kind: finding.ScopeNode, IDs: []string{h}}, Source: sourceHybrid}
 		named := 0.0
 		if culprit[h] {
-			f.Severity, named = diagnose.Moderate, 1
+			f.Severity, named = finding.Moderate, 1
 		}
 		var what []string
 		for _, r := range w.node.Slow {
@@ -89,7 +89,7 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 		f.Summary = fmt.Sprintf("%s was abnormal in %d of %d compared stages (%s); in %s its average cosine similarity to the other %d nodes was %.2f (threshold %.2f, median %.2f): %s.",
 			h, len(w.stages), r.StagesCompared, list(w.stages, 6), stageName(w.st), w.st.Compared-1, w.node.Score,
 			w.st.Threshold, w.st.MedianScore, strings.Join(what, ", "))
-		f.Evidence = []diagnose.Evidence{
+		f.Evidence = []finding.Evidence{
 			{Name: "stage", Value: float64(w.st.StageID), Unit: "id"},
 			{Name: "stages where abnormal", Value: float64(len(w.stages)), Unit: "count"},
 			{Name: "stages compared", Value: float64(r.StagesCompared), Unit: "count"},
@@ -99,13 +99,13 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 		}
 		for _, r := range w.node.Slow {
 			f.Evidence = append(f.Evidence,
-				diagnose.Evidence{Name: r.Rate + " throughput", Value: round(r.Value), Unit: "bytes/ms"},
-				diagnose.Evidence{Name: r.Rate + " throughput (peers' median)", Value: round(r.PeerMedian), Unit: "bytes/ms"})
+				finding.Evidence{Name: r.Rate + " throughput", Value: round(r.Value), Unit: "bytes/ms"},
+				finding.Evidence{Name: r.Rate + " throughput (peers' median)", Value: round(r.PeerMedian), Unit: "bytes/ms"})
 		}
 		for _, o := range w.node.Outliers {
 			f.Evidence = append(f.Evidence,
-				diagnose.Evidence{Name: o.Metric, Value: round(o.Value), Unit: unitOf(o.Metric)},
-				diagnose.Evidence{Name: o.Metric + " (peers' median)", Value: round(o.PeerMedian), Unit: unitOf(o.Metric)})
+				finding.Evidence{Name: o.Metric, Value: round(o.Value), Unit: unitOf(o.Metric)},
+				finding.Evidence{Name: o.Metric + " (peers' median)", Value: round(o.PeerMedian), Unit: unitOf(o.Metric)})
 		}
 		f.Recommendation = fmt.Sprintf("Look at %s during %s: per stage this comparison is a hint (node metrics mix every application on the node); when a culprit-node finding names it too, act on that.", h, stageName(w.st))
 		if culprit[h] {
@@ -117,15 +117,15 @@ func abnormalFindings(r *Result) []diagnose.Finding {
 }
 
 // peerFindings gives one finding per culprit and per innocent peer.
-func peerFindings(p *Peers) []diagnose.Finding {
+func peerFindings(p *Peers) []finding.Finding {
 	if p == nil {
 		return nil
 	}
-	var out []diagnose.Finding
+	var out []finding.Finding
 	for _, c := range p.Culprits {
-		sev := max(diagnose.Moderate, strengthLimits.Ascending(c.Strength))
-		f := diagnose.Finding{ID: IDCulprit, Title: "Culprit node: " + resourceTitle(c.Resource), Severity: sev,
-			Scope: diagnose.Scope{Kind: diagnose.ScopeNode, IDs: []string{c.Host}}, Source: sourceGanesha}
+		sev := max(finding.Moderate, strengthLimits.Ascending(c.Strength))
+		f := finding.Finding{ID: IDCulprit, Title: "Culprit node: " + resourceTitle(c.Resource), Severity: sev,
+			Scope: finding.Scope{Kind: finding.ScopeNode, IDs: []string{c.Host}}, Source: sourceGanesha}
 		var ev []string
 		for _, e := range c.Evidence {
 			ev = append(ev, fmt.Sprintf("%s %s vs peers' %s (z %+.1f)", e.Metric, num(e.Node), num(e.Peers), e.Z))
@@ -138,23 +138,23 @@ func peerFindings(p *Peers) []diagnose.Finding {
 		}
 		f.Summary += " Confidence " + c.Confidence + "."
 		f.Evidence = append(indictEvidence(&c, p),
-			diagnose.Evidence{Name: "median distance to peers", Value: round(c.Distances.Median), Unit: "ratio", Compare: ">=", Limits: []float64{c.Distances.Threshold}},
-			diagnose.Evidence{Name: "peers farther than the threshold", Value: float64(c.Distances.Beyond), Unit: "count"},
-			diagnose.Evidence{Name: "peers compared", Value: float64(c.Distances.Peers), Unit: "count"},
-			diagnose.Evidence{Name: "largest |z| against its peers", Value: round(c.Strength), Unit: "z", Compare: ">=", Limits: strengthLimits[:]},
+			finding.Evidence{Name: "median distance to peers", Value: round(c.Distances.Median), Unit: "ratio", Compare: ">=", Limits: []float64{c.Distances.Threshold}},
+			finding.Evidence{Name: "peers farther than the threshold", Value: float64(c.Distances.Beyond), Unit: "count"},
+			finding.Evidence{Name: "peers compared", Value: float64(c.Distances.Peers), Unit: "count"},
+			finding.Evidence{Name: "largest |z| against its peers", Value: round(c.Strength), Unit: "z", Compare: ">=", Limits: strengthLimits[:]},
 		)
 		for _, e := range c.Evidence {
 			f.Evidence = append(f.Evidence,
-				diagnose.Evidence{Name: e.Metric, Value: round(e.Node), Unit: unitOf(e.Metric)},
-				diagnose.Evidence{Name: e.Metric + " (peers' median)", Value: round(e.Peers), Unit: unitOf(e.Metric)},
-				diagnose.Evidence{Name: e.Metric + " z", Value: round(e.Z), Unit: "z"})
+				finding.Evidence{Name: e.Metric, Value: round(e.Node), Unit: unitOf(e.Metric)},
+				finding.Evidence{Name: e.Metric + " (peers' median)", Value: round(e.Peers), Unit: unitOf(e.Metric)},
+				finding.Evidence{Name: e.Metric + " z", Value: round(e.Z), Unit: "z"})
 		}
 		if c.Attempts > 0 {
 			name := "attempt duration / stage median"
 			if c.AgainstModel {
 				name = "attempt duration / stage median, against its own model"
 			}
-			f.Evidence = append(f.Evidence, diagnose.Evidence{Name: name, Value: round(c.Slowdown), Unit: "ratio"})
+			f.Evidence = append(f.Evidence, finding.Evidence{Name: name, Value: round(c.Slowdown), Unit: "ratio"})
 		}
 		f.Recommendation = recommendation(c.Host, c.Resource)
 		if p.Profile == SelfTrained {
@@ -163,8 +163,8 @@ func peerFindings(p *Peers) []diagnose.Finding {
 		out = append(out, f)
 	}
 	for _, v := range p.Innocent {
-		f := diagnose.Finding{ID: IDInnocent, Title: "Innocent peer of a culprit node", Severity: diagnose.Low,
-			Scope: diagnose.Scope{Kind: diagnose.ScopeNode, IDs: []string{v.Host}}, Source: sourceGanesha}
+		f := finding.Finding{ID: IDInnocent, Title: "Innocent peer of a culprit node", Severity: finding.Low,
+			Scope: finding.Scope{Kind: finding.ScopeNode, IDs: []string{v.Host}}, Source: sourceGanesha}
 		f.Summary = fmt.Sprintf("%s was indicted too (weighted alarm count %.1f, %d alarms, resource %s) but in the same episode as %s, whose fault explains it: it is judged an innocent peer disturbed by %s.",
 			v.Host, v.MaxAlarmCount, v.Alarms, v.Resource, v.VictimOf, v.VictimOf)
 		f.Evidence = indictEvidence(&v, p)
@@ -175,8 +175,8 @@ func peerFindings(p *Peers) []diagnose.Finding {
 }
 
 // indictEvidence is the alarm history's numbers.
-func indictEvidence(c *Indicted, p *Peers) []diagnose.Evidence {
-	return []diagnose.Evidence{
+func indictEvidence(c *Indicted, p *Peers) []finding.Evidence {
+	return []finding.Evidence{
 		{Name: "largest weighted alarm count", Value: round(c.MaxAlarmCount), Unit: "count", Compare: ">", Limits: []float64{p.Params.IndictThreshold}},
 		{Name: "alarms", Value: float64(c.Alarms), Unit: "count"},
 		{Name: "comparison steps", Value: float64(len(p.Steps)), Unit: "count"},

@@ -3,7 +3,7 @@ package nodediag
 import (
 	"github.com/clusterlens/clusterlens/internal/anomaly"
 	"github.com/clusterlens/clusterlens/internal/correlate"
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/peer"
 )
 
@@ -85,8 +85,8 @@ func Diagnose(c *correlate.Correlation, fs *correlate.Frames, opt Options) *Resu
 }
 
 // Findings turns the result into findings of at least min severity.
-func (r *Result) Findings(min diagnose.Severity) []diagnose.Finding {
-	var out []diagnose.Finding
+func (r *Result) Findings(min finding.Severity) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range append(abnormalFindings(r), peerFindings(r.Peers)...) {
 		if f.Severity >= min {
 			out = append(out, f)

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -29,7 +30,7 @@ type Analysis struct {
 	Dataflow   *dataflow.Breakdown   `json:"dataflow,omitempty"`
 	Efficiency *perfmodel.Efficiency `json:"efficiency,omitempty"`
 	WhatIf     *perfmodel.WhatIf     `json:"whatIf,omitempty"`
-	Findings   []diagnose.Finding    `json:"findings"`
+	Findings   []finding.Finding     `json:"findings"`
 	// Queries are the SQL queries analyzed (query.Analyze), by id.
 	Queries []query.Query `json:"queries,omitempty"`
 	// Metrics is the correlation of node samples with the application's
@@ -67,7 +68,7 @@ type AnalysisOptions struct {
 
 // BuildAnalysis analyzes one application.
 func BuildAnalysis(app *model.App, opts AnalysisOptions) *Analysis {
-	a := &Analysis{Summary: summary.Build(app), Findings: []diagnose.Finding{}}
+	a := &Analysis{Summary: summary.Build(app), Findings: []finding.Finding{}}
 	in := diagnose.NewInput(app)
 	df, err := dataflow.Analyze(app, opts.Dataflow)
 	if opts.Dataflow == (dataflow.Options{}) {
@@ -260,7 +261,7 @@ func nodesText(w io.Writer, b *dataflow.Breakdown, maxRows int) {
 	fmt.Fprintln(w)
 }
 
-func findingsText(w io.Writer, fs []diagnose.Finding) {
+func findingsText(w io.Writer, fs []finding.Finding) {
 	if len(fs) == 0 {
 		fmt.Fprintln(w, "Findings: none")
 		fmt.Fprintln(w)

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
 	"github.com/clusterlens/clusterlens/internal/query"
 	"github.com/clusterlens/clusterlens/internal/summary"
@@ -33,18 +33,18 @@ type htmlPage struct {
 
 // htmlApp is one application's section.
 type htmlApp struct {
-	Identity   summary.Identity   `json:"identity"`
-	Totals     summary.Totals     `json:"totals"`
-	Efficiency *htmlEfficiency    `json:"efficiency,omitempty"`
-	Dataflow   *htmlDataflow      `json:"dataflow,omitempty"`
-	Timeline   *htmlTimeline      `json:"timeline,omitempty"`
-	NodeTime   *htmlNodeTime      `json:"nodeTime,omitempty"`
-	Metrics    *htmlMetrics       `json:"metrics,omitempty"`
-	Nodes      *htmlNodeDiag      `json:"nodes,omitempty"`
-	WhatIf     *perfmodel.WhatIf  `json:"whatIf,omitempty"`
-	Findings   []diagnose.Finding `json:"findings"`
-	Queries    []query.Query      `json:"queries,omitempty"`
-	Notes      []string           `json:"notes"`
+	Identity   summary.Identity  `json:"identity"`
+	Totals     summary.Totals    `json:"totals"`
+	Efficiency *htmlEfficiency   `json:"efficiency,omitempty"`
+	Dataflow   *htmlDataflow     `json:"dataflow,omitempty"`
+	Timeline   *htmlTimeline     `json:"timeline,omitempty"`
+	NodeTime   *htmlNodeTime     `json:"nodeTime,omitempty"`
+	Metrics    *htmlMetrics      `json:"metrics,omitempty"`
+	Nodes      *htmlNodeDiag     `json:"nodes,omitempty"`
+	WhatIf     *perfmodel.WhatIf `json:"whatIf,omitempty"`
+	Findings   []finding.Finding `json:"findings"`
+	Queries    []query.Query     `json:"queries,omitempty"`
+	Notes      []string          `json:"notes"`
 }
 
 // htmlEfficiency holds Sparklens's figures the overview shows.
@@ -118,7 +118,7 @@ func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 	h := &htmlApp{Identity: a.Summary.App, Totals: a.Summary.Totals, WhatIf: a.WhatIf,
 		Findings: a.Findings, Queries: a.Queries, Notes: append([]string{}, a.Notes...)}
 	if h.Findings == nil {
-		h.Findings = []diagnose.Finding{}
+		h.Findings = []finding.Finding{}
 	}
 	if e := a.Efficiency; e != nil {
 		h.Efficiency = &htmlEfficiency{WallClock: e.WallClock, CriticalPathAppMs: e.CriticalPathAppMs,

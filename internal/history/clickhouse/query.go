@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/clickhttp"
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
@@ -249,7 +249,7 @@ func readRun(d *clickhttp.RowReader) (*history.Run, uint64, error) {
 		return run, 0, r.err
 	}
 	run.Status = history.Status(status)
-	run.Worst = diagnose.Severity(max(0, min(worst, int64(diagnose.Critical))))
+	run.Worst = finding.Severity(max(0, min(worst, int64(finding.Critical))))
 	if err := json.Unmarshal([]byte(findings), &run.Findings); err != nil {
 		return run, 0, fmt.Errorf("findings of %s: %w", run.Key, err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
@@ -90,9 +90,9 @@ func SampleRun(rng *rand.Rand, i int) *history.Run {
 	sortHosts(r)
 	r.JobKey = history.JobKey(r.Engine, r.NameKey, r.DAG)
 	if i%3 == 0 {
-		r.Findings = append(r.Findings, history.Finding{Detector: "data-skew", Severity: diagnose.Severity(1 + i%4),
+		r.Findings = append(r.Findings, history.Finding{Detector: "data-skew", Severity: finding.Severity(1 + i%4),
 			Scope: "stage", Title: "Data skew", Summary: fmt.Sprintf("stage 1 of run %d is skewed", i)})
-		r.Worst = diagnose.Severity(1 + i%4)
+		r.Worst = finding.Severity(1 + i%4)
 	}
 	return r
 }
@@ -262,7 +262,7 @@ func filters(t *testing.T, open Opener) {
 	check("name with wildcards", history.Filter{Name: "100%"}, func(r *history.Run) bool { return strings.Contains(r.Name, "100%") })
 	check("name underscore", history.Filter{Name: "y_e"}, func(r *history.Run) bool { return strings.Contains(strings.ToLower(r.Name), "y_e") })
 	check("status", history.Filter{Status: history.StatusFailed}, func(r *history.Run) bool { return r.Status == history.StatusFailed })
-	check("severity", history.Filter{MinSeverity: diagnose.Severe}, func(r *history.Run) bool { return r.Worst >= diagnose.Severe })
+	check("severity", history.Filter{MinSeverity: finding.Severe}, func(r *history.Run) bool { return r.Worst >= finding.Severe })
 	check("time", history.Filter{From: all[10].Start, To: all[20].Start}, func(r *history.Run) bool {
 		return r.Start >= all[10].Start && r.Start < all[20].Start
 	})
@@ -280,8 +280,8 @@ func filters(t *testing.T, open Opener) {
 		}
 		return false
 	})
-	check("combined", history.Filter{User: "ana", MinSeverity: diagnose.Low, From: all[4].Start}, func(r *history.Run) bool {
-		return r.User == "ana" && r.Worst >= diagnose.Low && r.Start >= all[4].Start
+	check("combined", history.Filter{User: "ana", MinSeverity: finding.Low, From: all[4].Start}, func(r *history.Run) bool {
+		return r.User == "ana" && r.Worst >= finding.Low && r.Start >= all[4].Start
 	})
 	briefs, err := s.Briefs(context.Background(), history.Filter{User: "bo"})
 	if err != nil {
@@ -480,8 +480,8 @@ func awkward(t *testing.T, open Opener) {
 	r.Hosts[0].Host = "ip-10-0-0-1.ec2.internal'"
 	r.HostFacts[0].Host, r.HostFacts[0].InstanceType, r.HostFacts[0].Rack = r.Hosts[0].Host, "it's \"big\"", "/rack'1"
 	sortHosts(r)
-	r.Findings = []history.Finding{{Detector: "x", Severity: diagnose.Critical, Scope: "application", Title: r.Name, Summary: r.Name}}
-	r.Worst = diagnose.Critical
+	r.Findings = []history.Finding{{Detector: "x", Severity: finding.Critical, Scope: "application", Title: r.Name, Summary: r.Name}}
+	r.Worst = finding.Critical
 	put(t, s, logOf(r, 1), r)
 	got := runs(t, s, history.Filter{Detail: true, User: "o'brien"})
 	if len(got) != 1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
@@ -117,7 +118,7 @@ func Scale(t *testing.T, st history.Store, runs []*history.Run, limit time.Durat
 		return len(rs), err
 	})
 	fleet := time3("history: 50 newest runs of one user with a severe finding, and the count", func() (int, error) {
-		f := history.Filter{User: "bo", MinSeverity: diagnose.Moderate, Limit: 50}
+		f := history.Filter{User: "bo", MinSeverity: finding.Moderate, Limit: 50}
 		rs, err := st.Runs(ctx, f)
 		if err != nil {
 			return 0, err

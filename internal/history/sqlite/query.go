@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
@@ -265,8 +265,8 @@ func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, 
 }
 
 // severity converts a stored severity, clamping unknown values.
-func severity(v int) diagnose.Severity {
-	return diagnose.Severity(max(0, min(v, int(diagnose.Critical))))
+func severity(v int) finding.Severity {
+	return finding.Severity(max(0, min(v, int(finding.Critical))))
 }
 
 // Variants returns every JobKey with its DAG and number of runs.

@@ -1,4 +1,4 @@
-package diagnose
+package finding
 
 import "fmt"
 
