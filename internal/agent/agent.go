@@ -16,9 +16,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sampler"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // Defaults for Config's zero fields.
@@ -268,8 +268,8 @@ func (a *Agent) seal(out chan<- sealed) error {
 		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
-		b := metrics.Batch{Agent: a.id, Seq: seq, Samples: samples[:n]}
-		out <- sealed{seq: seq, data: metrics.EncodeBatch(&b)}
+		b := wire.Batch{Agent: a.id, Seq: seq, Samples: samples[:n]}
+		out <- sealed{seq: seq, data: wire.EncodeBatch(&b)}
 		a.batches.Add(1)
 		a.samples.Add(int64(n))
 		samples = samples[n:]

@@ -13,7 +13,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/collector"
 	"github.com/clusterlens/clusterlens/internal/collector/collectortest"
-	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 func testAgent(t *testing.T, url, spool string, f *fakeSampler, mut func(*Config)) *Agent {
@@ -48,7 +48,7 @@ func TestStoreDownSpoolsAndReplaysInOrder(t *testing.T) {
 	st := collectortest.NewMemStore()
 	var mu sync.Mutex
 	var order []uint64
-	srv, err := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet(), OnBatch: func(b *metrics.Batch) {
+	srv, err := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet(), OnBatch: func(b *wire.Batch) {
 		mu.Lock()
 		order = append(order, b.Seq)
 		mu.Unlock()
@@ -205,7 +205,7 @@ func TestBatchesSplitAtMaxSamples(t *testing.T) {
 	st := collectortest.NewMemStore()
 	var mu sync.Mutex
 	var sizes []int
-	srv, _ := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet(), OnBatch: func(b *metrics.Batch) {
+	srv, _ := collector.New(collector.Config{Store: st, Token: testToken, Logger: quiet(), OnBatch: func(b *wire.Batch) {
 		mu.Lock()
 		sizes = append(sizes, len(b.Samples))
 		mu.Unlock()

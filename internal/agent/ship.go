@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // outcome is what became of one delivery attempt.
@@ -35,8 +35,8 @@ func (a *Agent) deliver(ctx context.Context, seq uint64, data []byte) outcome {
 		return retry
 	}
 	req.Header.Set("Authorization", "Bearer "+a.cfg.Token)
-	req.Header.Set("Content-Type", metrics.WireContentType)
-	req.Header.Set("Content-Encoding", metrics.WireEncoding)
+	req.Header.Set("Content-Type", wire.ContentType)
+	req.Header.Set("Content-Encoding", wire.Encoding)
 	resp, err := a.client.Do(req)
 	if err != nil {
 		if ctx.Err() == nil {

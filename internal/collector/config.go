@@ -7,8 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // DefaultListen is where the collector listens unless told otherwise:
@@ -32,8 +32,8 @@ type Config struct {
 	// speaks HTTPS.
 	TLSCert, TLSKey string
 
-	MaxBodyBytes int64          // compressed body limit (default DefaultMaxBodyBytes)
-	Limits       metrics.Limits // decoding limits (zero fields: metrics.DefaultLimits)
+	MaxBodyBytes int64       // compressed body limit (default DefaultMaxBodyBytes)
+	Limits       wire.Limits // decoding limits (zero fields: wire.DefaultLimits)
 
 	// OnBatch, when set, is called with every batch after it was stored
 	// for the first time (never for duplicates), in the request's
@@ -42,7 +42,7 @@ type Config struct {
 	// arrive one at a time in increasing Seq order (an agent has one
 	// request in flight and replays its spool oldest first), with gaps
 	// where batches were dropped or numbers skipped by a restart.
-	OnBatch func(*metrics.Batch)
+	OnBatch func(*wire.Batch)
 
 	// Registry receives the collector's metrics and is served on
 	// /metrics; callers may register their own collectors in it. Nil: a

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/collector/collectortest"
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 const testToken = "s3cret-token"
@@ -31,8 +31,8 @@ func newTestServer(t testing.TB, mut func(*Config)) (*Server, *collectortest.Mem
 	return s, st
 }
 
-func testBatch(agent string, seq uint64, n int) *metrics.Batch {
-	b := &metrics.Batch{Agent: agent, Seq: seq}
+func testBatch(agent string, seq uint64, n int) *wire.Batch {
+	b := &wire.Batch{Agent: agent, Seq: seq}
 	for i := 0; i < n; i++ {
 		b.Samples = append(b.Samples, model.Sample{Time: 1_700_000_000_000 + int64(seq)*1000, Host: agent,
 			Type: model.NodeMetricNames[i%len(model.NodeMetricNames)], Target: string(rune('a' + i/len(model.NodeMetricNames))), Value: float64(i)})
@@ -50,7 +50,7 @@ func post(h http.Handler, token, encoding string, body []byte) *httptest.Respons
 	if encoding != "" {
 		req.Header.Set("Content-Encoding", encoding)
 	}
-	req.Header.Set("Content-Type", metrics.WireContentType)
+	req.Header.Set("Content-Type", wire.ContentType)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // ingestReply is the body of a 200 reply to POST /v1/batches.
@@ -67,9 +67,9 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.Header.Get("Content-Encoding") == "" || r.Header.Get("Content-Encoding") == "identity"
-	if !raw && r.Header.Get("Content-Encoding") != metrics.WireEncoding {
+	if !raw && r.Header.Get("Content-Encoding") != wire.Encoding {
 		s.reject(w, r, http.StatusUnsupportedMediaType, reasonEncoding,
-			fmt.Errorf("content encoding %q: want %s or identity", r.Header.Get("Content-Encoding"), metrics.WireEncoding))
+			fmt.Errorf("content encoding %q: want %s or identity", r.Header.Get("Content-Encoding"), wire.Encoding))
 		return
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
@@ -111,9 +111,9 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
 }
 
 // decode decodes a request body, compressed or not.
-func (s *Server) decode(body []byte, raw bool) (*metrics.Batch, error) {
+func (s *Server) decode(body []byte, raw bool) (*wire.Batch, error) {
 	if raw {
-		return metrics.UnmarshalBatch(body, s.dec.Limits())
+		return wire.UnmarshalBatch(body, s.dec.Limits())
 	}
 	return s.dec.Decode(body)
 }

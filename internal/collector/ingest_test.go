@@ -9,20 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/wire"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/clusterlens/clusterlens/internal/metrics"
 )
 
 func TestIngestStoresOnceAndFlagsDuplicates(t *testing.T) {
 	var seen []uint64
-	s, st := newTestServer(t, func(c *Config) { c.OnBatch = func(b *metrics.Batch) { seen = append(seen, b.Seq) } })
+	s, st := newTestServer(t, func(c *Config) { c.OnBatch = func(b *wire.Batch) { seen = append(seen, b.Seq) } })
 	h := s.Handler()
 	for i, seq := range []uint64{1, 2, 1, 2, 3} {
-		body := metrics.EncodeBatch(testBatch("n1", seq, 40))
-		rec := post(h, testToken, metrics.WireEncoding, body)
+		body := wire.EncodeBatch(testBatch("n1", seq, 40))
+		rec := post(h, testToken, wire.Encoding, body)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("post %d: %d %s", i, rec.Code, rec.Body)
 		}
@@ -35,7 +34,7 @@ func TestIngestStoresOnceAndFlagsDuplicates(t *testing.T) {
 		}
 	}
 	// Uncompressed bodies are accepted too.
-	if rec := post(h, testToken, "", metrics.AppendBatch(nil, testBatch("n2", 1, 3))); rec.Code != http.StatusOK {
+	if rec := post(h, testToken, "", wire.AppendBatch(nil, testBatch("n2", 1, 3))); rec.Code != http.StatusOK {
 		t.Fatalf("identity: %d %s", rec.Code, rec.Body)
 	}
 	if st.Batches() != 4 || len(seen) != 4 || seen[2] != 3 {
@@ -59,20 +58,20 @@ func TestIngestStoresOnceAndFlagsDuplicates(t *testing.T) {
 func TestIngestRejects(t *testing.T) {
 	s, st := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096 })
 	h := s.Handler()
-	good := metrics.EncodeBatch(testBatch("n1", 1, 10))
-	big := metrics.AppendBatch(nil, testBatch("n1", 2, 1000))
+	good := wire.EncodeBatch(testBatch("n1", 1, 10))
+	big := wire.AppendBatch(nil, testBatch("n1", 2, 1000))
 	cases := []struct {
 		name, token, enc string
 		body             []byte
 		code             int
 		reason, msg      string
 	}{
-		{"no token", "", metrics.WireEncoding, good, 401, reasonUnauthorized, "missing or wrong bearer token"},
-		{"wrong token", testToken + "x", metrics.WireEncoding, good, 401, reasonUnauthorized, "missing or wrong bearer token"},
+		{"no token", "", wire.Encoding, good, 401, reasonUnauthorized, "missing or wrong bearer token"},
+		{"wrong token", testToken + "x", wire.Encoding, good, 401, reasonUnauthorized, "missing or wrong bearer token"},
 		{"too large", testToken, "", big, 413, reasonTooLarge, "exceeds the limit of 4096"},
 		{"encoding", testToken, "gzip", good, 415, reasonEncoding, `content encoding "gzip": want zstd or identity`},
-		{"not zstd", testToken, metrics.WireEncoding, []byte("hello"), 400, reasonMalformed, "malformed batch: zstd:"},
-		{"truncated", testToken, "", metrics.AppendBatch(nil, testBatch("n1", 1, 10))[:50], 400, reasonMalformed, "malformed batch: at offset"},
+		{"not zstd", testToken, wire.Encoding, []byte("hello"), 400, reasonMalformed, "malformed batch: zstd:"},
+		{"truncated", testToken, "", wire.AppendBatch(nil, testBatch("n1", 1, 10))[:50], 400, reasonMalformed, "malformed batch: at offset"},
 	}
 	for _, c := range cases {
 		rec := post(h, c.token, c.enc, c.body)
@@ -97,7 +96,7 @@ func TestIngestRejects(t *testing.T) {
 		t.Errorf("GET: %d", rec.Code)
 	}
 	st.Fail(errors.New("disk full"))
-	if rec := post(h, testToken, metrics.WireEncoding, good); rec.Code != 503 || rec.Header().Get("Retry-After") == "" ||
+	if rec := post(h, testToken, wire.Encoding, good); rec.Code != 503 || rec.Header().Get("Retry-After") == "" ||
 		!strings.Contains(rec.Body.String(), "store: disk full") {
 		t.Errorf("store down: %d %q", rec.Code, rec.Body)
 	}

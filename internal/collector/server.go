@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // Server is the collector. Build it with New and run it with Run or Serve.
@@ -25,8 +25,8 @@ type Server struct {
 	store    store.Store
 	token    [sha256.Size]byte
 	maxBody  int64
-	dec      *metrics.Decoder
-	onBatch  func(*metrics.Batch)
+	dec      *wire.Decoder
+	onBatch  func(*wire.Batch)
 	registry *prometheus.Registry
 	m        *serverMetrics
 	log      *slog.Logger
@@ -56,7 +56,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	dec, err := metrics.NewDecoder(cfg.Limits)
+	dec, err := wire.NewDecoder(cfg.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("collector: %w", err)
 	}

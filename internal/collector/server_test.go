@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // selfSigned writes a self-signed certificate for 127.0.0.1 and its key
@@ -74,9 +74,9 @@ func TestServeTLS(t *testing.T) {
 
 	url := "https://" + ln.Addr().String() + "/v1/batches"
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(metrics.EncodeBatch(testBatch("n1", 1, 5))))
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(wire.EncodeBatch(testBatch("n1", 1, 5))))
 	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Content-Encoding", metrics.WireEncoding)
+	req.Header.Set("Content-Encoding", wire.Encoding)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)

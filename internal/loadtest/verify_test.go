@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/collector/collectortest"
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // TestVerifyCountsEachFault plants one fault of each kind in a store and
@@ -25,7 +25,7 @@ func TestVerifyCountsEachFault(t *testing.T) {
 	res := &Result{nodes: []*node{a, b}}
 	store := func(samples []model.Sample) *collectortest.MemStore {
 		st := collectortest.NewMemStore()
-		st.Append(context.Background(), &metrics.Batch{Agent: "x", Seq: 1, Samples: samples})
+		st.Append(context.Background(), &wire.Batch{Agent: "x", Seq: 1, Samples: samples})
 		return st
 	}
 	check := func(name string, samples []model.Sample, want Check) {

@@ -1,6 +1,6 @@
 // Package metrics reads node samples (model.Sample) from every source
-// clusterlens knows: the agent's batches (its versioned wire format), the
-// Prometheus HTTP API over node_exporter (PromSource), sysstat's `sadf -j`
+// clusterlens reads from files and services (the agent's batches have their
+// own package, wire): the Prometheus HTTP API over node_exporter (PromSource), sysstat's `sadf -j`
 // output and sadc data files (ReadSysstat, ReadSadc), nmon recordings of
 // Linux and AIX (ReadNmon, ReadNmonFile) and CSV
 // (timestamp_ms,host,metric,value, plain or compressed: ReadCSV,

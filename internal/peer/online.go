@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // Labeler turns a raw metric vector into a Ganesha state label: the most
@@ -73,7 +73,7 @@ func (o *Online) Observe(samples []model.Sample) {
 }
 
 // ObserveBatch adds an agent's batch; it has the collector's OnBatch signature.
-func (o *Online) ObserveBatch(b *metrics.Batch) {
+func (o *Online) ObserveBatch(b *wire.Batch) {
 	if b != nil {
 		o.Observe(b.Samples)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // TestOnlineBatches feeds a CPU-hog run as the collector would: one agent
@@ -43,10 +43,10 @@ func TestOnlineBatches(t *testing.T) {
 			}
 			more = true
 			wg.Add(1)
-			go func(b *metrics.Batch) {
+			go func(b *wire.Batch) {
 				defer wg.Done()
 				o.ObserveBatch(b)
-			}(&metrics.Batch{Agent: host, Seq: uint64(round + 1), Samples: ss[lo:min(len(ss), lo+batch)]})
+			}(&wire.Batch{Agent: host, Seq: uint64(round + 1), Samples: ss[lo:min(len(ss), lo+batch)]})
 		}
 		wg.Wait()
 		if !more {

@@ -7,8 +7,8 @@ package store
 import (
 	"context"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // Store keeps samples exactly once. Implementations are safe for
@@ -19,7 +19,7 @@ type Store interface {
 	// nil the batch is durable. A sample whose key (model.SampleKey) is
 	// already stored replaces it. NaN and ±Inf values are stored (a NaN
 	// reads back as NaN, without its payload); a nil batch is an error.
-	Append(ctx context.Context, b *metrics.Batch) (dup bool, err error)
+	Append(ctx context.Context, b *wire.Batch) (dup bool, err error)
 	// Query calls fn for each stored sample that matches q, ordered by host,
 	// type, target and time. The Sample passed to fn may be reused.
 	Query(ctx context.Context, q Query, fn func(*model.Sample) error) error

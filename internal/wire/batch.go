@@ -1,4 +1,8 @@
-package metrics
+// Package wire is the agent's versioned wire format: the Batch an agent
+// ships, its encoding and the bounded decoder the collector uses on
+// untrusted bodies. The agent, the collector, the sample stores and the
+// online peer diagnosis share it.
+package wire
 
 import "github.com/clusterlens/clusterlens/internal/model"
 

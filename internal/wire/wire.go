@@ -1,4 +1,4 @@
-package metrics
+package wire
 
 import (
 	"encoding/binary"
@@ -35,12 +35,12 @@ import (
 // last sample. A new version gets a new fourth magic byte; a decoder refuses
 // versions it does not know.
 const (
-	// WireContentType is the Content-Type of an encoded batch.
-	WireContentType = "application/x-clusterlens-batch"
-	// WireEncoding is the Content-Encoding of an encoded batch.
-	WireEncoding = "zstd"
-	// WireVersion is the version this package writes.
-	WireVersion = 1
+	// ContentType is the Content-Type of an encoded batch.
+	ContentType = "application/x-clusterlens-batch"
+	// Encoding is the Content-Encoding of an encoded batch.
+	Encoding = "zstd"
+	// Version is the version this package writes.
+	Version = 1
 )
 
 var wireMagic = [3]byte{'C', 'L', 'B'}
@@ -61,15 +61,15 @@ type Limits struct {
 // node is ~40 samples; JVM thread stacks make texts of a few KiB).
 var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxSamples: 1 << 20, MaxString: 1 << 20}
 
-// ErrWire is wrapped by every error about a malformed encoding, so callers
+// ErrMalformed is wrapped by every error about a malformed encoding, so callers
 // can tell bad input (reject it) from their own failures.
-var ErrWire = errors.New("malformed batch")
+var ErrMalformed = errors.New("malformed batch")
 
 // AppendBatch appends b's uncompressed wire encoding to dst. Invalid UTF-8
 // in its strings is replaced by U+FFFD.
 func AppendBatch(dst []byte, b *Batch) []byte {
 	dst = append(dst, wireMagic[:]...)
-	dst = append(dst, WireVersion)
+	dst = append(dst, Version)
 	dst = appendString(dst, b.Agent)
 	dst = binary.AppendUvarint(dst, b.Seq)
 
@@ -163,14 +163,14 @@ func NewDecoder(lim Limits) (*Decoder, error) {
 func (d *Decoder) Limits() Limits { return d.lim }
 
 // Decode decompresses body (one or more zstd frames) and decodes the batch
-// in it. Errors about the input wrap ErrWire and say what was wrong where.
+// in it. Errors about the input wrap ErrMalformed and say what was wrong where.
 func (d *Decoder) Decode(body []byte) (*Batch, error) {
 	raw, err := d.dec.DecodeAll(body, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: zstd: %w", ErrWire, err)
+		return nil, fmt.Errorf("%w: zstd: %w", ErrMalformed, err)
 	}
 	if len(raw) > d.lim.MaxBytes {
-		return nil, fmt.Errorf("%w: decompressed size %d exceeds the limit of %d bytes", ErrWire, len(raw), d.lim.MaxBytes)
+		return nil, fmt.Errorf("%w: decompressed size %d exceeds the limit of %d bytes", ErrMalformed, len(raw), d.lim.MaxBytes)
 	}
 	return UnmarshalBatch(raw, d.lim)
 }
@@ -190,18 +190,18 @@ func DecodeBatch(body []byte) (*Batch, error) {
 }
 
 // UnmarshalBatch decodes an uncompressed wire encoding under lim (zero
-// fields: no limit beyond the input's length). Errors wrap ErrWire and give
+// fields: no limit beyond the input's length). Errors wrap ErrMalformed and give
 // the byte offset and what was expected there.
 func UnmarshalBatch(raw []byte, lim Limits) (*Batch, error) {
 	r := wireReader{buf: raw, lim: lim, sample: -1}
 	if lim.MaxBytes > 0 && len(raw) > lim.MaxBytes {
-		return nil, fmt.Errorf("%w: size %d exceeds the limit of %d bytes", ErrWire, len(raw), lim.MaxBytes)
+		return nil, fmt.Errorf("%w: size %d exceeds the limit of %d bytes", ErrMalformed, len(raw), lim.MaxBytes)
 	}
 	if len(raw) < 4 || [3]byte(raw[:3]) != wireMagic {
-		return nil, fmt.Errorf("%w: want magic \"CLB\" at offset 0", ErrWire)
+		return nil, fmt.Errorf("%w: want magic \"CLB\" at offset 0", ErrMalformed)
 	}
-	if raw[3] != WireVersion {
-		return nil, fmt.Errorf("%w: wire version %d, this build reads version %d", ErrWire, raw[3], WireVersion)
+	if raw[3] != Version {
+		return nil, fmt.Errorf("%w: wire version %d, this build reads version %d", ErrMalformed, raw[3], Version)
 	}
 	r.off = 4
 	b := &Batch{}
@@ -263,10 +263,10 @@ func (r *wireReader) fail(want string) {
 		return
 	}
 	if r.sample >= 0 {
-		r.err = fmt.Errorf("%w: sample %d at offset %d: want %s", ErrWire, r.sample, r.off, want)
+		r.err = fmt.Errorf("%w: sample %d at offset %d: want %s", ErrMalformed, r.sample, r.off, want)
 		return
 	}
-	r.err = fmt.Errorf("%w: at offset %d: want %s", ErrWire, r.off, want)
+	r.err = fmt.Errorf("%w: at offset %d: want %s", ErrMalformed, r.off, want)
 }
 
 // rawUvarint reads a uvarint without naming it (no string is built on

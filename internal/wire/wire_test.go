@@ -1,4 +1,4 @@
-package metrics
+package wire
 
 import (
 	"bytes"
@@ -134,8 +134,8 @@ func TestWireErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := UnmarshalBatch(c.raw, c.lim)
-		if err == nil || !errors.Is(err, ErrWire) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want an ErrWire containing %q", c.name, err, c.want)
+		if err == nil || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an ErrMalformed containing %q", c.name, err, c.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error is not one line: %q", c.name, err)
@@ -151,11 +151,11 @@ func TestDecoderLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Decode(bomb); err == nil || !errors.Is(err, ErrWire) {
-		t.Fatalf("bomb: got %v, want ErrWire", err)
+	if _, err := d.Decode(bomb); err == nil || !errors.Is(err, ErrMalformed) {
+		t.Fatalf("bomb: got %v, want ErrMalformed", err)
 	}
-	if _, err := d.Decode([]byte("not zstd")); err == nil || !errors.Is(err, ErrWire) {
-		t.Fatalf("not zstd: got %v, want ErrWire", err)
+	if _, err := d.Decode([]byte("not zstd")); err == nil || !errors.Is(err, ErrMalformed) {
+		t.Fatalf("not zstd: got %v, want ErrMalformed", err)
 	}
 	if got := d.Limits(); got.MaxSamples != DefaultLimits.MaxSamples || got.MaxBytes != 1<<20 {
 		t.Fatalf("limits %+v", got)
@@ -170,8 +170,8 @@ func FuzzUnmarshalBatch(f *testing.F) {
 		lim := Limits{MaxBytes: 1 << 20, MaxSamples: 1 << 12, MaxString: 1 << 10}
 		b, err := UnmarshalBatch(raw, lim)
 		if err != nil {
-			if !errors.Is(err, ErrWire) {
-				t.Fatalf("error does not wrap ErrWire: %v", err)
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error does not wrap ErrMalformed: %v", err)
 			}
 			return
 		}
@@ -191,8 +191,8 @@ func FuzzDecodeBatch(f *testing.F) {
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd})
 	d, _ := NewDecoder(Limits{MaxBytes: 1 << 20, MaxSamples: 1 << 12, MaxString: 1 << 10})
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if _, err := d.Decode(body); err != nil && !errors.Is(err, ErrWire) {
-			t.Fatalf("error does not wrap ErrWire: %v", err)
+		if _, err := d.Decode(body); err != nil && !errors.Is(err, ErrMalformed) {
+			t.Fatalf("error does not wrap ErrMalformed: %v", err)
 		}
 	})
 }

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 type batchKey struct {
@@ -39,7 +39,7 @@ func (m *MemStore) Fail(err error) {
 }
 
 // Append implements store.Store.
-func (m *MemStore) Append(_ context.Context, b *metrics.Batch) (bool, error) {
+func (m *MemStore) Append(_ context.Context, b *wire.Batch) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.appends++

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/clickhttp"
-	"github.com/clusterlens/clusterlens/internal/metrics"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // ErrClosed is returned by Append and Query after Close.
@@ -97,11 +97,11 @@ var schema = []string{
 
 // Append stores b: its samples, then its id. dup is true when the id was
 // already recorded. Concurrent calls are written together.
-func (s *Store) Append(ctx context.Context, b *metrics.Batch) (dup bool, err error) {
+func (s *Store) Append(ctx context.Context, b *wire.Batch) (dup bool, err error) {
 	return s.append(ctx, b, false)
 }
 
-func (s *Store) append(ctx context.Context, b *metrics.Batch, crash bool) (bool, error) {
+func (s *Store) append(ctx context.Context, b *wire.Batch, crash bool) (bool, error) {
 	if b == nil {
 		return false, errors.New("clickhouse store: append: nil batch")
 	}

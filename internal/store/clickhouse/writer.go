@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/clickhttp"
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // maxGroupSamples bounds how many samples one INSERT carries.
@@ -17,7 +17,7 @@ const maxGroupSamples = 500_000
 // request is one Append waiting for the writer.
 type request struct {
 	ctx context.Context
-	b   *metrics.Batch
+	b   *wire.Batch
 	// crash makes the writer write the samples and stop before recording
 	// the batch, as if the process died there (storetest's crash test).
 	crash bool

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 	"github.com/clusterlens/clusterlens/internal/store/sqlite"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // roundTrip stores one sample through s and reads it back.
@@ -20,7 +20,7 @@ func roundTrip(t *testing.T, s store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	in := model.Sample{Time: 1000, Host: "h", Type: "load1", Value: 1.5}
-	if _, err := s.Append(ctx, &metrics.Batch{Agent: "a", Seq: 1, Samples: []model.Sample{in}}); err != nil {
+	if _, err := s.Append(ctx, &wire.Batch{Agent: "a", Seq: 1, Samples: []model.Sample{in}}); err != nil {
 		t.Fatal(err)
 	}
 	var got []model.Sample

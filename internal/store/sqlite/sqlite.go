@@ -25,9 +25,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clusterlens/clusterlens/internal/wire"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
-
-	"github.com/clusterlens/clusterlens/internal/metrics"
 )
 
 // ErrClosed is returned by Append and Query after Close.
@@ -117,11 +116,11 @@ func OpenOptions(path string, opt Options) (*Store, error) {
 // Append stores b's samples and records (b.Agent, b.Seq) in one
 // transaction; dup is true when that batch was already stored. Concurrent
 // calls are committed together.
-func (s *Store) Append(ctx context.Context, b *metrics.Batch) (dup bool, err error) {
+func (s *Store) Append(ctx context.Context, b *wire.Batch) (dup bool, err error) {
 	return s.append(ctx, b, false)
 }
 
-func (s *Store) append(ctx context.Context, b *metrics.Batch, rollback bool) (bool, error) {
+func (s *Store) append(ctx context.Context, b *wire.Batch, rollback bool) (bool, error) {
 	if b == nil {
 		return false, errors.New("sqlite store: append: nil batch")
 	}

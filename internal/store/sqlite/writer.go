@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 const (
@@ -24,7 +24,7 @@ const (
 // request is one Append waiting for the writer.
 type request struct {
 	ctx context.Context
-	b   *metrics.Batch
+	b   *wire.Batch
 	// rollback makes the writer write the batch and then roll back, as if
 	// the process died before COMMIT (storetest's crash test).
 	rollback bool
@@ -178,7 +178,7 @@ type txStmts struct{ addBatch, addSerie, insOne, insMany *sql.Stmt }
 
 // writeBatch records b's id and, unless it was already there, writes its
 // samples. added collects series created in this transaction.
-func (w *writer) writeBatch(ctx context.Context, t *txStmts, b *metrics.Batch, now int64, added map[seriesKey]int64) (dup bool, err error) {
+func (w *writer) writeBatch(ctx context.Context, t *txStmts, b *wire.Batch, now int64, added map[seriesKey]int64) (dup bool, err error) {
 	// SQLite integers are signed: a Seq above MaxInt64 is kept as its
 	// two's-complement bit pattern, which is still one key per Seq.
 	res, err := t.addBatch.ExecContext(ctx, b.Agent, int64(b.Seq), len(b.Samples), now)

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // BenchOpener opens an empty store for a benchmark; the benchmark closes it.
@@ -18,8 +18,8 @@ type BenchOpener func(b *testing.B) store.Store
 
 // agentBatch is what one agent ships for 10 s of 1 Hz sampling: the 22
 // canonical metrics × 10 seconds = 220 samples.
-func agentBatch(agent string, seq uint64) *metrics.Batch {
-	b := &metrics.Batch{Agent: agent, Seq: seq, Samples: make([]model.Sample, 0, 10*len(model.NodeMetricNames))}
+func agentBatch(agent string, seq uint64) *wire.Batch {
+	b := &wire.Batch{Agent: agent, Seq: seq, Samples: make([]model.Sample, 0, 10*len(model.NodeMetricNames))}
 	t0 := 1767225600000 + int64(seq)*10000
 	for s := range int64(10) {
 		for i, name := range model.NodeMetricNames {

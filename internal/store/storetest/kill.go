@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // KillChildEnv is set, to the store's address, in the child process Kill
@@ -27,8 +27,8 @@ const (
 
 // killBatch is agent a's batch seq: host "h<a>", one metric, times
 // seq*1000 + j, so that each batch's samples can be told apart.
-func killBatch(a int, seq uint64) *metrics.Batch {
-	b := &metrics.Batch{Agent: fmt.Sprintf("agent-%d", a), Seq: seq, Samples: make([]model.Sample, killPerBatch)}
+func killBatch(a int, seq uint64) *wire.Batch {
+	b := &wire.Batch{Agent: fmt.Sprintf("agent-%d", a), Seq: seq, Samples: make([]model.Sample, killPerBatch)}
 	for j := range b.Samples {
 		b.Samples[j] = model.Sample{Time: int64(seq)*1000 + int64(j), Host: fmt.Sprintf("h%d", a), Type: "load1", Value: float64(j)}
 	}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // LoadEnv names the environment variable that enables Load: a duration
@@ -50,7 +50,7 @@ func Load(t *testing.T, open Opener, agents int) {
 			for i := range ticks {
 				time.Sleep(time.Until(next))
 				next = next.Add(time.Second)
-				b := &metrics.Batch{Agent: host, Seq: uint64(i + 1), Samples: make([]model.Sample, len(model.NodeMetricNames))}
+				b := &wire.Batch{Agent: host, Seq: uint64(i + 1), Samples: make([]model.Sample, len(model.NodeMetricNames))}
 				for m, name := range model.NodeMetricNames {
 					b.Samples[m] = model.Sample{Time: t0 + int64(i)*1000, Host: host, Type: name, Value: float64(i*m) / 3}
 				}

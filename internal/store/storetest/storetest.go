@@ -22,6 +22,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
 	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // Opener opens the store under test. It is called with each subtest's t and
@@ -38,7 +39,7 @@ type Opener func(t *testing.T) store.Store
 // process had died there (a transactional store rolls back, a
 // non-transactional one leaves the samples written).
 type Crasher interface {
-	AppendCrashed(ctx context.Context, b *metrics.Batch) error
+	AppendCrashed(ctx context.Context, b *wire.Batch) error
 }
 
 // Run runs the conformance suite against the stores open returns.
@@ -78,7 +79,7 @@ func openT(t *testing.T, open Opener) store.Store {
 	return s
 }
 
-func appendOK(t *testing.T, s store.Store, b *metrics.Batch, wantDup bool) {
+func appendOK(t *testing.T, s store.Store, b *wire.Batch, wantDup bool) {
 	t.Helper()
 	dup, err := s.Append(context.Background(), b)
 	if err != nil {
@@ -226,7 +227,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 		j := (i * 7919) % len(ss)
 		ss[i], ss[j] = ss[j], ss[i]
 	}
-	appendOK(t, s, &metrics.Batch{Agent: "a1", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "a1", Seq: 1, Samples: ss}, false)
 	ref := reference{}
 	ref.add(ss)
 	checkEqual(t, "all", queryAll(t, s, store.Query{}), ref.query(store.Query{}))
@@ -239,7 +240,7 @@ func testFilters(t *testing.T, open Opener) {
 	ref := reference{}
 	for i := 0; i < len(ss); i += 17 {
 		end := min(i+17, len(ss))
-		appendOK(t, s, &metrics.Batch{Agent: "f", Seq: uint64(i + 1), Samples: ss[i:end]}, false)
+		appendOK(t, s, &wire.Batch{Agent: "f", Seq: uint64(i + 1), Samples: ss[i:end]}, false)
 		ref.add(ss[i:end])
 	}
 	queries := []store.Query{
@@ -270,16 +271,16 @@ func testFilters(t *testing.T, open Opener) {
 
 func testDuplicates(t *testing.T, open Opener) {
 	s := openT(t, open)
-	b1 := &metrics.Batch{Agent: "agent-1", Seq: 1, Samples: sampleSet([]string{"h"}, []string{"load1"}, []string{""}, []int64{1, 2, 3})}
-	b2 := &metrics.Batch{Agent: "agent-1", Seq: 2, Samples: sampleSet([]string{"h"}, []string{"load1"}, []string{""}, []int64{4, 5})}
-	other := &metrics.Batch{Agent: "agent-2", Seq: 1, Samples: sampleSet([]string{"g"}, []string{"load1"}, []string{""}, []int64{1})}
+	b1 := &wire.Batch{Agent: "agent-1", Seq: 1, Samples: sampleSet([]string{"h"}, []string{"load1"}, []string{""}, []int64{1, 2, 3})}
+	b2 := &wire.Batch{Agent: "agent-1", Seq: 2, Samples: sampleSet([]string{"h"}, []string{"load1"}, []string{""}, []int64{4, 5})}
+	other := &wire.Batch{Agent: "agent-2", Seq: 1, Samples: sampleSet([]string{"g"}, []string{"load1"}, []string{""}, []int64{1})}
 	appendOK(t, s, b1, false)
 	appendOK(t, s, b1, true)
 	appendOK(t, s, b2, false)
 	appendOK(t, s, other, false) // same Seq, other agent: a different batch
 	appendOK(t, s, b2, true)
 	appendOK(t, s, b1, true)
-	big := &metrics.Batch{Agent: "agent-1", Seq: math.MaxUint64, Samples: b1.Samples[:1]}
+	big := &wire.Batch{Agent: "agent-1", Seq: math.MaxUint64, Samples: b1.Samples[:1]}
 	appendOK(t, s, big, false)
 	appendOK(t, s, big, true)
 	ref := reference{}
@@ -297,10 +298,10 @@ func testSampleKeyLastWins(t *testing.T, open Opener) {
 	a, b, c := k, k, k
 	a.Value, b.Value, c.Value = 1, 2, 3
 	c.Text = "third"
-	appendOK(t, s, &metrics.Batch{Agent: "x", Seq: 1, Samples: []model.Sample{a}}, false)
-	appendOK(t, s, &metrics.Batch{Agent: "y", Seq: 1, Samples: []model.Sample{b}}, false)
+	appendOK(t, s, &wire.Batch{Agent: "x", Seq: 1, Samples: []model.Sample{a}}, false)
+	appendOK(t, s, &wire.Batch{Agent: "y", Seq: 1, Samples: []model.Sample{b}}, false)
 	checkEqual(t, "across batches", queryAll(t, s, store.Query{}), []model.Sample{b})
-	appendOK(t, s, &metrics.Batch{Agent: "x", Seq: 2, Samples: []model.Sample{a, c}}, false)
+	appendOK(t, s, &wire.Batch{Agent: "x", Seq: 2, Samples: []model.Sample{a, c}}, false)
 	checkEqual(t, "within a batch", queryAll(t, s, store.Query{}), []model.Sample{c})
 }
 
@@ -310,7 +311,7 @@ func testCrash(t *testing.T, open Opener) {
 	if !ok {
 		t.Fatalf("%T does not implement storetest.Crasher (add AppendCrashed in an export_test.go)", s)
 	}
-	b := &metrics.Batch{Agent: "crashy", Seq: 7, Samples: sampleSet([]string{"h1", "h2"}, []string{"load1"}, []string{""}, []int64{1000, 2000, 3000})}
+	b := &wire.Batch{Agent: "crashy", Seq: 7, Samples: sampleSet([]string{"h1", "h2"}, []string{"load1"}, []string{""}, []int64{1000, 2000, 3000})}
 	if err := c.AppendCrashed(context.Background(), b); err != nil {
 		t.Fatalf("append up to the crash: %v", err)
 	}
@@ -329,12 +330,12 @@ func testCrash(t *testing.T, open Opener) {
 func testConcurrent(t *testing.T, open Opener) {
 	s := openT(t, open)
 	const workers, perWorker = 16, 12
-	batches := make([]*metrics.Batch, 0, workers*perWorker)
+	batches := make([]*wire.Batch, 0, workers*perWorker)
 	ref := reference{}
 	for w := range workers {
 		host := fmt.Sprintf("node-%02d", w)
 		for i := range perWorker {
-			b := &metrics.Batch{Agent: host, Seq: uint64(i + 1),
+			b := &wire.Batch{Agent: host, Seq: uint64(i + 1),
 				Samples: sampleSet([]string{host}, []string{"load1", "cpu_usage"}, []string{""}, []int64{int64(i*10 + 1), int64(i*10 + 2)})}
 			batches = append(batches, b)
 			ref.add(b.Samples)
@@ -391,7 +392,7 @@ func testLarge(t *testing.T, open Opener) {
 		times[i] = 1767225600000 + int64(i)*1000
 	}
 	ss := sampleSet([]string{"big-1", "big-2"}, model.NodeMetricNames[:], []string{""}, times) // 88,000 samples
-	appendOK(t, s, &metrics.Batch{Agent: "big", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "big", Seq: 1, Samples: ss}, false)
 	ref := reference{}
 	ref.add(ss)
 	checkEqual(t, "large batch", queryAll(t, s, store.Query{}), ref.query(store.Query{}))
@@ -401,8 +402,8 @@ func testLarge(t *testing.T, open Opener) {
 
 func testEmpty(t *testing.T, open Opener) {
 	s := openT(t, open)
-	appendOK(t, s, &metrics.Batch{Agent: "quiet", Seq: 1}, false)
-	appendOK(t, s, &metrics.Batch{Agent: "quiet", Seq: 1}, true)
+	appendOK(t, s, &wire.Batch{Agent: "quiet", Seq: 1}, false)
+	appendOK(t, s, &wire.Batch{Agent: "quiet", Seq: 1}, true)
 	if got := queryAll(t, s, store.Query{}); len(got) != 0 {
 		t.Fatalf("empty batch stored %d samples", len(got))
 	}
@@ -430,8 +431,8 @@ func testStrings(t *testing.T, open Opener) {
 		Text: "exec-1\tExecutor task launch worker for task 17\tRUNNABLE\tjava.io.FileInputStream.readBytes(Native Method)\n" +
 			"org.apache.spark.rdd.HadoopRDD$$anon$1.getNext(HadoopRDD.scala:283)"}
 	ss = append(ss, thread)
-	appendOK(t, s, &metrics.Batch{Agent: "strings\t'\"\n✓", Seq: 1, Samples: ss}, false)
-	appendOK(t, s, &metrics.Batch{Agent: "strings\t'\"\n✓", Seq: 1, Samples: ss}, true)
+	appendOK(t, s, &wire.Batch{Agent: "strings\t'\"\n✓", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "strings\t'\"\n✓", Seq: 1, Samples: ss}, true)
 	ref := reference{}
 	ref.add(ss)
 	checkEqual(t, "awkward strings", queryAll(t, s, store.Query{}), ref.query(store.Query{}))
@@ -456,14 +457,14 @@ func testNaNInf(t *testing.T, open Opener) {
 		{Time: 5, Host: "h", Type: "v", Value: math.Copysign(0, -1)},
 		{Time: 6, Host: "h", Type: "v", Value: -math.MaxFloat64},
 	}
-	appendOK(t, s, &metrics.Batch{Agent: "nan", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "nan", Seq: 1, Samples: ss}, false)
 	checkEqual(t, "NaN and infinities", queryAll(t, s, store.Query{}), ss)
 }
 
 func testReopen(t *testing.T, open Opener) {
 	s := open(t)
 	ss := sampleSet([]string{"h1", "h2"}, []string{"load1", "cpu_usage"}, []string{"", "sda"}, []int64{10, 20, 30})
-	appendOK(t, s, &metrics.Batch{Agent: "r", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "r", Seq: 1, Samples: ss}, false)
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
@@ -471,9 +472,9 @@ func testReopen(t *testing.T, open Opener) {
 	ref := reference{}
 	ref.add(ss)
 	checkEqual(t, "after reopen", queryAll(t, s, store.Query{}), ref.query(store.Query{}))
-	appendOK(t, s, &metrics.Batch{Agent: "r", Seq: 1, Samples: ss}, true)
+	appendOK(t, s, &wire.Batch{Agent: "r", Seq: 1, Samples: ss}, true)
 	more := sampleSet([]string{"h3"}, []string{"load1"}, []string{""}, []int64{40})
-	appendOK(t, s, &metrics.Batch{Agent: "r", Seq: 2, Samples: more}, false)
+	appendOK(t, s, &wire.Batch{Agent: "r", Seq: 2, Samples: more}, false)
 	ref.add(more)
 	checkEqual(t, "after reopen and append", queryAll(t, s, store.Query{}), ref.query(store.Query{}))
 }
@@ -483,7 +484,7 @@ func testReopen(t *testing.T, open Opener) {
 func testQueryStops(t *testing.T, open Opener) {
 	s := openT(t, open)
 	ss := sampleSet([]string{"h1", "h2"}, []string{"load1"}, []string{""}, []int64{1, 2, 3, 4, 5})
-	appendOK(t, s, &metrics.Batch{Agent: "q", Seq: 1, Samples: ss}, false)
+	appendOK(t, s, &wire.Batch{Agent: "q", Seq: 1, Samples: ss}, false)
 	stop := errors.New("enough")
 	n := 0
 	err := s.Query(context.Background(), store.Query{}, func(*model.Sample) error {
@@ -497,7 +498,7 @@ func testQueryStops(t *testing.T, open Opener) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Append(ctx, &metrics.Batch{Agent: "q", Seq: 2, Samples: ss}); err == nil {
+	if _, err := s.Append(ctx, &wire.Batch{Agent: "q", Seq: 2, Samples: ss}); err == nil {
 		t.Error("append with a cancelled context: no error")
 	}
 	if err := s.Query(ctx, store.Query{}, func(*model.Sample) error { return nil }); err == nil {
@@ -529,14 +530,14 @@ func testSimulator(t *testing.T, open Opener) {
 		host string
 		slot int64
 	}
-	batches := map[key]*metrics.Batch{}
+	batches := map[key]*wire.Batch{}
 	var order []key
 	ref := reference{}
 	err = metrics.ReadCSV(&csv, "simulator metrics", func(x *model.Sample) error {
 		k := key{x.Host, x.Time / 10000}
 		b := batches[k]
 		if b == nil {
-			b = &metrics.Batch{Agent: x.Host, Seq: uint64(len(order) + 1)}
+			b = &wire.Batch{Agent: x.Host, Seq: uint64(len(order) + 1)}
 			batches[k] = b
 			order = append(order, k)
 		}
