@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
@@ -128,7 +129,7 @@ func runAnalyze(e *env, paths []string, o analyzeOptions) error {
 }
 
 // analyzeRun is analyze: it writes the outputs and returns the analyses.
-func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, error) {
+func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis, error) {
 	if o.format != "text" && o.format != "json" {
 		return nil, withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", o.format))
 	}
@@ -143,7 +144,7 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 	if err != nil {
 		return nil, err
 	}
-	opts := report.AnalysisOptions{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
+	opts := analysis.Options{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
 		Reconstruction: o.html != ""}
 	if o.spec != "" {
 		spec, err := dataflow.LoadSpec(o.spec)
@@ -181,9 +182,9 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*report.Analysis, e
 	} else if o.peerProfile != "" || o.peerBaseline != "" {
 		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile and --peer-baseline need --metrics"))
 	}
-	var as []*report.Analysis
+	var as []*analysis.Analysis
 	for _, app := range res.Apps {
-		as = append(as, report.BuildAnalysis(app, opts))
+		as = append(as, analysis.Build(app, opts))
 	}
 	if o.html != "" {
 		if err := writeHTMLReport(o.html, as); err != nil {

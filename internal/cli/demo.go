@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
-	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -70,7 +70,7 @@ nodes it found and the report's path.`,
 // printCulprits lists the culprit-node findings of every application, one
 // line each (a node found culprit in several applications is listed once
 // per application), or says there was none.
-func printCulprits(w io.Writer, as []*report.Analysis) {
+func printCulprits(w io.Writer, as []*analysis.Analysis) {
 	n := 0
 	for _, a := range as {
 		for _, f := range a.Findings {

@@ -5,14 +5,15 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
 // writeHTMLReport writes the offline HTML report of analyses to path,
 // replacing it atomically (a temporary file beside it, then a rename). The
-// analyses should be built with report.AnalysisOptions{Reconstruction: true};
+// analyses should be built with analysis.Options{Reconstruction: true};
 // without it the report has no timeline. demo calls it too.
-func writeHTMLReport(path string, as []*report.Analysis) error {
+func writeHTMLReport(path string, as []*analysis.Analysis) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".clusterlens-report-*.html")
 	if err != nil {

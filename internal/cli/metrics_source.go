@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
-	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
@@ -114,7 +114,7 @@ func isStoreDSN(spec string) bool {
 // addMetrics reads --metrics over the applications' runs (each widened by
 // the tolerance and a minute) into opts; a source read in part fills opts
 // and returns its metrics.ErrPartial error.
-func addMetrics(e *env, opts *report.AnalysisOptions, apps []*model.App, o analyzeOptions) error {
+func addMetrics(e *env, opts *analysis.Options, apps []*model.App, o analyzeOptions) error {
 	if o.clockSkew < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -130,7 +131,7 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-func writePage(t *testing.T, as []*Analysis, dir, name string) string {
+func writePage(t *testing.T, as []*analysis.Analysis, dir, name string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, as, HTMLOptions{}); err != nil {
@@ -161,7 +162,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatalf("load %s: %v (%d applications)", real, err, len(res.Apps))
 	}
 	realAs := analyzeApps(res.Apps)
-	if realAs[0].recon == nil {
+	if realAs[0].Reconstruction() == nil {
 		t.Fatal("real log: no reconstruction")
 	}
 	// overview (2), timeline, stages, nodes by cause, nodes over time, what-if

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -102,7 +103,7 @@ type htmlNode struct {
 
 // buildHTMLPage turns analyses into the page's data; timelineBars is the
 // exact-timeline budget of each application.
-func buildHTMLPage(as []*Analysis, timelineBars int) *htmlPage {
+func buildHTMLPage(as []*analysis.Analysis, timelineBars int) *htmlPage {
 	p := &htmlPage{Generator: "clusterlens", Applications: []*htmlApp{}}
 	for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
 		p.Causes = append(p.Causes, c.String())
@@ -114,7 +115,7 @@ func buildHTMLPage(as []*Analysis, timelineBars int) *htmlPage {
 	return p
 }
 
-func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
+func buildHTMLApp(a *analysis.Analysis, timelineBars int) *htmlApp {
 	h := &htmlApp{Identity: a.Summary.App, Totals: a.Summary.Totals, WhatIf: a.WhatIf,
 		Findings: a.Findings, Queries: a.Queries, Notes: append([]string{}, a.Notes...)}
 	if h.Findings == nil {
@@ -131,15 +132,15 @@ func buildHTMLApp(a *Analysis, timelineBars int) *htmlApp {
 		h.Dataflow = buildHTMLDataflow(a.Dataflow, a.Summary.App.Start, criticalStages(a.Efficiency))
 	}
 	start, wall := a.Summary.App.Start, a.Summary.App.End-a.Summary.App.Start
-	if a.recon != nil {
-		tl := dataflow.BuildTimeline(a.recon, dataflow.TimelineOptions{})
-		h.Timeline = buildHTMLTimeline(a.recon, tl, timelineBars)
+	if a.Reconstruction() != nil {
+		tl := dataflow.BuildTimeline(a.Reconstruction(), dataflow.TimelineOptions{})
+		h.Timeline = buildHTMLTimeline(a.Reconstruction(), tl, timelineBars)
 		h.NodeTime = buildNodeTime(tl, MaxHTMLNodes, NodeTimeBins)
 		start, wall = h.Timeline.Start, h.Timeline.WallMs
 	} else if a.Dataflow != nil {
-		h.Notes = append(h.Notes, "timeline: not kept (build the analysis with AnalysisOptions.Reconstruction)")
+		h.Notes = append(h.Notes, "timeline: not kept (build the analysis with analysis.Options.Reconstruction)")
 	}
-	if a.corr != nil && start > 0 {
+	if a.Correlation() != nil && start > 0 {
 		h.Metrics = buildHTMLMetrics(a, start, wall, h.Timeline != nil && h.Timeline.Mode == "exact")
 	}
 	if a.Nodes != nil {

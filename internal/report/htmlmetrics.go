@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -65,8 +66,8 @@ type htmlStageProfile struct {
 // buildHTMLMetrics bins each matched host's samples over [start,
 // start+wallMs] (at most MaxHTMLNodes hosts, in name order); with exact
 // (not binned) timeline bars it adds each attempt's profile.
-func buildHTMLMetrics(a *Analysis, start, wallMs int64, exact bool) *htmlMetrics {
-	c, r := a.corr, a.Metrics
+func buildHTMLMetrics(a *analysis.Analysis, start, wallMs int64, exact bool) *htmlMetrics {
+	c, r := a.Correlation(), a.Metrics
 	wallMs = max(wallMs, 1)
 	m := &htmlMetrics{Start: start, WallMs: wallMs, SkewMs: r.SkewMs, Hosts: []string{}, CPU: []correlate.Vector{},
 		Disk: []correlate.Vector{}, Net: []correlate.Vector{}, HostsAll: c.Hosts(), Stages: []htmlStageProfile{}}
@@ -100,7 +101,7 @@ func buildHTMLMetrics(a *Analysis, start, wallMs int64, exact bool) *htmlMetrics
 		for cl := correlate.Unknown; cl <= correlate.Mixed; cl++ {
 			m.Classes = append(m.Classes, cl.String())
 		}
-		app := a.corr.App()
+		app := a.Correlation().App()
 		pct := func(f float64) int { return int(math.Round(100 * f)) }
 		c.Profiles(func(tp *correlate.TaskProfile) {
 			st := app.Stages[tp.Stage]

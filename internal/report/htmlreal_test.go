@@ -3,6 +3,7 @@ package report
 import (
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -19,7 +20,7 @@ func TestHTMLDataEveryRealLog(t *testing.T) {
 		t.Fatalf("only %d applications in the shared logs", len(res.Apps))
 	}
 	for _, app := range res.Apps {
-		a := BuildAnalysis(app, AnalysisOptions{Reconstruction: true})
+		a := analysis.Build(app, analysis.Options{Reconstruction: true})
 		h := buildHTMLApp(a, MaxTimelineBars)
 		if h.Findings == nil || h.Notes == nil {
 			t.Errorf("%s: findings or notes null", app.Source)

@@ -63,7 +63,7 @@ func TestGroupLines(t *testing.T) {
 func TestTimelineModes(t *testing.T) {
 	as := simAnalyses(t, "imbalance", 5)
 	for _, a := range as {
-		r := a.recon
+		r := a.Reconstruction()
 		tl := dataflow.BuildTimeline(r, dataflow.TimelineOptions{})
 		bars := 0
 		for i := range tl.Lines {
@@ -103,8 +103,8 @@ func TestTimelineModes(t *testing.T) {
 func TestActivityColorsDistinct(t *testing.T) {
 	for _, a := range simAnalyses(t, "imbalance", 3) {
 		seen := map[string]string{}
-		for i, c := range activityColors(a.recon.Activities) {
-			name := a.recon.Activities[i].Name
+		for i, c := range activityColors(a.Reconstruction().Activities) {
+			name := a.Reconstruction().Activities[i].Name
 			if prev, ok := seen[c]; ok {
 				t.Errorf("%s: %s and %s share colour %s", a.Summary.App.Engine, prev, name, c)
 			}

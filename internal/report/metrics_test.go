@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -39,12 +40,12 @@ func simWithFrames(t testing.TB, scenario string, seed uint64) (*sim.Result, *co
 
 // simMetricAnalyses analyzes a simulator scenario's applications with its
 // node metrics (every node sampled), keeping the reconstructions.
-func simMetricAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis, *correlate.Frames) {
+func simMetricAnalyses(t testing.TB, scenario string, seed uint64) ([]*analysis.Analysis, *correlate.Frames) {
 	t.Helper()
 	res, fr := simWithFrames(t, scenario, seed)
-	var as []*Analysis
+	var as []*analysis.Analysis
 	for _, app := range res.Apps {
-		as = append(as, BuildAnalysis(app, AnalysisOptions{Reconstruction: true, Metrics: fr}))
+		as = append(as, analysis.Build(app, analysis.Options{Reconstruction: true, Metrics: fr}))
 	}
 	return as, fr
 }
@@ -176,7 +177,7 @@ func BenchmarkAnalyzeMetrics(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				for _, app := range res.Apps {
-					BuildAnalysis(app, AnalysisOptions{Reconstruction: true, Metrics: tc.fr})
+					analysis.Build(app, analysis.Options{Reconstruction: true, Metrics: tc.fr})
 				}
 			}
 		})

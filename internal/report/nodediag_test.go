@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/sim"
@@ -14,14 +15,14 @@ import (
 // simNodeAnalyses analyzes a simulated run with its node metrics and the
 // node diagnosis (self-trained profile, workload-aware peers), as analyze
 // --metrics does, and returns the run's ground truth too.
-func simNodeAnalyses(t testing.TB, scenario string, seed uint64) ([]*Analysis, *sim.Truth) {
+func simNodeAnalyses(t testing.TB, scenario string, seed uint64) ([]*analysis.Analysis, *sim.Truth) {
 	t.Helper()
 	res, fr := simWithFrames(t, scenario, seed)
 	nopt := nodediag.DefaultOptions()
 	nopt.Workload = peer.NewWorkload(res.Apps)
-	var as []*Analysis
+	var as []*analysis.Analysis
 	for _, app := range res.Apps {
-		as = append(as, BuildAnalysis(app, AnalysisOptions{Reconstruction: true, Metrics: fr, Nodes: &nopt}))
+		as = append(as, analysis.Build(app, analysis.Options{Reconstruction: true, Metrics: fr, Nodes: &nopt}))
 	}
 	return as, res.Truth
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -280,12 +281,12 @@ func analyzeCPU(tb testing.TB, app *model.App, html bool, runs int) int64 {
 	best := int64(-1)
 	for range runs {
 		cpu0 := sharedtest.ProcessCPU().Nanoseconds()
-		a := BuildAnalysis(app, AnalysisOptions{Reconstruction: html})
+		a := analysis.Build(app, analysis.Options{Reconstruction: html})
 		if err := AnalysisText(io.Discard, a, 15); err != nil {
 			tb.Fatal(err)
 		}
 		if html {
-			if err := WriteHTML(io.Discard, []*Analysis{a}, HTMLOptions{}); err != nil {
+			if err := WriteHTML(io.Discard, []*analysis.Analysis{a}, HTMLOptions{}); err != nil {
 				tb.Fatal(err)
 			}
 		}

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/query"
 )
 
 // queriesText writes the SQL queries that took the most time: their wall
 // time and share of the application, jobs and stages, core use, and the
 // operators that took the time with their rows, bytes, skew and spill.
-func queriesText(w io.Writer, a *Analysis, maxRows int) {
+func queriesText(w io.Writer, a *analysis.Analysis, maxRows int) {
 	if len(a.Queries) == 0 {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
@@ -31,7 +32,7 @@ func TestQueriesInReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := BuildAnalysis(app, AnalysisOptions{Reconstruction: true})
+	a := analysis.Build(app, analysis.Options{Reconstruction: true})
 	if len(a.Queries) != len(app.SQL) || len(a.Queries) == 0 {
 		t.Fatalf("%d queries analyzed, %d executions", len(a.Queries), len(app.SQL))
 	}
@@ -57,7 +58,7 @@ func TestQueriesInReport(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := AnalysisJSON(&js, []*Analysis{a}); err != nil {
+	if err := AnalysisJSON(&js, []*analysis.Analysis{a}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -79,7 +80,7 @@ func TestQueriesInReport(t *testing.T) {
 		t.Fatalf("JSON: %+v", doc)
 	}
 
-	page, p := pageData(t, []*Analysis{a}, HTMLOptions{})
+	page, p := pageData(t, []*analysis.Analysis{a}, HTMLOptions{})
 	if len(p.Applications) != 1 || len(p.Applications[0].Queries) != len(a.Queries) || !strings.Contains(page, "function queries(") {
 		t.Errorf("HTML page without the queries")
 	}

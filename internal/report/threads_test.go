@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
@@ -35,7 +36,7 @@ func TestAnalysisThreads(t *testing.T) {
 	if task == nil {
 		t.Fatal("no Spark attempt of 2 s or more in the demo run")
 	}
-	if a := BuildAnalysis(app, AnalysisOptions{Metrics: fr}); a.Threads != nil {
+	if a := analysis.Build(app, analysis.Options{Metrics: fr}); a.Threads != nil {
 		t.Fatalf("threads part without thread samples: %+v", a.Threads)
 	}
 	name := fmt.Sprintf("Executor task launch worker for task %d.0 in stage %d.0 (TID %d)", task.Index, stage, task.ID)
@@ -46,7 +47,7 @@ func TestAnalysisThreads(t *testing.T) {
 			Text: "1\t" + name + "\tRUNNABLE\t" + stack})
 		n++
 	}
-	a := BuildAnalysis(app, AnalysisOptions{Metrics: fr})
+	a := analysis.Build(app, analysis.Options{Metrics: fr})
 	tr := a.Threads
 	if tr == nil || tr.Samples != n || tr.Attempts != 1 || tr.IntervalMs != 100 {
 		t.Fatalf("threads part %+v, want %d samples of one attempt every 100 ms", tr, n)
@@ -65,7 +66,7 @@ func TestAnalysisThreads(t *testing.T) {
 		t.Errorf("compute agreement %+v, want %d ms sampled", compute, 100*n)
 	}
 	var js, text bytes.Buffer
-	if err := AnalysisJSON(&js, []*Analysis{a}); err != nil {
+	if err := AnalysisJSON(&js, []*analysis.Analysis{a}); err != nil {
 		t.Fatal(err)
 	}
 	if err := AnalysisText(&text, a, 10); err != nil {
