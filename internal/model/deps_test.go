@@ -2,12 +2,15 @@ package model_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestDependencyDirection enforces DESIGN.md's layering: model imports
-// nothing of the project, decoders and stats do not import analyses or
+// TestDependencyDirection enforces the layering of docs/ARCHITECTURE.md:
+// model and finding import nothing of the project, the wire format only
+// model, decoders and stats do not import analyses or presentation, the
+// run history not the detectors, the composition of analyses no
 // presentation, and nothing imports cli.
 func TestDependencyDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "github.com/clusterlens/clusterlens/...").Output()
@@ -26,6 +29,19 @@ func TestDependencyDirection(t *testing.T) {
 		"internal/stats":     append([]string{"internal/eventlog", "internal/mapreduce"}, presentation...),
 		"internal/shs":       {"internal/cli", "internal/report", "internal/load"},
 		"internal/summary":   {"internal/cli", "internal/report", "internal/load"},
+		// The run history and the node diagnosis speak the findings
+		// vocabulary (internal/finding), not the detectors.
+		"internal/history":  {"internal/diagnose", "internal/analysis", "internal/report"},
+		"internal/nodediag": {"internal/diagnose"},
+		// The composition of analyses renders nothing and serves nothing.
+		"internal/analysis": {"internal/report", "internal/web", "internal/server", "internal/load"},
+		"internal/report":   {"internal/web", "internal/server"},
+		"internal/web":      {"internal/server"},
+	}
+	// Leaves that may import only the listed project packages.
+	allowed := map[string][]string{
+		"internal/finding": {},
+		"internal/wire":    {"internal/model"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -37,6 +53,9 @@ func TestDependencyDirection(t *testing.T) {
 			}
 			if d == "internal/cli" && pkg != "cmd/clusterlens" {
 				t.Errorf("%s imports internal/cli", pkg)
+			}
+			if ok, leaf := allowed[pkg]; leaf && !slices.Contains(ok, d) {
+				t.Errorf("%s depends on %s (it may import only %v)", pkg, d, ok)
 			}
 			for _, b := range banned[pkg] {
 				if b == "*" || d == b {
