@@ -79,7 +79,7 @@ type Filter struct {
 }
 
 // Brief is a run as listings see it: which application and job, whose,
-// when, how long, read from which log.
+// where, when, how long, read from which log, and its worst finding.
 type Brief struct {
 	Key         string `json:"key"`
 	ID          string `json:"id"`
@@ -88,6 +88,7 @@ type Brief struct {
 	User        string `json:"user"`
 	Engine      string `json:"engine"`
 	Version     string `json:"version,omitempty"`
+	Platform    string `json:"platform,omitempty"`
 	Status      Status `json:"status"`
 	JobKey      string `json:"jobKey"`
 	Start       int64  `json:"start"`
@@ -95,6 +96,8 @@ type Brief struct {
 	DurationMs  int64  `json:"durationMs"`
 	LastUpdated int64  `json:"lastUpdated"`
 	Log         string `json:"log"`
+	// Worst is the highest severity among the run's findings.
+	Worst finding.Severity `json:"worstSeverity"`
 }
 
 // Store keeps the run history. Implementations are safe for concurrent use,

@@ -194,20 +194,23 @@ func inOrder(keys []string, runs []*history.Run, gens []uint64) ([]*history.Run,
 // Briefs returns the runs matching f, oldest first, with few columns.
 func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
 	var out []history.Brief
-	err := s.query(ctx, `SELECT key, app_id, attempt, name, user, engine, app_version, status, job_key, start, end,
-		duration_ms, last_updated, log FROM history_runs FINAL`+where(f)+` ORDER BY start, key FORMAT RowBinary`,
+	err := s.query(ctx, `SELECT key, app_id, attempt, name, user, engine, app_version, platform, status, job_key, start, end,
+		duration_ms, last_updated, log, worst FROM history_runs FINAL`+where(f)+` ORDER BY start, key FORMAT RowBinary`,
 		func(d *clickhttp.RowReader) error {
 			r := reader{d: d}
 			var b history.Brief
 			var status string
-			for _, p := range []*string{&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &status, &b.JobKey} {
+			var worst int64
+			for _, p := range []*string{&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &b.Platform, &status, &b.JobKey} {
 				r.str(p)
 			}
 			for _, p := range []*int64{&b.Start, &b.End, &b.DurationMs, &b.LastUpdated} {
 				r.int(p)
 			}
 			r.str(&b.Log)
+			r.int(&worst)
 			b.Status = history.Status(status)
+			b.Worst = severity(worst)
 			out = append(out, b)
 			return r.err
 		})
@@ -249,7 +252,7 @@ func readRun(d *clickhttp.RowReader) (*history.Run, uint64, error) {
 		return run, 0, r.err
 	}
 	run.Status = history.Status(status)
-	run.Worst = finding.Severity(max(0, min(worst, int64(finding.Critical))))
+	run.Worst = severity(worst)
 	if err := json.Unmarshal([]byte(findings), &run.Findings); err != nil {
 		return run, 0, fmt.Errorf("findings of %s: %w", run.Key, err)
 	}
@@ -464,4 +467,9 @@ func (r *reader) bool(p *bool) {
 	if r.err == nil {
 		*p, r.err = r.d.Bool()
 	}
+}
+
+// severity converts a stored severity, clamping unknown values.
+func severity(v int64) finding.Severity {
+	return finding.Severity(max(0, min(v, int64(finding.Critical))))
 }

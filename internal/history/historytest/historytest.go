@@ -291,8 +291,8 @@ func filters(t *testing.T, open Opener) {
 	for _, r := range all {
 		if r.User == "bo" {
 			wantBriefs = append(wantBriefs, history.Brief{Key: r.Key, ID: r.ID, Attempt: r.Attempt, Name: r.Name, User: r.User,
-				Engine: r.Engine, Version: r.Version, Status: r.Status, JobKey: r.JobKey, Start: r.Start, End: r.End,
-				DurationMs: r.DurationMs, LastUpdated: r.LastUpdated, Log: r.Log})
+				Engine: r.Engine, Version: r.Version, Platform: r.Platform, Status: r.Status, JobKey: r.JobKey, Start: r.Start, End: r.End,
+				DurationMs: r.DurationMs, LastUpdated: r.LastUpdated, Log: r.Log, Worst: r.Worst})
 		}
 	}
 	if diff := cmp.Diff(wantBriefs, briefs); diff != "" {

@@ -244,8 +244,8 @@ func scanStages(rows *sql.Rows, byID map[int64]*history.Run) error {
 // Briefs returns the runs matching f, oldest first, with few columns.
 func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, error) {
 	w, args := where(f)
-	rows, err := s.db.QueryContext(ctx, `SELECT key, app_id, attempt, name, user, engine, version, status, job_key, start, end,
-		duration_ms, last_updated, log FROM history_runs`+w+` ORDER BY start, key`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT key, app_id, attempt, name, user, engine, version, platform, status, job_key, start, end,
+		duration_ms, last_updated, log, worst FROM history_runs`+w+` ORDER BY start, key`, args...)
 	if err != nil {
 		return nil, s.err("read runs", err)
 	}
@@ -254,11 +254,13 @@ func (s *Store) Briefs(ctx context.Context, f history.Filter) ([]history.Brief, 
 	for rows.Next() {
 		var b history.Brief
 		var status string
-		if err := rows.Scan(&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &status, &b.JobKey, &b.Start,
-			&b.End, &b.DurationMs, &b.LastUpdated, &b.Log); err != nil {
+		var worst int
+		if err := rows.Scan(&b.Key, &b.ID, &b.Attempt, &b.Name, &b.User, &b.Engine, &b.Version, &b.Platform, &status, &b.JobKey, &b.Start,
+			&b.End, &b.DurationMs, &b.LastUpdated, &b.Log, &worst); err != nil {
 			return nil, s.err("read runs", err)
 		}
 		b.Status = history.Status(status)
+		b.Worst = severity(worst)
 		out = append(out, b)
 	}
 	return out, s.err("read runs", rows.Err())
