@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/assets"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
 // simAnalyses analyzes every application of a named simulator scenario,
 // keeping the reconstructions as the HTML report needs.
-func simAnalyses(t testing.TB, scenario string, seed uint64) []*Analysis {
+func simAnalyses(t testing.TB, scenario string, seed uint64) []*analysis.Analysis {
 	t.Helper()
 	sc, err := sim.Named(scenario)
 	if err != nil {
@@ -26,10 +28,10 @@ func simAnalyses(t testing.TB, scenario string, seed uint64) []*Analysis {
 	return analyzeApps(res.Apps)
 }
 
-func analyzeApps(apps []*model.App) []*Analysis {
-	var as []*Analysis
+func analyzeApps(apps []*model.App) []*analysis.Analysis {
+	var as []*analysis.Analysis
 	for _, app := range apps {
-		as = append(as, BuildAnalysis(app, AnalysisOptions{Reconstruction: true}))
+		as = append(as, analysis.Build(app, analysis.Options{Reconstruction: true}))
 	}
 	return as
 }
@@ -37,7 +39,7 @@ func analyzeApps(apps []*model.App) []*Analysis {
 var dataBlob = regexp.MustCompile(`(?s)<script type="application/json" id="clusterlens-data">(.*?)</script>`)
 
 // pageData writes the page and returns it with its decoded JSON blob.
-func pageData(t *testing.T, as []*Analysis, opts HTMLOptions) (string, *htmlPage) {
+func pageData(t *testing.T, as []*analysis.Analysis, opts HTMLOptions) (string, *htmlPage) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, as, opts); err != nil {
@@ -66,7 +68,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 			t.Errorf("page loads something from outside: %q", bad)
 		}
 	}
-	if !strings.Contains(page, `version="`+EChartsVersion+`"`) || !strings.Contains(page, "Apache Software Foundation") {
+	if !strings.Contains(page, `version="`+assets.EChartsVersion+`"`) || !strings.Contains(page, "Apache Software Foundation") {
 		t.Error("ECharts is not inlined with its license header")
 	}
 	if len(p.Applications) != len(as) || len(p.Causes) != len(p.CauseColors) {
@@ -122,8 +124,8 @@ func TestWriteHTMLWithoutReconstruction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := BuildAnalysis(res.Apps[0], AnalysisOptions{})
-	_, p := pageData(t, []*Analysis{a}, HTMLOptions{})
+	a := analysis.Build(res.Apps[0], analysis.Options{})
+	_, p := pageData(t, []*analysis.Analysis{a}, HTMLOptions{})
 	h := p.Applications[0]
 	if h.Timeline != nil || h.Dataflow == nil || !strings.Contains(strings.Join(h.Notes, ";"), "timeline") {
 		t.Errorf("without the reconstruction: timeline %v, notes %q", h.Timeline != nil, h.Notes)

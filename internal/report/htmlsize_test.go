@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/assets"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -64,14 +66,14 @@ func largestRealApp(t *testing.T) *model.App {
 // few megabytes and is written in well under a second (analysis excluded).
 func TestHTMLSizeAndSpeed(t *testing.T) {
 	app := largestRealApp(t)
-	a := BuildAnalysis(app, AnalysisOptions{Reconstruction: true})
+	a := analysis.Build(app, analysis.Options{Reconstruction: true})
 	var buf bytes.Buffer
 	start := time.Now()
-	if err := WriteHTML(&buf, []*Analysis{a}, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&buf, []*analysis.Analysis{a}, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	t.Logf("%s (%d task attempts): report %d bytes (ECharts %d) in %v", app.Source, app.NumTasks(), buf.Len(), len(echartsJS), took)
+	t.Logf("%s (%d task attempts): report %d bytes (ECharts %d) in %v", app.Source, app.NumTasks(), buf.Len(), len(assets.EChartsJS), took)
 	if buf.Len() > maxReportBytes {
 		t.Errorf("report is %d bytes, budget %d", buf.Len(), maxReportBytes)
 	}
@@ -91,7 +93,7 @@ func TestHTMLSizeCapped(t *testing.T) {
 	if err := WriteHTML(&buf, as, HTMLOptions{TimelineBars: 100}); err != nil {
 		t.Fatal(err)
 	}
-	per := (buf.Len() - len(echartsJS)) / len(as)
+	per := (buf.Len() - len(assets.EChartsJS)) / len(as)
 	t.Logf("%d applications: %d bytes, %d per application", len(as), buf.Len(), per)
 	if per > 150<<10 {
 		t.Errorf("%d bytes per application", per)
