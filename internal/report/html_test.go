@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/assets"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -133,5 +135,40 @@ func TestWriteHTMLWithoutReconstruction(t *testing.T) {
 	// No application at all is a valid, empty report.
 	if _, p := pageData(t, nil, HTMLOptions{}); len(p.Applications) != 0 {
 		t.Error("empty report has applications")
+	}
+}
+
+// TestHTMLWithoutJavaScript: parsed as a browser without JavaScript parses
+// it, the report reads as its noscript tables: every application's title,
+// its findings and its longest stage, and nothing of what the script would
+// draw.
+func TestHTMLWithoutJavaScript(t *testing.T) {
+	as := simAnalyses(t, "imbalance", 3)
+	page, _ := pageData(t, as, HTMLOptions{})
+	text, err := sharedtest.TextWithoutScripts(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, a := range as {
+		tb := BuildTables(a)
+		want := []string{tb.Title, "Findings (" + strconv.Itoa(len(tb.Findings)) + ")"}
+		for _, f := range tb.Findings {
+			want = append(want, f.Summary)
+		}
+		if len(tb.Stages) == 0 {
+			t.Errorf("%s: no stage rows", a.Summary.App.ID)
+		} else {
+			want = append(want, strings.Join(tb.Stages[0][:3], " "))
+		}
+		for _, w := range want {
+			if !strings.Contains(text, strings.Join(strings.Fields(w), " ")) {
+				t.Errorf("%s: %q not in the script-less page", a.Summary.App.ID, w)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d strings checked", checked)
 	}
 }

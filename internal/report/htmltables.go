@@ -1,0 +1,161 @@
+package report
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/query"
+)
+
+//go:embed assets/tables.html
+var tablesHTML string
+
+// tablesTmpl renders an analysis as plain HTML tables: what the page reads
+// like without JavaScript.
+var tablesTmpl = template.Must(template.New("tables").Parse(tablesHTML))
+
+// Tables is one analysis as the server-rendered tables show it: the
+// overview, where the slot time went, the findings with their evidence,
+// the longest stages, the nodes, the what-if curve, the SQL queries and
+// the notes, every value formatted.
+type Tables struct {
+	Title    string
+	Meta     []string
+	Cards    [][3]string // name, value, detail
+	Causes   [][3]string // cause, time, share
+	Findings []TableFinding
+	// Stages and Nodes are the longest stages and the nodes with the most
+	// slot time (at most MaxHTMLStages and MaxHTMLNodes), with how many
+	// there are in all.
+	Stages              [][]string
+	StageHead, NodeHead []string
+	StagesAll, NodesAll int
+	Nodes               [][]string
+	WhatIf              [][4]string
+	Queries             [][5]string
+	QueriesAll          int
+	Notes               []string
+}
+
+// TableFinding is one finding as the tables show it.
+type TableFinding struct {
+	Severity, Title, Scope, Summary, Recommendation, Source string
+	Evidence                                                [][3]string // name, value, limits
+}
+
+// BuildTables formats an analysis for WriteTables.
+func BuildTables(a *analysis.Analysis) *Tables {
+	s := a.Summary
+	id := s.App
+	t := &Tables{Title: cmp.Or(id.Name, id.ID), Notes: a.Notes}
+	status := "complete"
+	if !id.Complete {
+		status = "incomplete (no end record: still running, crashed or truncated)"
+	}
+	t.Meta = append(t.Meta, fmt.Sprintf("%s %s %s, user %s, %s", id.ID, id.Engine, id.Version, orDash(id.User), status),
+		fmt.Sprintf("start %s, end %s; source %s", Time(id.Start), Time(id.End), id.Source))
+	if p := id.Platform; p != nil {
+		t.Meta = append(t.Meta, "platform "+p.Name)
+	}
+	tot := s.Totals
+	t.Cards = append(t.Cards, [3]string{"Wall clock", Millis(id.DurationMs), Time(id.Start)},
+		[3]string{"Tasks", strconv.Itoa(tot.Tasks), fmt.Sprintf("%d failed · %d killed · %d stages · %d jobs", tot.FailedTasks, tot.KilledTasks, tot.Stages, tot.Jobs)},
+		[3]string{"Executors", strconv.Itoa(tot.Executors), fmt.Sprintf("%d hosts", tot.Hosts)})
+	if e := a.Efficiency; e != nil {
+		t.Cards = append(t.Cards, [3]string{"Driver alone", pct(e.DriverMs, e.AppMs), Millis(e.DriverMs) + " of " + Millis(e.AppMs)},
+			[3]string{"Critical path", Millis(e.CriticalPathAppMs), "perfect parallelism " + Millis(int64(e.IdealAppMs))},
+			[3]string{"Core-hours wasted", fmt.Sprintf("%.2f", coreHours(e.CoreMsWasted)), fmt.Sprintf("of %.2f available", coreHours(e.CoreMsAvailable))})
+	}
+	worst := "nothing to fix"
+	if len(a.Findings) > 0 {
+		worst = "worst: " + a.Findings[0].Severity.String()
+	}
+	t.Cards = append(t.Cards, [3]string{"Findings", strconv.Itoa(len(a.Findings)), worst})
+	for _, f := range a.Findings {
+		t.Findings = append(t.Findings, tableFinding(f))
+	}
+	if b := a.Dataflow; b != nil {
+		t.tablesDataflow(b)
+	}
+	if wi := a.WhatIf; wi != nil {
+		for _, e := range wi.Estimates {
+			t.WhatIf = append(t.WhatIf, [4]string{fmt.Sprintf("%d%% (%.1f)", e.Percent, e.Executors), strconv.Itoa(e.Slots), Millis(e.AppMs), fmt.Sprintf("%.0f%%", 100*e.Utilization)})
+		}
+	}
+	qs := slices.Clone(a.Queries)
+	slices.SortStableFunc(qs, func(x, y query.Query) int { return cmp.Compare(y.WallMs, x.WallMs) })
+	t.QueriesAll = len(qs)
+	for _, q := range qs[:min(len(qs), maxTableQueries)] {
+		t.Queries = append(t.Queries, [5]string{strconv.FormatInt(q.ID, 10), q.Status, Millis(q.WallMs), strconv.Itoa(len(q.Jobs)), truncate(q.Description, 100)})
+	}
+	return t
+}
+
+// maxTableQueries is how many queries the tables list, the longest first.
+const maxTableQueries = 50
+
+func (t *Tables) tablesDataflow(b *dataflow.Breakdown) {
+	if total := b.App.Total; total > 0 {
+		for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+			if v := b.App.Cause[c]; v > 0 {
+				t.Causes = append(t.Causes, [3]string{c.String(), Millis(v), pct(v, total)})
+			}
+		}
+	}
+	t.StageHead = []string{"stage", "name", "wall", "tail", "tasks"}
+	t.NodeHead = []string{"host", "executors", "slots", "allocated"}
+	for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+		t.StageHead = append(t.StageHead, c.String())
+		t.NodeHead = append(t.NodeHead, c.String())
+	}
+	stages := slices.Clone(b.Stages)
+	slices.SortStableFunc(stages, func(x, y dataflow.StageBreakdown) int { return cmp.Compare(y.End-y.Start, x.End-x.Start) })
+	t.StagesAll = len(stages)
+	for _, st := range stages[:min(len(stages), MaxHTMLStages)] {
+		row := []string{fmt.Sprintf("%d.%d", st.ID, st.Attempt), truncate(st.Name, 60), Millis(st.End - st.Start), Millis(st.TailMs), strconv.Itoa(st.Attempts)}
+		for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+			row = append(row, pct(st.Cause[c], st.Total))
+		}
+		t.Stages = append(t.Stages, row)
+	}
+	nodes := slices.Clone(b.Nodes)
+	slices.SortStableFunc(nodes, func(x, y dataflow.NodeBreakdown) int { return cmp.Compare(y.Total, x.Total) })
+	t.NodesAll = len(nodes)
+	for _, n := range nodes[:min(len(nodes), MaxHTMLNodes)] {
+		row := []string{n.Host, strconv.Itoa(n.Executors), strconv.Itoa(n.Slots), Millis(n.Total)}
+		for c := dataflow.Cause(0); c < dataflow.NumCauses; c++ {
+			row = append(row, pct(n.Cause[c], n.Total))
+		}
+		t.Nodes = append(t.Nodes, row)
+	}
+}
+
+func tableFinding(f finding.Finding) TableFinding {
+	tf := TableFinding{Severity: f.Severity.String(), Title: f.Title, Scope: fmt.Sprintf("%s %v", f.Scope.Kind, f.Scope.IDs),
+		Summary: f.Summary, Recommendation: f.Recommendation, Source: f.Source}
+	for _, e := range f.Evidence {
+		lim := ""
+		if len(e.Limits) > 0 {
+			lim = fmt.Sprintf("%s %v", e.Compare, e.Limits)
+		}
+		tf.Evidence = append(tf.Evidence, [3]string{e.Name, strconv.FormatFloat(e.Value, 'g', 4, 64) + " " + e.Unit, lim})
+	}
+	return tf
+}
+
+// WriteTables writes the analysis as HTML tables (no script, no style of
+// its own: the page's stylesheet applies).
+func WriteTables(w io.Writer, t *Tables) error {
+	if err := tablesTmpl.Execute(w, t); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	return nil
+}
