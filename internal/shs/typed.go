@@ -25,3 +25,23 @@ func (ix *Index) Stages(a *model.App) []StageData {
 	}
 	return ix.view(a).stageList(nil, stageOptions{quantiles: sortedCopy(qs)})
 }
+
+// Attempts returns application appID's attempts, newest start first (nil
+// when the index has no such application). An attempt known only from its
+// log's first events is among them: Pending(appID) tells.
+func (ix *Index) Attempts(appID string) []*model.App {
+	if e := ix.byID[appID]; e != nil {
+		return e.attempts
+	}
+	return nil
+}
+
+// Apps returns every application's newest attempt, in the order the
+// History Server lists them.
+func (ix *Index) Apps() []*model.App {
+	out := make([]*model.App, len(ix.apps))
+	for i, e := range ix.apps {
+		out[i] = e.attempts[0]
+	}
+	return out
+}
