@@ -83,6 +83,13 @@ func Jobs(ctx context.Context, st Store, opt GroupOptions) ([]*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return JobsOf(vs, briefs, opt), nil
+}
+
+// JobsOf groups variants into recurring jobs (Group) and summarizes each
+// from its runs among briefs (oldest first, as Store.Briefs returns them),
+// most runs first: Jobs for a caller that holds the briefs already.
+func JobsOf(vs []Variant, briefs []Brief, opt GroupOptions) []*Job {
 	byVariant := map[string][]int{}
 	for i := range briefs {
 		byVariant[briefs[i].JobKey] = append(byVariant[briefs[i].JobKey], i)
@@ -109,7 +116,7 @@ func Jobs(ctx context.Context, st Store, opt GroupOptions) ([]*Job, error) {
 		}
 		return out[i].Last > out[j].Last
 	})
-	return out, nil
+	return out
 }
 
 // summarizeJob summarizes a job's runs, oldest first.
@@ -137,6 +144,11 @@ func FindJob(ctx context.Context, st Store, ref string, opt GroupOptions) (*Job,
 	if err != nil {
 		return nil, err
 	}
+	return MatchJob(jobs, ref)
+}
+
+// MatchJob is FindJob among jobs already listed.
+func MatchJob(jobs []*Job, ref string) (*Job, error) {
 	var hits []*Job
 	for _, j := range jobs {
 		if j.ID == ref || len(ref) >= 4 && strings.HasPrefix(j.ID, ref) || j.NameKey == NormalizeName(ref) {

@@ -45,9 +45,9 @@ func WriteHTML(w io.Writer, as []*analysis.Analysis, opts HTMLOptions) error {
 	if len(as) > 1 {
 		budget = max(budget/len(as), 1500)
 	}
-	data, err := json.Marshal(buildHTMLPage(as, budget))
+	data, err := PageData(as, budget)
 	if err != nil {
-		return fmt.Errorf("encode report data: %w", err)
+		return err
 	}
 	title := "clusterlens report"
 	if len(as) == 1 {
@@ -97,3 +97,22 @@ func WriteHTML(w io.Writer, as []*analysis.Analysis, opts HTMLOptions) error {
 	}
 	return nil
 }
+
+// PageData is the JSON the report's script draws for analyses, each
+// application's exact timeline at most timelineBars bars (larger ones are
+// binned): the blob WriteHTML inlines, for a page that loads the report's
+// script itself (the web UI's application page).
+func PageData(as []*analysis.Analysis, timelineBars int) ([]byte, error) {
+	data, err := json.Marshal(buildHTMLPage(as, timelineBars))
+	if err != nil {
+		return nil, fmt.Errorf("encode report data: %w", err)
+	}
+	return data, nil
+}
+
+// Script is the report's script: it draws the blob of PageData, from the
+// element with id clusterlens-data, into the element with id report.
+func Script() string { return reportJS }
+
+// Stylesheet is the report's stylesheet.
+func Stylesheet() string { return reportCSS }

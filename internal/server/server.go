@@ -1,11 +1,14 @@
 // Package server is clusterlens's HTTP server: the Spark History Server's
-// REST API (/api/v1) over the applications of a folder of event logs, or
-// of the run history kept current from it. The commands only parse flags
-// and call Run.
+// REST API (/api/v1) and the web UI (internal/web) over the applications
+// of a folder of event logs, or of the run history kept current from it.
+// It is read-only, listens on the loopback interface unless told
+// otherwise, and elsewhere only with a token or TLS (auth.go). The
+// commands only parse flags and call Run.
 package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,7 +20,10 @@ import (
 	"github.com/clusterlens/clusterlens/internal/indexer"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/objstore"
+	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/web"
 )
 
 // Options configure Run.
@@ -35,6 +41,15 @@ type Options struct {
 	// listing from it at once, the logs indexed into it every Rescan
 	// (default 10 s), applications read from their logs when asked about.
 	Store history.Store
+	// Metrics is the node sample store the web UI reads (nil: none); Peer
+	// a trained Ganesha profile for its node pages (nil: none).
+	Metrics store.Store
+	Peer    *peer.Profile
+	// Token, when set, is required of every request (auth.go); a
+	// non-loopback Addr needs it or TLS.
+	Token string
+	// TLSCert and TLSKey are PEM files to serve HTTPS with (both or none).
+	TLSCert, TLSKey string
 }
 
 // appSource is where the server's applications come from, and how they are
@@ -70,6 +85,13 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 	if o.Rescan == 0 && objstore.IsURL(o.Logs) {
 		o.Rescan = defaultBucketRescan
 	}
+	if err := checkExposure(o); err != nil {
+		return err
+	}
+	tlsConfig, err := loadTLS(o)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
@@ -94,10 +116,22 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 		}
 		return nil
 	}
+	ui, err := web.New(web.Options{Apps: src, History: o.Store, Metrics: o.Metrics, Peer: o.Peer, Log: log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", shs.Handler(src, log))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("serving the Spark History Server API", "url", "http://"+ln.Addr().String()+"/api/v1/applications")
+	mux.Handle("/", ui)
+	srv := &http.Server{Handler: readOnly(withToken(o.Token, mux)), ReadHeaderTimeout: 10 * time.Second}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+		ln = tls.NewListener(ln, tlsConfig)
+	}
+	log.Info("serving the web UI and the Spark History Server API", "url", scheme+"://"+ln.Addr().String()+"/",
+		"api", scheme+"://"+ln.Addr().String()+"/api/v1/applications", "token", o.Token != "")
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

@@ -1,0 +1,378 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/store"
+)
+
+// nodeWindow is how much node metrics the node pages read by default:
+// the hour before the page's "to" time (default: now).
+const nodeWindow = time.Hour
+
+// nodeTTL is how long a PARC assessment is reused.
+const nodeTTL = time.Minute
+
+// nodeCache keeps the PARC assessment of the run history, which fits
+// models over every run (seconds on a large history).
+type nodeCache struct {
+	mu sync.Mutex
+	a  *hetero.Assessment
+	at time.Time
+}
+
+// assess returns the cached assessment, or fits it again when it is older
+// than nodeTTL.
+func (c *nodeCache) assess(ctx context.Context, st history.Store) (*hetero.Assessment, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.a != nil && time.Since(c.at) < nodeTTL {
+		return c.a, nil
+	}
+	a, err := hetero.Assess(ctx, st, hetero.Options{Params: hetero.DefaultParams, Model: hetero.ModelJoint, Recent: 20})
+	if err != nil {
+		return nil, err
+	}
+	c.a, c.at = a, time.Now()
+	return a, nil
+}
+
+// nodeRow is one node on the nodes page.
+type nodeRow struct {
+	Host  string
+	Speed *hetero.NodeSpeed
+	PARC  *hetero.Verdict
+	Peer  *peer.NodeStatus
+}
+
+// nodesData is the nodes page's data.
+type nodesData struct {
+	Rows       []nodeRow
+	Assessment *hetero.Assessment
+	NoPARC     string
+	From, To   time.Time
+	Peer       *peerState
+	NoMetrics  bool
+	NoHistory  bool
+}
+
+// peerState is Ganesha's peer comparison over the window: every node's
+// state and the indictments in time order.
+type peerState struct {
+	Nodes       []peer.NodeStatus
+	Indictments []peer.Indictment
+	Vectors     int64
+	Verdicts    []peer.Verdict
+}
+
+// window reads the page's "to" parameter (RFC 3339; default now) and
+// returns the window ending there.
+func (u *UI) window(r *http.Request) (from, to time.Time, err error) {
+	to = u.o.Now()
+	if v := r.URL.Query().Get("to"); v != "" {
+		if to, err = time.Parse(time.RFC3339, v); err != nil {
+			return from, to, fmtErr(errBadRequest, "to %q: want an RFC 3339 time", v)
+		}
+	}
+	return to.Add(-nodeWindow), to, nil
+}
+
+// peerDiagnosis runs the trained profile over the window's samples of
+// every host (Ganesha compares each node with its peers).
+func (u *UI) peerDiagnosis(ctx context.Context, from, to time.Time) (*peerState, error) {
+	o, err := peer.NewOnline(u.o.Peer, u.o.Peer.Params, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	tb := peer.NewTable(peer.GaneshaMetrics)
+	err = u.o.Metrics.Query(ctx, store.Query{Types: peer.GaneshaMetrics, From: from.UnixMilli(), To: to.UnixMilli()},
+		func(s *model.Sample) error { tb.Add(s); return nil })
+	if err != nil {
+		return nil, err
+	}
+	tb.Each(o.ObserveVector)
+	o.Flush()
+	ps := &peerState{Nodes: o.Statuses(), Indictments: o.Indictments()}
+	ps.Vectors, _, _ = o.Counts()
+	ps.Verdicts = peer.Attribute(ps.Nodes, nil, u.o.Peer.Params)
+	return ps, nil
+}
+
+// nodesPage lists the nodes: PARC's classes, speeds and verdicts from the
+// run history, and with node metrics and a peer profile, each node's
+// peer-diagnosis state over the window.
+func (u *UI) nodesPage(r *http.Request) (*page, error) {
+	from, to, err := u.window(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &nodesData{From: from, To: to, NoMetrics: u.o.Metrics == nil, NoHistory: u.o.History == nil}
+	rows := map[string]*nodeRow{}
+	row := func(h string) *nodeRow {
+		if rows[h] == nil {
+			rows[h] = &nodeRow{Host: h}
+		}
+		return rows[h]
+	}
+	if u.o.History != nil {
+		a, err := u.nodes.assess(r.Context(), u.o.History)
+		switch {
+		case err == nil:
+			d.Assessment = a
+			for i := range a.Speeds {
+				row(a.Speeds[i].Host).Speed = &a.Speeds[i]
+			}
+			for i := range a.Verdicts {
+				row(a.Verdicts[i].Host).PARC = &a.Verdicts[i]
+			}
+		case errors.Is(err, hetero.ErrNoHistory):
+			d.NoPARC = err.Error()
+		default:
+			return nil, err
+		}
+	}
+	if u.o.Metrics != nil && u.o.Peer != nil {
+		if d.Peer, err = u.peerDiagnosis(r.Context(), from, to); err != nil {
+			return nil, err
+		}
+		for i := range d.Peer.Nodes {
+			row(d.Peer.Nodes[i].Host).Peer = &d.Peer.Nodes[i]
+		}
+	}
+	for _, r := range rows {
+		d.Rows = append(d.Rows, *r)
+	}
+	slices.SortFunc(d.Rows, func(a, b nodeRow) int { return strings.Compare(a.Host, b.Host) })
+	p := &page{Title: "Nodes", Template: "nodes", Data: d, Sub: fmt.Sprintf("%d nodes", len(d.Rows))}
+	if d.Assessment != nil && len(d.Assessment.Speeds) > 0 {
+		p.Charts = append(p.Charts, speedChart(d.Assessment))
+	}
+	return p, nil
+}
+
+// speedChart is every node's speed factors (PARC's joint model: 1 is the
+// typical node; above is slower).
+func speedChart(a *hetero.Assessment) chart {
+	c := chart{ID: "nodes-speed", Title: "Node speed factors (PARC joint model; above 1: slower than the typical node)", Kind: "bar", YUnit: "ratio", Height: 280}
+	bySeries := map[string]*series{}
+	var order []string
+	speeds := slices.Clone(a.Speeds)
+	slices.SortFunc(speeds, func(x, y hetero.NodeSpeed) int { return strings.Compare(x.Host, y.Host) })
+	for i, s := range speeds {
+		c.XCats = append(c.XCats, s.Host)
+		for _, f := range s.Factors {
+			se := bySeries[f.Resource]
+			if se == nil {
+				se = &series{Name: f.Resource}
+				bySeries[f.Resource] = se
+				order = append(order, f.Resource)
+			}
+			se.Data = append(se.Data, [2]float64{float64(i), f.Factor.Value})
+		}
+	}
+	for _, n := range order {
+		c.Series = append(c.Series, *bySeries[n])
+	}
+	return c
+}
+
+// nodeData is one node's page data.
+type nodeData struct {
+	Host        string
+	From, To    time.Time
+	Samples     int
+	History     *history.Node
+	NoHistory   string
+	Speed       *hetero.NodeSpeed
+	PARC        *hetero.Verdict
+	Class       *hetero.Class
+	Peer        *peer.NodeStatus
+	Verdict     *peer.Verdict
+	Indictments []peer.Indictment
+	NoMetrics   bool
+	NoPeer      bool
+}
+
+// nodeMetricCharts are the charts of the node page: the metrics drawn and
+// their unit.
+var nodeMetricCharts = []struct {
+	id, title, unit string
+	types           []string
+}{
+	{"node-cpu", "CPU", "%", []string{"cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct"}},
+	{"node-disk", "Disk", "bytes/s", []string{"disk_read_bytes_per_s", "disk_write_bytes_per_s"}},
+	{"node-net", "Network", "bytes/s", []string{"net_rx_bytes_per_s", "net_tx_bytes_per_s"}},
+	{"node-load", "Load and memory", "", []string{"load1", "mem_usage"}},
+}
+
+// maxPoints is how many points a node metric chart draws per series; the
+// samples are averaged into as many bins.
+const maxPoints = 600
+
+// nodePage shows one node: its metrics over the window, its
+// peer-diagnosis state and indictments, its PARC class, speed and verdict,
+// and how it fared across runs against its own usual speed.
+func (u *UI) nodePage(r *http.Request) (*page, error) {
+	host := r.PathValue("host")
+	from, to, err := u.window(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &nodeData{Host: host, From: from, To: to, NoMetrics: u.o.Metrics == nil, NoPeer: u.o.Peer == nil}
+	p := &page{Title: host, Template: "node", Data: d, Sub: "node"}
+	if u.o.History != nil {
+		d.History, err = history.NodeHistory(r.Context(), u.o.History, host, 200)
+		if err != nil && !errors.Is(err, history.ErrNotFound) {
+			return nil, err
+		}
+		if err != nil {
+			d.NoHistory = err.Error()
+		}
+		if a, err := u.nodes.assess(r.Context(), u.o.History); err == nil {
+			d.Speed, d.PARC, d.Class = findSpeed(a, host)
+		}
+		if d.History != nil {
+			p.Charts = append(p.Charts, nodeHistoryChart(d.History))
+		}
+	} else {
+		d.NoHistory = "no run history (serve --store)"
+	}
+	if u.o.Metrics != nil {
+		charts, n, err := u.nodeMetrics(r.Context(), host, from, to)
+		if err != nil {
+			return nil, err
+		}
+		d.Samples = n
+		p.Charts = append(p.Charts, charts...)
+		if u.o.Peer != nil {
+			ps, err := u.peerDiagnosis(r.Context(), from, to)
+			if err != nil {
+				return nil, err
+			}
+			for i := range ps.Nodes {
+				if ps.Nodes[i].Host == host {
+					d.Peer = &ps.Nodes[i]
+				}
+			}
+			for i := range ps.Verdicts {
+				if ps.Verdicts[i].Host == host {
+					d.Verdict = &ps.Verdicts[i]
+				}
+			}
+			for _, in := range ps.Indictments {
+				if in.Host == host {
+					d.Indictments = append(d.Indictments, in)
+				}
+			}
+		}
+	}
+	if d.History == nil && d.Samples == 0 && d.Speed == nil {
+		return nil, fmtErr(errNotFound, "node %s: no run in the history and no metrics in the window", host)
+	}
+	return p, nil
+}
+
+func findSpeed(a *hetero.Assessment, host string) (*hetero.NodeSpeed, *hetero.Verdict, *hetero.Class) {
+	var s *hetero.NodeSpeed
+	var v *hetero.Verdict
+	var c *hetero.Class
+	for i := range a.Speeds {
+		if a.Speeds[i].Host == host {
+			s = &a.Speeds[i]
+		}
+	}
+	for i := range a.Verdicts {
+		if a.Verdicts[i].Host == host {
+			v = &a.Verdicts[i]
+		}
+	}
+	for i := range a.Classes {
+		if slices.Contains(a.Classes[i].Nodes, host) {
+			c = &a.Classes[i]
+		}
+	}
+	return s, v, c
+}
+
+// nodeMetrics reads the host's samples in the window and bins each chart's
+// metrics into at most maxPoints means.
+func (u *UI) nodeMetrics(ctx context.Context, host string, from, to time.Time) ([]chart, int, error) {
+	var types []string
+	for _, c := range nodeMetricCharts {
+		types = append(types, c.types...)
+	}
+	lo, hi := from.UnixMilli(), to.UnixMilli()
+	bin := max((hi-lo)/maxPoints, 1000)
+	type acc struct{ sum, n float64 }
+	bins := map[string][]acc{}
+	nbins := int((hi-lo)/bin) + 1
+	samples := 0
+	err := u.o.Metrics.Query(ctx, store.Query{Hosts: []string{host}, Types: types, From: lo, To: hi}, func(s *model.Sample) error {
+		if s.Target != "" || s.Value != s.Value {
+			return nil
+		}
+		b := bins[s.Type]
+		if b == nil {
+			b = make([]acc, nbins)
+			bins[s.Type] = b
+		}
+		k := (s.Time - lo) / bin
+		b[k].sum += s.Value
+		b[k].n++
+		samples++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []chart
+	for _, c := range nodeMetricCharts {
+		ch := chart{ID: c.id, Title: c.title + " (" + strings.Join(c.types, ", ") + ")", Kind: "line", XTime: true, YUnit: c.unit, Height: 220}
+		for _, t := range c.types {
+			se := series{Name: t}
+			for k, a := range bins[t] {
+				if a.n > 0 {
+					se.Data = append(se.Data, [2]float64{float64(lo + int64(k)*bin), a.sum / a.n})
+				}
+			}
+			if len(se.Data) > 0 {
+				ch.Series = append(ch.Series, se)
+			}
+		}
+		if len(ch.Series) > 0 {
+			out = append(out, ch)
+		}
+	}
+	return out, samples, nil
+}
+
+// nodeHistoryChart is the node's time per run against its stages'
+// medians, with its usual ratio.
+func nodeHistoryChart(n *history.Node) chart {
+	c := chart{ID: "node-runs", Title: "Its tasks' time against their stages' medians, per run (1: typical)", Kind: "scatter", XTime: true, YUnit: "ratio", Height: 240}
+	se := series{Name: "run"}
+	for _, r := range n.Runs {
+		if r.Ratio > 0 {
+			se.Data = append(se.Data, [2]float64{float64(r.Start), r.Ratio})
+		}
+	}
+	c.Series = []series{se}
+	if len(se.Data) > 1 && n.Baseline > 0 {
+		first, last := se.Data[0][0], se.Data[len(se.Data)-1][0]
+		c.Series = append(c.Series, series{Name: "its usual ratio", Kind: "line", Dashed: true, Color: "#6b7280",
+			Data: [][2]float64{{first, n.Baseline}, {last, n.Baseline}}})
+	}
+	return c
+}

@@ -1,0 +1,131 @@
+// clusterlens web UI: draws the charts described in #cl-charts into the
+// page's placeholders (div[data-chart=ID]) with ECharts, then checks
+// itself (every chart painted, tooltips format, no script error) and
+// records the result on <body> for the browser test. The tables are
+// rendered on the server; without this script the page still reads.
+(function () {
+  "use strict";
+  var errors = window.__clErrors || [];
+  var charts = [];
+  var PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#9333ea", "#b91c1c", "#0891b2", "#b7791f", "#475569"];
+
+  function dur(ms) {
+    if (ms == null || isNaN(ms)) return "-";
+    var a = Math.abs(ms);
+    if (a < 1000) return Math.round(ms) + "ms";
+    if (a < 60000) return (ms / 1000).toFixed(1) + "s";
+    if (a < 3600000) return Math.floor(ms / 60000) + "m" + String(Math.floor(a % 60000 / 1000)).padStart(2, "0") + "s";
+    return Math.floor(ms / 3600000) + "h" + String(Math.floor(a % 3600000 / 60000)).padStart(2, "0") + "m";
+  }
+  function bytes(n) {
+    var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], i = 0;
+    while (Math.abs(n) >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : Math.round(n)) + " " + u[i];
+  }
+  function value(v, unit) {
+    if (v == null || isNaN(v)) return "-";
+    switch (unit) {
+      case "ms": return dur(v);
+      case "bytes": return bytes(v);
+      case "bytes/s": return bytes(v) + "/s";
+      case "%": return v.toFixed(0) + "%";
+      case "ratio": return v.toFixed(2) + "×";
+      default: return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    }
+  }
+  function utc(ms) { return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z"); }
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]; });
+  }
+  var tip = { confine: true, trigger: "axis", backgroundColor: "rgba(255,255,255,0.97)", borderColor: "#aab4bf", textStyle: { color: "#1b2430", fontSize: 13 } };
+
+  function option(C) {
+    var xLabel = function (v) {
+      if (C.xTime) return utc(v).slice(5, 16);
+      if (C.xCats) return C.xCats[v] == null ? "" : C.xCats[v];
+      return value(v, "");
+    };
+    var series = C.series.map(function (S, i) {
+      var kind = S.kind || C.kind;
+      var s = { name: S.name, type: kind, data: S.data, showSymbol: kind === "scatter" || S.data.length < 40,
+        itemStyle: { color: S.color || PALETTE[i % PALETTE.length] }, large: S.data.length > 2000 };
+      if (kind === "line") s.lineStyle = { width: 1.6, type: S.dashed ? "dashed" : "solid" };
+      if (kind === "scatter") s.symbolSize = S.data.length > 2000 ? 3 : 6;
+      if (C.stack && kind === "bar") s.stack = "all";
+      if (kind === "bar") s.barMaxWidth = 28;
+      return s;
+    });
+    return {
+      animation: false,
+      textStyle: { fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif", fontSize: 13 },
+      title: { text: C.title, left: 8, top: 4, textStyle: { fontSize: 14 } },
+      legend: { top: 4, right: 8, type: "scroll", width: "55%" },
+      grid: { left: 70, right: 24, top: 40, bottom: 50 },
+      tooltip: Object.assign({}, tip, C.kind === "scatter" ? { trigger: "item" } : {}, { formatter: function (ps) {
+        ps = [].concat(ps);
+        var out = esc(xLabel(ps[0].value[0]));
+        ps.forEach(function (p) { out += "<br>" + p.marker + esc(p.seriesName) + ": " + esc(value(p.value[1], C.yUnit)); });
+        return out;
+      } }),
+      xAxis: C.xCats
+        ? { type: "category", data: C.xCats.map(function (_, i) { return i; }), name: C.xName, nameLocation: "middle", nameGap: 30, axisLabel: { formatter: xLabel, hideOverlap: true } }
+        : { type: C.xTime ? "time" : "value", name: C.xName, nameLocation: "middle", nameGap: 30, scale: !C.xTime, axisLabel: { hideOverlap: true, formatter: C.xTime ? undefined : xLabel } },
+      yAxis: { type: "value", name: C.yName, axisLabel: { formatter: function (v) { return value(v, C.yUnit); } } },
+      dataZoom: C.xTime ? [{ type: "inside" }] : [],
+      series: series
+    };
+  }
+
+  var specs = document.getElementById("cl-charts");
+  (specs ? JSON.parse(specs.textContent) : []).forEach(function (C) {
+    var box = document.querySelector('div[data-chart="' + C.id + '"]');
+    if (!box) { errors.push("chart " + C.id + ": no placeholder"); return; }
+    box.classList.add("chart");
+    box.style.height = (C.height || 260) + "px";
+    try {
+      var c = echarts.init(box, null, { renderer: "canvas" });
+      c.setOption(option(C));
+      charts.push({ id: C.id, chart: c, box: box });
+    } catch (e) { errors.push(C.id + ": " + (e && e.message ? e.message : String(e))); }
+  });
+  window.addEventListener("resize", function () { charts.forEach(function (c) { c.chart.resize(); }); });
+
+  // A live view (docs/UI.md) names its stream in <body data-live>; the
+  // live pages add their handler here.
+
+  function painted(box) {
+    var cv = box.querySelector("canvas");
+    if (!cv || !cv.width || !cv.height) return false;
+    try {
+      var px = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+      for (var i = 3; i < px.length; i += 4 * 7) if (px[i] !== 0) return true;
+    } catch (e) { errors.push("self-check " + box.id + ": " + e.message); }
+    return false;
+  }
+  function tooltips() {
+    charts.forEach(function (c) {
+      (c.chart.getOption().series || []).forEach(function (se, i) {
+        if (!se.data || !se.data.length) return;
+        try {
+          c.chart.dispatchAction({ type: "showTip", seriesIndex: i, dataIndex: 0 });
+          var t = c.box.querySelector("div[style*='z-index']");
+          if (t && /undefined|NaN/.test(t.textContent)) errors.push("tooltip " + c.id + " series " + i + ": " + t.textContent.slice(0, 120));
+        } catch (e) { errors.push("tooltip " + c.id + " series " + i + ": " + (e && e.message ? e.message : String(e))); }
+      });
+      c.chart.dispatchAction({ type: "hideTip" });
+    });
+  }
+  function selfCheck() {
+    tooltips();
+    var empty = charts.filter(function (c) { return !painted(c.box); }).map(function (c) { return c.id; });
+    var b = document.body.dataset;
+    b.webCharts = String(charts.length);
+    b.webChartsOk = String(charts.length - empty.length);
+    b.webChartsEmpty = empty.join(" ");
+    b.webChartIds = charts.map(function (c) { return c.id; }).join(" ");
+    b.webJsErrors = JSON.stringify(errors);
+    b.webSelfcheck = "done";
+  }
+  // After the report's own self-check (50 ms) on an application page.
+  setTimeout(selfCheck, 150);
+})();

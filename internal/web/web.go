@@ -1,0 +1,179 @@
+// Package web is clusterlens's web UI, served by `clusterlens serve` beside
+// the History Server API: the fleet of runs from the run history, each
+// application (everything `analyze --html` shows, plus task throughput and
+// duration quantiles per minute), two runs compared, and the nodes. Pages
+// are rendered on the server with html/template, so their tables read
+// without JavaScript; charts are drawn in the browser by the embedded
+// Apache ECharts from a few hundred aggregated numbers per chart, never
+// from every task. It is read-only: it answers GET and HEAD, and no
+// request names a file (applications are found by id through the server's
+// source of logs). docs/UI.md describes the pages.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/store"
+)
+
+// Options configure the UI.
+type Options struct {
+	// Apps is where the applications come from: the logs the server reads
+	// (required).
+	Apps shs.Source
+	// History is the run history; without it the fleet, job and node
+	// history pages say that they need one (serve --store).
+	History history.Store
+	// Metrics is the node sample store; with it the application pages
+	// join node metrics with the tasks and the node pages chart them.
+	Metrics store.Store
+	// Peer is a trained Ganesha profile; with Metrics it diagnoses the
+	// nodes on the node pages (peer-diagnosis state and indictments).
+	Peer *peer.Profile
+	// Analysis tunes the analyses of the application pages (Reconstruction
+	// is always on: the page draws the timeline).
+	Analysis analysis.Options
+	// Log receives what went wrong while answering.
+	Log *slog.Logger
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// UI is the web UI's handler.
+type UI struct {
+	o        Options
+	mux      *http.ServeMux
+	analyses *analysisCache
+	fleet    *fleetCache
+	nodes    *nodeCache
+}
+
+// New returns the UI over o's sources.
+func New(o Options) (*UI, error) {
+	if o.Apps == nil {
+		return nil, errors.New("web ui: no source of applications")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.Analysis.Reconstruction = true
+	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses)}
+	if o.History != nil {
+		u.fleet = newFleetCache(o.History, fleetTTL, o.Log)
+	}
+	u.nodes = &nodeCache{}
+	u.mux.HandleFunc("GET /{$}", u.home)
+	u.mux.HandleFunc("GET /static/{name}", serveStatic)
+	for _, v := range u.views() {
+		u.mux.Handle("GET "+v.pattern, u.page(v))
+	}
+	return u, nil
+}
+
+// ServeHTTP answers GET and HEAD; any other method is refused (405) by
+// the mux's method patterns.
+func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	// The pages load their scripts and styles from this server only.
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	u.mux.ServeHTTP(w, r)
+}
+
+// home sends to the fleet with a run history, else to the applications
+// read from the logs.
+func (u *UI) home(w http.ResponseWriter, r *http.Request) {
+	to := "/apps"
+	if u.o.History != nil {
+		to = "/fleet"
+	}
+	http.Redirect(w, r, to, http.StatusFound)
+}
+
+// view is one kind of page: where it is served, what it is called in the
+// navigation, and how it is built. A live view (docs/UI.md) adds its
+// stream beside it and names it in the page's Live field.
+type view struct {
+	pattern string
+	nav     string
+	build   func(r *http.Request) (*page, error)
+}
+
+func (u *UI) views() []view {
+	return []view{
+		{"/fleet", "Fleet", u.fleetPage},
+		{"/job/{ref}", "", u.jobPage},
+		{"/apps", "Applications", u.appsPage},
+		{"/app/{id}", "", u.appPage},
+		{"/compare", "Compare", u.comparePage},
+		{"/nodes", "Nodes", u.nodesPage},
+		{"/node/{host}", "", u.nodePage},
+	}
+}
+
+// navigation is the header's links, in order.
+var navigation = [][2]string{{"Fleet", "/fleet"}, {"Applications", "/apps"}, {"Compare", "/compare"}, {"Nodes", "/nodes"}}
+
+// errNotFound marks a page about something that does not exist (404).
+var errNotFound = errors.New("not found")
+
+// errBadRequest marks a request the page cannot answer as asked (400).
+var errBadRequest = errors.New("bad request")
+
+// page builds a view's page and writes it; a failure is written as a page
+// too, with its status.
+func (u *UI) page(v view) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		p, err := v.build(r)
+		status := http.StatusOK
+		if err != nil {
+			status = http.StatusInternalServerError
+			switch {
+			case errors.Is(err, errNotFound), errors.Is(err, history.ErrNotFound):
+				status = http.StatusNotFound
+			case errors.Is(err, errBadRequest):
+				status = http.StatusBadRequest
+			case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+				status = http.StatusServiceUnavailable
+			default:
+				u.o.Log.Warn("web page", "path", r.URL.Path, "err", err)
+			}
+			p = &page{Title: http.StatusText(status), Template: "message", Data: message{Title: http.StatusText(status), Text: err.Error()}}
+		}
+		p.Nav = v.nav
+		p.ServerMs = float64(time.Since(start).Microseconds()) / 1000
+		if err := render(w, status, p); err != nil {
+			u.o.Log.Warn("web render", "path", r.URL.Path, "err", err)
+		}
+	})
+}
+
+// needsHistory is the page of a view that needs the run history when the
+// server has none.
+func needsHistory(title string) *page {
+	return &page{Title: title, Template: "message", Data: message{Title: title,
+		Text: "This page needs the run history: start the server with --store (sqlite:PATH or clickhouse+http://HOST:8123/DB). " +
+			"The applications read from the logs are under Applications."}}
+}
+
+// message is the data of the message page.
+type message struct{ Title, Text string }
+
+// fmtErr wraps err with the kind of failure (errNotFound, errBadRequest)
+// the page reports.
+func fmtErr(kind error, format string, args ...any) error {
+	return fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))
+}
