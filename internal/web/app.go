@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
@@ -54,8 +56,13 @@ func newAnalysisCache(n int) *analysisCache {
 	return &analysisCache{max: n, byApp: map[*model.App]*analysisEntry{}}
 }
 
-// get returns app's analysis, building it with build on first use.
-func (c *analysisCache) get(ctx context.Context, app *model.App, build func() *analyzed) (*analyzed, error) {
+// errAnalyzing says an analysis is still being built after the wait.
+var errAnalyzing = errors.New("still being analyzed")
+
+// get returns app's analysis, building it with build on first use (in the
+// background: the analysis of a million tasks takes seconds). It waits at
+// most wait for it (0: until ctx ends), then returns errAnalyzing.
+func (c *analysisCache) get(ctx context.Context, app *model.App, wait time.Duration, build func() *analyzed) (*analyzed, error) {
 	c.mu.Lock()
 	e := c.byApp[app]
 	if e == nil {
@@ -66,25 +73,38 @@ func (c *analysisCache) get(ctx context.Context, app *model.App, build func() *a
 			delete(c.byApp, c.keys[0])
 			c.keys = c.keys[1:]
 		}
-		c.mu.Unlock()
-		e.v = build()
-		close(e.done)
-		return e.v, nil
-	}
-	for i, k := range c.keys {
-		if k == app {
-			c.keys = append(append(c.keys[:i:i], c.keys[i+1:]...), app)
-			break
+		go func() {
+			e.v = build()
+			close(e.done)
+		}()
+	} else {
+		for i, k := range c.keys {
+			if k == app {
+				c.keys = append(append(c.keys[:i:i], c.keys[i+1:]...), app)
+				break
+			}
 		}
 	}
 	c.mu.Unlock()
+	var timeout <-chan time.Time
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		timeout = timer.C
+	}
 	select {
 	case <-e.done:
 		return e.v, nil
+	case <-timeout:
+		return nil, errAnalyzing
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
+
+// analysisWait is how long an application page waits for its analysis
+// before it answers that the analysis is under way (and reloads itself).
+const analysisWait = 500 * time.Millisecond
 
 // index returns the source's index with application id read in full
 // (reading its logs first when they are pending), as the API does.
@@ -173,7 +193,10 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	an, err := u.analyses.get(r.Context(), app, func() *analyzed { return u.analyze(app) })
+	an, err := u.analyses.get(r.Context(), app, analysisWait, func() *analyzed { return u.analyze(app) })
+	if errors.Is(err, errAnalyzing) {
+		return analyzingPage(app), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -280,4 +303,13 @@ func (u *UI) appsPage(r *http.Request) (*page, error) {
 	}
 	return &page{Title: "Applications", Template: "apps", Data: d,
 		Sub: fmt.Sprintf("%d Spark applications read from the logs", d.All)}, nil
+}
+
+// analyzingPage says that the application is being analyzed; it reloads
+// itself every two seconds until the analysis is there.
+func analyzingPage(app *model.App) *page {
+	title := cmp.Or(app.Name, app.ID)
+	return &page{Title: title, Template: "message", Refresh: 2, Data: message{Title: title,
+		Text: fmt.Sprintf("Analyzing %s: %d task attempts on %d executors. This page reloads when the analysis is done.",
+			app.ID, app.NumTasks(), len(app.Executors))}}
 }

@@ -82,11 +82,11 @@ func (u *UI) comparePage(r *http.Request) (*page, error) {
 	if d.AppB, err = u.attempt(r.Context(), d.B, q.Get("attempt-b")); err != nil {
 		return nil, err
 	}
-	anA, err := u.analyses.get(r.Context(), d.AppA, func() *analyzed { return u.analyze(d.AppA) })
+	anA, err := u.analyses.get(r.Context(), d.AppA, 0, func() *analyzed { return u.analyze(d.AppA) })
 	if err != nil {
 		return nil, err
 	}
-	anB, err := u.analyses.get(r.Context(), d.AppB, func() *analyzed { return u.analyze(d.AppB) })
+	anB, err := u.analyses.get(r.Context(), d.AppB, 0, func() *analyzed { return u.analyze(d.AppB) })
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,8 @@ type page struct {
 	// Live, for a live view, is the URL of its server-sent events stream
 	// (the body's data-live attribute); empty for a static page.
 	Live string
+	// Refresh, when positive, reloads the page after so many seconds.
+	Refresh int
 	// Nav is the navigation entry of the view; ServerMs how long the page
 	// took to build.
 	Nav      string

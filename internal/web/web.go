@@ -72,6 +72,8 @@ func New(o Options) (*UI, error) {
 	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses)}
 	if o.History != nil {
 		u.fleet = newFleetCache(o.History, fleetTTL, o.Log)
+		// List the history now, so that the first fleet page need not.
+		go u.fleet.get(context.Background())
 	}
 	u.nodes = &nodeCache{}
 	u.mux.HandleFunc("GET /{$}", u.home)
