@@ -2,65 +2,24 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
-// chromium finds the browser: $CHROMIUM, else chromium on the PATH, else
-// /usr/bin/chromium. Locally the test skips without one; under CI=true,
-// where .ci/packages-browser.txt installs it, it fails.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found (CI installs it from .ci/packages-browser.txt; set CHROMIUM to its path)")
-	}
-	t.Skip("chromium not found; set CHROMIUM or install Debian's chromium to run the browser test")
-	return ""
-}
+func chromium(t *testing.T) string { return sharedtest.Chromium(t) }
 
-// runChromium runs headless Chromium on a page with the flags that keep it
-// off the network and away from the user's profile.
 func runChromium(t *testing.T, bin string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=20000"}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, lastLines(stderr.String(), 20))
-	}
-	return out
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+	return sharedtest.RunChromium(t, bin, args...)
 }
 
 var bodyTag = regexp.MustCompile(`<body[^>]*data-selfcheck="done"[^>]*>`)

@@ -34,7 +34,21 @@ type analyzed struct {
 	report  []byte
 	tables  *report.Tables
 	minutes []summary.Minute
+	bin     int64 // the minutes' width, ms
 	err     error
+}
+
+// throughputBin is the width of the throughput bins: a minute, or for an
+// application shorter than 20 minutes 10 s, or under 200 s a second, so
+// that a short run still has bins to compare.
+func throughputBin(wallMs int64) int64 {
+	switch {
+	case wallMs >= 20*60_000:
+		return 60_000
+	case wallMs >= 200_000:
+		return 10_000
+	}
+	return 1000
 }
 
 // analysisCache keeps the latest analyses, by the application read (a
@@ -165,7 +179,8 @@ func (u *UI) analyze(app *model.App) *analyzed {
 	if metricsErr != nil {
 		a.Notes = append(a.Notes, "node metrics: "+metricsErr.Error())
 	}
-	out := &analyzed{a: a, tables: report.BuildTables(a), minutes: summary.Minutes(app, 60_000)}
+	out := &analyzed{a: a, tables: report.BuildTables(a), bin: throughputBin(app.End - app.Start)}
+	out.minutes = summary.Minutes(app, out.bin)
 	out.report, out.err = report.PageData([]*analysis.Analysis{a}, report.MaxTimelineBars)
 	return out
 }
@@ -176,6 +191,7 @@ type appData struct {
 	Attempts []*model.App
 	Tables   *report.Tables
 	Minutes  []summary.Minute
+	Bin      string // the bins' width in words
 	// MinutesShown are the bins the table lists when JavaScript is off.
 	MinutesShown []summary.Minute
 	CompareURL   string
@@ -207,23 +223,25 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &appData{App: app, Attempts: ix.Attempts(id), Tables: an.tables, Minutes: an.minutes,
+	d := &appData{App: app, Attempts: ix.Attempts(id), Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin),
 		CompareURL: "/compare?a=" + id}
 	d.MinutesShown = an.minutes[:min(len(an.minutes), maxMinuteRows)]
 	return &page{Title: cmp.Or(app.Name, app.ID), Template: "app", Data: d, Report: an.report,
 		Sub:    fmt.Sprintf("%s · %s tasks", app.ID, strconv.Itoa(an.a.Summary.Totals.Tasks)),
-		Charts: minuteCharts(an.minutes)}, nil
+		Charts: minuteCharts(an.minutes, an.bin)}, nil
 }
 
 // minuteCharts are the task throughput and the duration quantiles per
-// minute.
-func minuteCharts(ms []summary.Minute) []chart {
+// bin of binMs.
+func minuteCharts(ms []summary.Minute, binMs int64) []chart {
 	if len(ms) == 0 {
 		return nil
 	}
-	thr := chart{ID: "app-throughput", Title: "Task attempts ended per minute", Kind: "bar", XTime: true, YUnit: "count", Height: 240, Stack: true}
+	per := binName(binMs)
+	xmin, xmax := float64(ms[0].Start-binMs/2), float64(ms[len(ms)-1].Start+binMs+binMs/2)
+	thr := chart{ID: "app-throughput", Title: "Task attempts ended per " + per, Kind: "bar", XTime: true, YUnit: "count", Height: 240, Stack: true, XMin: xmin, XMax: xmax}
 	ok, failed := series{Name: "succeeded", Color: "#16a34a"}, series{Name: "failed or killed", Color: "#b91c1c"}
-	q := chart{ID: "app-durations", Title: "Duration of the task attempts ended per minute", Kind: "line", XTime: true, YUnit: "ms", Height: 260}
+	q := chart{ID: "app-durations", Title: "Duration of the task attempts ended per " + per, Kind: "line", XTime: true, YUnit: "ms", Height: 260, XMin: xmin, XMax: xmax}
 	p50, p90, p99, mx := series{Name: "median"}, series{Name: "90th percentile"}, series{Name: "99th percentile"}, series{Name: "max", Dashed: true}
 	for _, m := range ms {
 		x := float64(m.Start)

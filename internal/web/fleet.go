@@ -35,6 +35,8 @@ type fleetCache struct {
 
 	mu         sync.Mutex
 	snap       *fleetSnapshot
+	loading    chan struct{} // closed when the first listing ends
+	err        error         // the first listing's failure
 	refreshing bool
 }
 
@@ -50,41 +52,57 @@ func newFleetCache(st history.Store, ttl time.Duration, log *slog.Logger) *fleet
 	return &fleetCache{st: st, ttl: ttl, log: log}
 }
 
-// get returns the latest listing: the first call lists the store; later
-// ones return what was listed and, when it is older than the TTL, list
-// again in the background.
+// get returns the latest listing. Until there is one, callers wait for
+// the one listing under way (a failed one is tried again by the next
+// call); later, a listing older than the TTL is listed again in the
+// background while the old one is served.
 func (c *fleetCache) get(ctx context.Context) (*fleetSnapshot, error) {
 	c.mu.Lock()
-	snap := c.snap
-	stale := snap != nil && time.Since(snap.at) > c.ttl && !c.refreshing
-	if stale {
-		c.refreshing = true
-	}
-	c.mu.Unlock()
-	if snap == nil {
-		s, err := c.list(ctx)
-		if err != nil {
-			return nil, err
+	if c.snap == nil {
+		if c.loading == nil {
+			c.loading = make(chan struct{})
+			go c.refresh(c.loading)
+		}
+		loading := c.loading
+		c.mu.Unlock()
+		select {
+		case <-loading:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		c.mu.Lock()
-		c.snap = s
-		c.mu.Unlock()
-		return s, nil
+		if c.snap == nil {
+			err := c.err
+			c.loading = nil
+			c.mu.Unlock()
+			return nil, err
+		}
 	}
-	if stale {
-		go func() {
-			s, err := c.list(context.Background())
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			c.refreshing = false
-			if err != nil {
-				c.log.Warn("list the run history", "err", err)
-				return
-			}
-			c.snap = s
-		}()
+	snap := c.snap
+	if time.Since(snap.at) > c.ttl && !c.refreshing {
+		c.refreshing = true
+		go c.refresh(nil)
 	}
+	c.mu.Unlock()
 	return snap, nil
+}
+
+// refresh lists the store and keeps the listing; done, when not nil, is
+// closed after.
+func (c *fleetCache) refresh(done chan struct{}) {
+	s, err := c.list(context.Background())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refreshing = false
+	if err != nil {
+		c.log.Warn("list the run history", "err", err)
+	} else {
+		c.snap = s
+	}
+	if done != nil {
+		c.err = err
+		close(done)
+	}
 }
 
 // list reads the briefs and variants and groups the recurring jobs.
@@ -389,18 +407,20 @@ func niceBin(span int64, n int) int64 {
 	return niceBins[len(niceBins)-1] * (span/niceBins[len(niceBins)-1]/int64(n) + 1)
 }
 
+// binName names a bin width: "minute", "10 s", "6 hours".
 func binName(bin int64) string {
-	switch bin {
-	case 60_000:
-		return "minute"
-	case 3_600_000:
-		return "hour"
-	case 86_400_000:
-		return "day"
-	case 7 * 86_400_000:
-		return "week"
+	for _, u := range []struct {
+		ms         int64
+		one, units string
+	}{{7 * 86_400_000, "week", "weeks"}, {86_400_000, "day", "days"}, {3_600_000, "hour", "hours"}, {60_000, "minute", "minutes"}, {1000, "second", "s"}} {
+		if bin%u.ms == 0 {
+			if bin == u.ms {
+				return u.one
+			}
+			return fmt.Sprintf("%d %s", bin/u.ms, u.units)
+		}
 	}
-	return strings.TrimSuffix(strings.TrimSuffix((time.Duration(bin)*time.Millisecond).String(), "0s"), "0m")
+	return fmt.Sprintf("%d ms", bin)
 }
 
 // jobData is a recurring job's page data.

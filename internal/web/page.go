@@ -55,6 +55,9 @@ type chart struct {
 	XTime  bool     `json:"xTime,omitempty"`
 	XCats  []string `json:"xCats,omitempty"`
 	XName  string   `json:"xName,omitempty"`
+	// XMin and XMax, when XMax > XMin, bound the x axis.
+	XMin float64 `json:"xMin,omitempty"`
+	XMax float64 `json:"xMax,omitempty"`
 	YUnit  string   `json:"yUnit"`
 	YName  string   `json:"yName,omitempty"`
 	Height int      `json:"height"`

@@ -69,7 +69,8 @@
       } }),
       xAxis: C.xCats
         ? { type: "category", data: C.xCats.map(function (_, i) { return i; }), name: C.xName, nameLocation: "middle", nameGap: 30, axisLabel: { formatter: xLabel, hideOverlap: true } }
-        : { type: C.xTime ? "time" : "value", name: C.xName, nameLocation: "middle", nameGap: 30, scale: !C.xTime, axisLabel: { hideOverlap: true, formatter: C.xTime ? undefined : xLabel } },
+        : { type: C.xTime ? "time" : "value", name: C.xName, nameLocation: "middle", nameGap: 30, scale: !C.xTime, axisLabel: { hideOverlap: true, formatter: C.xTime ? undefined : xLabel },
+            min: C.xMax > C.xMin ? C.xMin : null, max: C.xMax > C.xMin ? C.xMax : null },
       yAxis: { type: "value", name: C.yName, axisLabel: { formatter: function (v) { return value(v, C.yUnit); } } },
       dataZoom: C.xTime ? [{ type: "inside" }] : [],
       series: series
