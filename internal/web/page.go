@@ -49,18 +49,18 @@ type page struct {
 // bar or scatter chart of series of (x, y) points; x is epoch ms when
 // XTime, else an index into XCats, else a number.
 type chart struct {
-	ID     string   `json:"id"`
-	Title  string   `json:"title"`
-	Kind   string   `json:"kind"`
-	XTime  bool     `json:"xTime,omitempty"`
-	XCats  []string `json:"xCats,omitempty"`
-	XName  string   `json:"xName,omitempty"`
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Kind  string   `json:"kind"`
+	XTime bool     `json:"xTime,omitempty"`
+	XCats []string `json:"xCats,omitempty"`
+	XName string   `json:"xName,omitempty"`
 	// XMin and XMax, when XMax > XMin, bound the x axis.
-	XMin float64 `json:"xMin,omitempty"`
-	XMax float64 `json:"xMax,omitempty"`
-	YUnit  string   `json:"yUnit"`
-	YName  string   `json:"yName,omitempty"`
-	Height int      `json:"height"`
+	XMin   float64 `json:"xMin,omitempty"`
+	XMax   float64 `json:"xMax,omitempty"`
+	YUnit  string  `json:"yUnit"`
+	YName  string  `json:"yName,omitempty"`
+	Height int     `json:"height"`
 	// Stack stacks the bar series.
 	Stack  bool     `json:"stack,omitempty"`
 	Series []series `json:"series"`
