@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/indexer"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -104,6 +107,12 @@ func (s *historySource) Read(ctx context.Context, appID string) (*shs.Index, err
 	var updated int64
 	for _, h := range s.heads {
 		if h.ID == appID && !slices.Contains(logs, h.Source) {
+			if !underRoots(h.Source, s.paths) {
+				// The store may hold runs indexed from other roots (another
+				// server's, or a moved folder): never read outside ours.
+				s.log.Warn("log outside the served paths not read", "app", appID, "log", h.Source, "paths", s.paths)
+				continue
+			}
 			logs = append(logs, h.Source)
 			updated = max(updated, h.LastUpdated)
 		}
@@ -167,4 +176,30 @@ func (s *historySource) partial() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lostSome
+}
+
+// underRoots reports whether log lies under one of roots: a URL under a
+// root URL's prefix (at a "/" boundary), a local path under a root folder
+// (or the root itself, a file), both made absolute and cleaned, so that
+// "../" cannot climb out.
+func underRoots(log string, roots []string) bool {
+	for _, root := range roots {
+		if objstore.IsURL(root) || objstore.IsURL(log) {
+			r := strings.TrimSuffix(root, "/")
+			if objstore.IsURL(root) && objstore.IsURL(log) && !slices.Contains(strings.Split(log, "/"), "..") &&
+				(log == r || strings.HasPrefix(log, r+"/")) {
+				return true
+			}
+			continue
+		}
+		r, err1 := filepath.Abs(root)
+		l, err2 := filepath.Abs(log)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, l); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -65,4 +66,26 @@ func TestMinutes(t *testing.T) {
 	if Minutes(&model.App{}, 0) != nil {
 		t.Error("an application without tasks has bins")
 	}
+}
+
+// BenchmarkMinutes bins a million task attempts over three hours.
+func BenchmarkMinutes(b *testing.B) {
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	app := &model.App{Start: 1_000_000}
+	for s := 0; s < n/5000; s++ {
+		st := &model.Stage{ID: int32(s)}
+		for i := 0; i < 5000; i++ {
+			launch := app.Start + rng.Int64N(3*3600_000)
+			st.Tasks = append(st.Tasks, model.Task{Launch: launch, Finish: launch + 100 + rng.Int64N(60_000), Status: model.TaskSuccess})
+		}
+		app.Stages = append(app.Stages, st)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(Minutes(app, 60_000)) < 180 {
+			b.Fatal("too few bins")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/task")
 }

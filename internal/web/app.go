@@ -125,7 +125,10 @@ const analysisWait = 500 * time.Millisecond
 func (u *UI) index(ctx context.Context, id string) (*shs.Index, error) {
 	ix := u.o.Apps.Index()
 	if ix == nil {
-		return nil, fmtErr(errNotFound, "no application is listed yet: the logs are still being listed")
+		if id == "" {
+			return shs.NewIndex(nil), nil // listing: none yet
+		}
+		return nil, fmtErr(errNotFound, "application %s: the logs are still being listed", id)
 	}
 	if id != "" && (ix.Pending(id) || ix.Unread() > 0 && !ix.Has(id)) {
 		return u.o.Apps.Read(ctx, id)

@@ -148,3 +148,52 @@ func TestFleetPageAtScale(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFleetPage renders the fleet page of 10,000 runs, filtered by
+// severity and sorted by duration (the listing kept: what every page but
+// the first costs).
+func BenchmarkFleetPage(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "h.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	runs := historytest.FleetRuns(b, 10_000)
+	for i := 0; i < len(runs); i += 1000 {
+		if err := st.Put(ctx, history.Entry{State: history.LogState{Path: fmt.Sprintf("/fleet/%03d", i/1000)}, Runs: runs[i:min(i+1000, len(runs))]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), History: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/fleet?severity=low&sort=duration", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		ui.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
+	}
+}
+
+// BenchmarkAppPage renders an application page whose analysis is kept.
+func BenchmarkAppPage(b *testing.B) {
+	f := getFixture(b)
+	path := "/app/" + f.spark[0].ID
+	f.ready(b, path)
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		f.ui.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
+	}
+}
