@@ -37,7 +37,7 @@
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]; });
   }
-  var tip = { confine: true, trigger: "axis", backgroundColor: "rgba(255,255,255,0.97)", borderColor: "#aab4bf", textStyle: { color: "#1b2430", fontSize: 13 } };
+  var tip = { confine: true, trigger: "axis", transitionDuration: 0, hideDelay: 0, backgroundColor: "rgba(255,255,255,0.97)", borderColor: "#aab4bf", textStyle: { color: "#1b2430", fontSize: 13 } };
 
   function option(C) {
     var xLabel = function (v) {
@@ -114,6 +114,7 @@
         } catch (e) { errors.push("tooltip " + c.id + " series " + i + ": " + (e && e.message ? e.message : String(e))); }
       });
       c.chart.dispatchAction({ type: "hideTip" });
+      c.chart.dispatchAction({ type: "updateAxisPointer", currTrigger: "leave" });
     });
   }
   function selfCheck() {
