@@ -73,7 +73,7 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 	if errors.Is(err, server.ErrPartial) {
 		return withCode(ExitPartial, err)
 	}
-	if errors.Is(err, server.ErrExposed) {
+	if errors.Is(err, server.ErrExposed) || errors.Is(err, server.ErrTLSPair) {
 		return withCode(ExitUsage, err)
 	}
 	return err

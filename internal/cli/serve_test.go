@@ -165,3 +165,56 @@ func copyLog(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeSafetyFlags: an address beyond the loopback interface without
+// --token-file or TLS, an empty token file and --peer-profile without
+// --metrics are usage errors (exit 2); with a token the UI and the API
+// answer only to it.
+func TestServeSafetyFlags(t *testing.T) {
+	dir := events(t)
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"serve", "--logs", dir, "--addr", "0.0.0.0:0"},
+		{"serve", "--logs", dir, "--addr", ":0"},
+		{"serve", "--logs", dir, "--token-file", empty},
+		{"serve", "--logs", dir, "--peer-profile", "p.json"},
+		{"serve", "--logs", dir, "--tls-cert", "c.pem"},
+	} {
+		if code, _, stderr := run(t, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, stderr)
+		}
+	}
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("t0ken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr, stop := startServe(t, serveOptions{logs: dir, addr: "127.0.0.1:0", tokenFile: tok})
+	defer stop()
+	for _, c := range []struct {
+		path, auth string
+		want       int
+	}{{"/apps", "", 401}, {"/api/v1/applications", "", 401}, {"/apps", "Bearer t0ken", 200}, {"/api/v1/applications", "Bearer t0ken", 200}} {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+c.path, nil)
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		var res *http.Response
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			var err error
+			if res, err = http.DefaultClient.Do(req); err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			// The API answers 503 until the logs are listed.
+			if res.StatusCode != http.StatusServiceUnavailable || time.Since(start) > 30*time.Second {
+				break
+			}
+		}
+		if res.StatusCode != c.want {
+			t.Errorf("GET %s (%q): %d, want %d", c.path, c.auth, res.StatusCode, c.want)
+		}
+	}
+}

@@ -14,12 +14,16 @@ import (
 // token or TLS.
 var ErrExposed = errors.New("listening beyond the loopback interface needs --token-file or --tls-cert and --tls-key")
 
+// ErrTLSPair is a certificate without its key or a key without its
+// certificate.
+var ErrTLSPair = errors.New("--tls-cert and --tls-key go together")
+
 // checkExposure refuses an address reachable from other machines (any
 // host but a loopback address or "localhost"; an empty host is every
 // interface) unless a token or TLS guards it, and a half-given TLS pair.
 func checkExposure(o Options) error {
 	if (o.TLSCert == "") != (o.TLSKey == "") {
-		return errors.New("--tls-cert and --tls-key go together")
+		return ErrTLSPair
 	}
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
