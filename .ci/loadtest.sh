@@ -26,7 +26,7 @@ bin=$(mktemp -d)/clusterlens
 go build -o "$bin" ./cmd/clusterlens
 
 echo "== fault test: collector process killed with SIGKILL and restarted"
-CLUSTERLENS_LOADTEST=1 CLUSTERLENS_BIN="$bin" go test -count=1 -run '^TestCollectorKill9$' -timeout 5m ./internal/loadtest -v |
+CLUSTERLENS_LOADTEST=1 CLUSTERLENS_BIN="$bin" go test -count=1 -run '^TestCollectorKill9$' -timeout 5m ./internal/collector/loadtest -v |
 	grep -E '^(KILL9|--- |FAIL|ok|panic)|_test.go:'
 
 for store in $stores; do
@@ -37,5 +37,5 @@ for store in $stores; do
 	echo "== load test: $agents agents, $duration, store $store"
 	CLUSTERLENS_LOADTEST=1 CLUSTERLENS_BIN="$bin" CLUSTERLENS_LOADTEST_STORE="$store" \
 		CLUSTERLENS_LOADTEST_DURATION="$duration" CLUSTERLENS_LOADTEST_AGENTS="$agents" \
-		go test -count=1 -run '^TestLoad$' -timeout 30m ./internal/loadtest -v | grep -E '^(LOADTEST|--- |FAIL|ok|panic)|_test.go:'
+		go test -count=1 -run '^TestLoad$' -timeout 30m ./internal/collector/loadtest -v | grep -E '^(LOADTEST|--- |FAIL|ok|panic)|_test.go:'
 done
