@@ -156,6 +156,7 @@ node. Nodes with fewer than --min-vectors vectors are left out and judged by the
 	f.Float64Var(&opt.UnknownQuantile, "unknown-quantile", opt.UnknownQuantile, "a node's own training quantile of likelihood below which its vector is unknown")
 	f.Float64Var(&bp.SelfShare, "self-share", bp.SelfShare, "a node differs from itself when more than this share of its window is unknown to its own model")
 	f.IntVar(&bp.MinVectors, "min-vectors", bp.MinVectors, "fewest vectors a node needs for its own model")
+	f.Float64Var(&bp.LevelMargin, "level-margin", bp.LevelMargin, "a node differs from itself when a metric's window mean is this many of its own deviations above its history's highest")
 	rangeFlags(f, &rng)
 	return cmd
 }
@@ -375,6 +376,9 @@ func printPeerReport(w io.Writer, r *peerReport) {
 			time.UnixMilli(in.Time).UTC().Format(time.RFC3339), in.AlarmCount, 100*in.Differs)
 		if in.Confidence != peer.ConfidenceLow {
 			fmt.Fprintf(w, " and from itself: %.0f%% of its window unknown to its own model", 100*in.SelfUnknown)
+			if in.BeyondOwnRange != "" {
+				fmt.Fprintf(w, ", its %s above any window of its history", in.BeyondOwnRange)
+			}
 		}
 		fmt.Fprintf(w, "; confidence %s)\n", in.Confidence)
 	}

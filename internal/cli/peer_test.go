@@ -197,6 +197,13 @@ func TestPeerBaseline(t *testing.T) {
 	if len(rep.Indictments) != 1 || rep.Indictments[0].Host != "node003.sim.local" || rep.Indictments[0].Confidence != peer.ConfidenceMedium {
 		t.Errorf("hog day: indictments %+v, want node003 alone with confidence medium (3 peers)", rep.Indictments)
 	}
+	// A disk hog writes no harder each second than the node's busiest
+	// fault-free seconds, but for longer than any window of its history.
+	disk := day("diskhog", 0, "7", sim.FaultDiskHog)
+	if code, out, _ := run(t, "peer", "diagnose", "--profile", prof, "--baseline", base, disk); code != ExitOK ||
+		!strings.Contains(out, "indicted node003.sim.local") || !strings.Contains(out, "above any window of its history") {
+		t.Errorf("with the baseline on the disk-hog day, exit %d: want node003 indicted, beyond its own range\n%s", code, out)
+	}
 	writeFile(t, filepath.Join(dir, "bad.json"), []byte(`{"kind":"clusterlens-peer-baseline","version":9}`))
 	if code, _, errs := run(t, "peer", "diagnose", "--profile", prof, "--baseline", filepath.Join(dir, "bad.json"), hog); code == ExitOK || !strings.Contains(errs, "bad.json") {
 		t.Errorf("a bad baseline: exit %d, %q", code, errs)

@@ -98,11 +98,11 @@ func judgeOwn(prof *Profile, p Params, b *Baseline, r simRun, v []labeled) outco
 // and each node's own history (a Baseline recorded from
 // asymBaselineDays fault-free days of the same cluster, other workload
 // seeds). The profile is the shared one (trainedProfile).
-// CLUSTERLENS_EVAL_SEED moves the seeds (500 while tuning); on the
-// reported seeds 1–20 the test holds the targets where they were
-// met (no false indictment on the fault-free runs, CPU hogs found in ≥ 95%
-// of runs with no innocent indicted) and the measured disk-hog floors
-// (docs/PEER.md).
+// CLUSTERLENS_EVAL_SEED moves the seeds (500, 520, ..., 580 while
+// tuning); on the reported seeds 1–20 the test holds the targets
+// (no false indictment on the fault-free runs, CPU and disk hogs found in
+// ≥ 95% of runs) and no innocent indicted beside a hog, but for the one
+// 4-node disk-hog run measured (docs/PEER.md).
 func TestEvaluateAsymmetric(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 480 runs")
@@ -132,9 +132,10 @@ func TestEvaluateAsymmetric(t *testing.T) {
 		}
 		for _, fault := range []string{"", sim.FaultCPUHog, sim.FaultDiskHog} {
 			g, o := rows[fault][0], rows[fault][1]
-			// The disk hog at 4 nodes: TP 0.70 and one run with an innocent
-			// indicted, measured (the 0.95 is not met there).
-			minTP := map[string]float64{sim.FaultCPUHog: 0.95, sim.FaultDiskHog: map[int]float64{4: 0.7, 10: 0.95}[nodes]}[fault]
+			// The disk hog at 4 nodes: one run (seed 19) also indicts an
+			// innocent (node001) beside the hogged node, as it did before
+			// the levels; measured.
+			minTP := map[string]float64{sim.FaultCPUHog: 0.95, sim.FaultDiskHog: 0.95}[fault]
 			maxFP := map[bool]float64{true: 0.05}[fault == sim.FaultDiskHog && nodes == 4]
 			if first == 1 && (o.fpRatio() > maxFP || o.tpRatio() < minTP) {
 				t.Errorf("asymmetric %q at %d nodes with own history: TP %.2f (floor %.2f), FP %.2f (ceiling %.2f)", fault, nodes, o.tpRatio(), minTP, o.fpRatio(), maxFP)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 )
@@ -14,7 +15,7 @@ import (
 // rejects other kinds and newer versions.
 const (
 	BaselineKind    = "clusterlens-peer-baseline"
-	BaselineVersion = 1
+	BaselineVersion = 2
 )
 
 // ErrBaseline is wrapped by every error about a malformed baseline.
@@ -31,13 +32,24 @@ var ErrBaseline = errors.New("invalid peer baseline")
 // fault-free runs of its cluster: what that node looks like when nothing
 // is wrong, whatever its peers look like. A node differs from its own
 // history when more than SelfShare of its histogram window is "unknown" to
-// its own model; a node that always looks like that, beside any peers, is
-// normal for that node.
+// its own model, or when its window's decayed mean of a metric is more than
+// LevelMargin above the highest its history reached (Levels); a node that
+// always looks like that, beside any peers, is normal for that node.
 type Baseline struct {
 	Kind    string              `json:"kind"`
 	Version int                 `json:"version"`
 	Params  BaselineParams      `json:"params"`
 	Hosts   map[string]*Profile `json:"hosts"`
+	// Levels holds, per host with a model (from version 2), each metric's
+	// highest decayed window mean over the host's fault-free history, in
+	// its own model's normalised units (historyLevels). Ganesha judges a
+	// node by a window of its states, not by one vector (§4.3): a disk hog
+	// writes as much each second as the node's busiest fault-free seconds,
+	// so each vector is known to its own model, but it keeps writing that
+	// much for the whole window, as no fault-free window of the node did.
+	// PARC (Gupta et al., DX 2012, §3 eq. 1–2) likewise judges a node
+	// against the range of its own history, in units of its own deviation.
+	Levels map[string][]float64 `json:"levels,omitempty"`
 }
 
 // BaselineParams tune the comparison of a node with its own history.
@@ -48,17 +60,23 @@ type BaselineParams struct {
 	// MinVectors is the fewest fault-free vectors a node needs for its own
 	// model; a node with fewer is judged by its peers alone.
 	MinVectors int `json:"minVectors"`
+	// LevelMargin: a node differs from its own history too when its
+	// window's decayed mean of a metric is more than this many of its own
+	// standard deviations (of the metric's logarithm) above the highest
+	// its history reached (Baseline.Levels).
+	LevelMargin float64 `json:"levelMargin"`
 }
 
 // DefaultBaselineParams returns the defaults documented in docs/PEER.md.
 func DefaultBaselineParams() BaselineParams {
-	return BaselineParams{SelfShare: 0.4, MinVectors: 600}
+	return BaselineParams{SelfShare: 0.4, MinVectors: 600, LevelMargin: 0.75}
 }
 
 // Validate checks every field.
 func (p *BaselineParams) Validate() error {
-	if !(p.SelfShare > 0 && p.SelfShare < 1) || p.MinVectors < 1 {
-		return fmt.Errorf("%w: selfShare %g, minVectors %d: want (0, 1) and ≥ 1", ErrBaseline, p.SelfShare, p.MinVectors)
+	if !(p.SelfShare > 0 && p.SelfShare < 1) || p.MinVectors < 1 || !(p.LevelMargin >= 0 && !math.IsInf(p.LevelMargin, 1)) {
+		return fmt.Errorf("%w: selfShare %g, minVectors %d, levelMargin %g: want (0, 1), ≥ 1 and finite ≥ 0",
+			ErrBaseline, p.SelfShare, p.MinVectors, p.LevelMargin)
 	}
 	return nil
 }
@@ -76,14 +94,15 @@ func BaselineTrainOptions() TrainOptions {
 }
 
 // TrainBaseline trains each node's own model on its vectors of metrics
-// from fault-free runs (vectors by host); nodes with fewer than
-// p.MinVectors are left out (judged by their peers alone) and named in
-// the returned list.
+// from fault-free runs (vectors by host, each host's in time order) and
+// records its Levels; nodes with fewer than p.MinVectors are left out
+// (judged by their peers alone) and named in the returned list.
 func TrainBaseline(vectors map[string][][]float64, metrics []string, opt TrainOptions, p BaselineParams) (*Baseline, []string, error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
-	b := &Baseline{Kind: BaselineKind, Version: BaselineVersion, Params: p, Hosts: map[string]*Profile{}}
+	b := &Baseline{Kind: BaselineKind, Version: BaselineVersion, Params: p, Hosts: map[string]*Profile{},
+		Levels: map[string][]float64{}}
 	var short []string
 	for _, host := range slices.Sorted(maps.Keys(vectors)) {
 		v := vectors[host]
@@ -96,8 +115,58 @@ func TrainBaseline(vectors map[string][][]float64, metrics []string, opt TrainOp
 			return nil, nil, fmt.Errorf("baseline of %s: %w", host, err)
 		}
 		b.Hosts[host] = prof
+		if top := historyLevels(prof, v); top != nil {
+			b.Levels[host] = top
+		}
 	}
 	return b, short, nil
+}
+
+// historyLevels returns, per metric, the highest decayed window mean of
+// vectors (in time order, normalised by the node's own model p) over the
+// windows a Detector judges: p's window and decay, from half a window of
+// samples on. Where runs are concatenated a window spans two of them.
+func historyLevels(p *Profile, vectors [][]float64) []float64 {
+	d := len(p.MetricNames)
+	m := newMeanWindow(d, p.Params.WindowS, p.Params.Decay)
+	top := make([]float64, d)
+	for j := range top {
+		top[j] = math.Inf(-1)
+	}
+	z := make([]float64, d)
+	judged := false
+	for _, x := range vectors {
+		p.Normalize(x, z)
+		m.add(z)
+		if m.n < halfWindow(p.Params.WindowS) {
+			continue
+		}
+		judged = true
+		for j := range top {
+			top[j] = max(top[j], m.mean(j))
+		}
+	}
+	if !judged {
+		return nil
+	}
+	return top
+}
+
+// halfWindow is how many samples a window needs before it is judged.
+func halfWindow(windowS int) int { return (windowS + 1) / 2 }
+
+// beyond returns the metric (index) whose window mean m is farthest above
+// host's Levels by more than LevelMargin, or -1 when none is (or host has
+// no levels).
+func (b *Baseline) beyond(host string, m *meanWindow) int {
+	top := b.Levels[host]
+	at, most := -1, b.Params.LevelMargin
+	for j, t := range top {
+		if e := m.mean(j) - t; e > most {
+			at, most = j, e
+		}
+	}
+	return at
 }
 
 // Check reports an error when the nodes' models are not over metrics, in
@@ -115,8 +184,8 @@ func (b *Baseline) Check(metrics []string) error {
 func (b *Baseline) Has(host string) bool { return b != nil && b.Hosts[host] != nil }
 
 // Unknown reports whether host's raw vector x is unknown to the host's own
-// model (z is scratch of the vector's length); false for a host without
-// one.
+// model, and leaves x normalised by that model in z (of x's length); false
+// for a host without one.
 func (b *Baseline) Unknown(host string, x, z []float64) bool {
 	p := b.Hosts[host]
 	return p != nil && p.Label(x, z) == p.K
@@ -161,6 +230,20 @@ func LoadBaseline(r io.Reader, name string) (*Baseline, error) {
 		}
 		if err := p.validate(); err != nil {
 			return nil, fmt.Errorf("%s: host %q: %w", name, host, err)
+		}
+	}
+	for host, top := range b.Levels {
+		p := b.Hosts[host]
+		if p == nil {
+			return nil, fmt.Errorf("%s: %w: host %q has levels but no model", name, ErrBaseline, host)
+		}
+		if len(top) != len(p.MetricNames) {
+			return nil, fmt.Errorf("%s: %w: host %q has %d levels for %d metrics", name, ErrBaseline, host, len(top), len(p.MetricNames))
+		}
+		for j, v := range top {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: %w: host %q's level of %s is %g", name, ErrBaseline, host, p.MetricNames[j], v)
+			}
 		}
 	}
 	return &b, nil

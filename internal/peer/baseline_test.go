@@ -75,7 +75,7 @@ func TestBaselineSelf(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"kind":"other","version":1}`,
-		`{"kind":"clusterlens-peer-baseline","version":2,"params":{"selfShare":0.4,"minVectors":600}}`,
+		`{"kind":"clusterlens-peer-baseline","version":3,"params":{"selfShare":0.4,"minVectors":600}}`,
 		`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":1.5,"minVectors":600}}`,
 		`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":600},"hosts":{"a":null}}`,
 		`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":600},"hosts":{"a":{"kind":"clusterlens-peer-profile","version":1}}}`,
@@ -102,4 +102,61 @@ func FuzzLoadBaseline(f *testing.F) {
 			b.Unknown(h, x, make([]float64, len(x)))
 		}
 	})
+}
+
+// TestBaselineLevels: a node whose history writes hard in short bursts
+// knows each second of a hog that writes that hard without pause, but no
+// window of its history held it that long: the window's mean is beyond its
+// levels, while a window like its history's is not.
+func TestBaselineLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	metrics := []string{"m1", "m2", "m3"}
+	draw := func(n int, busy func(i int) bool) [][]float64 {
+		var out [][]float64
+		for i := range n {
+			x := []float64{10 + rng.NormFloat64(), 100 + 10*rng.NormFloat64(), 5 + rng.Float64()}
+			if busy(i) {
+				x[0] = 60 + 3*rng.NormFloat64()
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	bursts := func(i int) bool { return i%100 < 5 }
+	b, _, err := TrainBaseline(map[string][][]float64{"h": draw(3000, bursts)}, metrics, BaselineTrainOptions(), DefaultBaselineParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Levels["h"]) != len(metrics) {
+		t.Fatalf("levels %v, want one per metric", b.Levels["h"])
+	}
+	judge := func(vs [][]float64) (unknown float64, beyond []int) {
+		p := b.Hosts["h"]
+		m := newMeanWindow(len(metrics), p.Params.WindowS, p.Params.Decay)
+		z := make([]float64, len(metrics))
+		for _, x := range vs {
+			if b.Unknown("h", x, z) {
+				unknown++
+			}
+			m.add(z)
+			if m.n >= halfWindow(p.Params.WindowS) {
+				beyond = append(beyond, b.beyond("h", &m))
+			}
+		}
+		return unknown / float64(len(vs)), beyond
+	}
+	u, beyond := judge(draw(120, func(int) bool { return true }))
+	if u > b.Params.SelfShare {
+		t.Fatalf("the hog's vectors %.2f unknown to the node's own model: want them known (its bursts)", u)
+	}
+	if got := beyond[len(beyond)-1]; got != 0 {
+		t.Errorf("a whole window of bursting: beyond %d, want metric 0", got)
+	}
+	if _, beyond := judge(draw(1000, bursts)); slices.ContainsFunc(beyond, func(j int) bool { return j >= 0 }) {
+		t.Errorf("windows like its history's: beyond %v, want -1 throughout", beyond)
+	}
+	b.Params.LevelMargin = 100
+	if _, beyond := judge(draw(120, func(int) bool { return true })); beyond[len(beyond)-1] != -1 {
+		t.Errorf("margin 100: beyond %d, want -1", beyond[len(beyond)-1])
+	}
 }

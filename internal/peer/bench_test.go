@@ -55,12 +55,32 @@ func BenchmarkOnline1kNodes(b *testing.B) {
 	benchOnline(b, 1_000)
 }
 
-func benchOnline(b *testing.B, n int) {
+// BenchmarkOnline1kNodesOwnHistory is BenchmarkOnline1kNodes with each
+// node's own history (a Baseline: its own model's likelihood and its window
+// mean against its levels per vector); every node shares one model, trained
+// on the fleet's vectors, as the cost does not depend on whose it is.
+func BenchmarkOnline1kNodesOwnHistory(b *testing.B) {
+	benchOnline(b, 1_000, true)
+}
+
+func benchOnline(b *testing.B, n int, own ...bool) {
 	prof := trainedProfile(b)
 	f := newFleet(b, n)
 	o, err := NewOnline(prof, prof.Params, discardLogger)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if len(own) > 0 {
+		one, _, err := TrainBaseline(map[string][][]float64{"h": f.pool}, prof.Metrics(), BaselineTrainOptions(), DefaultBaselineParams())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range f.hosts {
+			one.Hosts[h], one.Levels[h] = one.Hosts["h"], one.Levels["h"]
+		}
+		if err := o.SetBaseline(one); err != nil {
+			b.Fatal(err)
+		}
 	}
 	var s int64
 	for ; s < 60; s++ {

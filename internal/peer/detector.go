@@ -21,6 +21,10 @@ type Indictment struct {
 	// on (Confidence*).
 	SelfUnknown float64 `json:"selfUnknown,omitempty"`
 	Confidence  string  `json:"confidence"`
+	// BeyondOwnRange is, with a Baseline, the metric whose window mean was
+	// then above the highest its own history reached (by more than
+	// BaselineParams.LevelMargin), "" for none.
+	BeyondOwnRange string `json:"beyondOwnRange,omitempty"`
 }
 
 // Confidence of an indictment.
@@ -91,8 +95,12 @@ type node struct {
 	differs       float64
 	stamp         int64 // the last step it was compared in
 	// own is the node's histogram of vectors unknown to its own model
-	// (bin 1) or not (bin 0), with a Baseline.
+	// (bin 1) or not (bin 0), with a Baseline; lvl its decayed window mean
+	// of its vectors normalised by its own model, beyond the metric lvl
+	// puts above its own history's range in the last step (-1 for none).
 	own      histogram
+	lvl      meanWindow
+	beyond   int
 	self     float64
 	selfOK   bool
 	absolved int
@@ -146,7 +154,8 @@ type Detector struct {
 // SetBaseline makes the detector compare each node with its own history
 // too: a node differing from more than PeerFraction of its peers raises an
 // alarm only when it also differs from itself (more than SelfShare of its
-// window unknown to its own model); a node without its own model is
+// window unknown to its own model, or a metric's window mean beyond its
+// history's range: Baseline.Levels); a node without its own model is
 // judged by its peers alone. b's models must be over the detector's
 // metrics, in order (Baseline.Check). nil restores the peers alone.
 func (d *Detector) SetBaseline(b *Baseline) { d.base = b }
@@ -201,6 +210,7 @@ func (d *Detector) Add(host string, t int64, label int, z, x []float64) {
 	if d.base.Has(host) {
 		if n.own.ring == nil {
 			n.own = newHistogram(2, d.p.WindowS, d.p.Decay)
+			n.lvl = newMeanWindow(len(x), d.p.WindowS, d.p.Decay)
 		}
 		d.selfBuf = grow(d.selfBuf, len(x))
 		unknown := 0
@@ -208,6 +218,7 @@ func (d *Detector) Add(host string, t int64, label int, z, x []float64) {
 			unknown = 1
 		}
 		n.own.add(unknown)
+		n.lvl.add(d.selfBuf) // Unknown left x normalised by the node's own model there
 	}
 	n.last = max(n.last, t)
 	for j := range d.dim {
@@ -321,13 +332,15 @@ func (d *Detector) evaluate(end int64) {
 		}
 		n.count *= d.p.AlarmDecay
 		differs := n.differs > d.p.PeerFraction
-		n.selfOK = n.own.n >= (d.p.WindowS+1)/2
+		n.selfOK = n.own.n >= halfWindow(d.p.WindowS)
+		n.beyond = -1
 		if n.selfOK {
 			var p [2]float64
 			n.own.normalize(p[:])
 			n.self = p[1]
+			n.beyond = d.base.beyond(n.host, &n.lvl)
 		}
-		if differs && n.selfOK && n.self <= d.base.Params.SelfShare {
+		if differs && n.selfOK && n.self <= d.base.Params.SelfShare && n.beyond < 0 {
 			differs = false // it always looks like that beside such peers
 			n.absolved++
 		}
@@ -353,6 +366,9 @@ func (d *Detector) evaluate(end int64) {
 			in := Indictment{Host: n.host, Time: end, AlarmCount: n.count, Differs: n.differs, Confidence: ConfidenceLow}
 			if n.selfOK {
 				in.SelfUnknown, in.Confidence = n.self, ConfidenceHigh
+				if n.beyond >= 0 {
+					in.BeyondOwnRange = d.metrics[n.beyond]
+				}
 				if d.peersN[k] < SmallGroup {
 					in.Confidence = ConfidenceMedium
 				}
