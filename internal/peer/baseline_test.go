@@ -80,6 +80,9 @@ func TestBaselineSelf(t *testing.T) {
 		`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":600},"hosts":{"a":null}}`,
 		`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":600},"hosts":{"a":{"kind":"clusterlens-peer-profile","version":1}}}`,
 		`{"kind":"clusterlens-peer-baseline","version":1,"extra":1}`,
+		`{"kind":"clusterlens-peer-baseline","version":2,"params":{"selfShare":0.4,"minVectors":600,"levelMargin":-1}}`,
+		`{"kind":"clusterlens-peer-baseline","version":2,"params":{"selfShare":0.4,"minVectors":600,"levelMargin":0.75},"hosts":{},"levels":{"a":[1]}}`,
+		strings.Replace(levelsJSON, `[1.5]`, `[1.5, 2]`, 1), // a level per metric
 	} {
 		if _, err := LoadBaseline(strings.NewReader(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("%s: %v, want an error naming bad.json", bad, err)
@@ -87,11 +90,15 @@ func TestBaselineSelf(t *testing.T) {
 	}
 }
 
+// levelsJSON is a valid version-2 baseline of one host over one metric.
+const levelsJSON = `{"kind":"clusterlens-peer-baseline","version":2,"params":{"selfShare":0.4,"minVectors":1,"levelMargin":0.75},"hosts":{"h":{"kind":"clusterlens-peer-profile","version":1,"metrics":["a"],"transform":"log1p-zscore","mean":[0],"std":[1],"k":1,"minLogLik":-10,"gmm":{"Weights":[1],"Means":{"N":1,"D":1,"X":[0]},"Covs":[{"N":1,"D":1,"X":[1]}]},"params":{"windowS":60,"decay":0.97,"stepS":10,"distThreshold":0.5,"peerFraction":0.5,"alarmDecay":0.8,"indictThreshold":3,"maxPairwise":256,"sampledPeers":64,"graceS":2,"minNodes":3}}},"levels":{"h":[1.5]}}`
+
 // FuzzLoadBaseline: no input panics, and an accepted baseline answers for
 // every host.
 func FuzzLoadBaseline(f *testing.F) {
 	f.Add([]byte(`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":600},"hosts":{}}`))
 	f.Add([]byte(`{"kind":"clusterlens-peer-baseline","version":1,"params":{"selfShare":0.4,"minVectors":1},"hosts":{"h":{"kind":"clusterlens-peer-profile","version":1,"metrics":["a"],"transform":"log1p-zscore","mean":[0],"std":[1],"k":1,"minLogLik":-10,"gmm":{"Weights":[1],"Means":{"N":1,"D":1,"X":[0]},"Covs":[{"N":1,"D":1,"X":[1]}]},"params":{"windowS":60,"decay":0.97,"stepS":10,"distThreshold":0.5,"peerFraction":0.5,"alarmDecay":0.8,"indictThreshold":3,"maxPairwise":256,"sampledPeers":64,"graceS":2,"minNodes":3}}}}`))
+	f.Add([]byte(levelsJSON))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := LoadBaseline(bytes.NewReader(data), "fuzz")
 		if err != nil {
@@ -99,7 +106,13 @@ func FuzzLoadBaseline(f *testing.F) {
 		}
 		for h, p := range b.Hosts {
 			x := make([]float64, len(p.MetricNames))
-			b.Unknown(h, x, make([]float64, len(x)))
+			z := make([]float64, len(x))
+			b.Unknown(h, x, z)
+			m := newMeanWindow(len(x), max(1, p.Params.WindowS), p.Params.Decay)
+			m.add(z)
+			if j := b.beyond(h, &m); j >= len(x) {
+				t.Fatalf("beyond %d of %d metrics", j, len(x))
+			}
 		}
 	})
 }
@@ -158,5 +171,16 @@ func TestBaselineLevels(t *testing.T) {
 	b.Params.LevelMargin = 100
 	if _, beyond := judge(draw(120, func(int) bool { return true })); beyond[len(beyond)-1] != -1 {
 		t.Errorf("margin 100: beyond %d, want -1", beyond[len(beyond)-1])
+	}
+}
+
+// TestLoadBaselineLevels: a version-2 file's levels read back.
+func TestLoadBaselineLevels(t *testing.T) {
+	b, err := LoadBaseline(strings.NewReader(levelsJSON), "b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Levels["h"]; len(got) != 1 || got[0] != 1.5 || b.Params.LevelMargin != 0.75 {
+		t.Errorf("levels %v, margin %g: want [1.5] and 0.75", got, b.Params.LevelMargin)
 	}
 }
