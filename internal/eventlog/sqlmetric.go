@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -98,30 +97,26 @@ func (st *liveStage) update(t *taskEvent) {
 	if st.completed(idx) {
 		return
 	}
-	if ok := st.apply(t.accumRaw, idx, t.id); ok && t.finish != 0 && !t.failed && !t.killed {
+	if ok := st.apply(t.accumRaw, t.ups, idx, t.id); ok && t.finish != 0 && !t.failed && !t.killed {
 		st.complete(idx)
 	}
 }
 
-// apply walks an accumulable list and stores the tracked updates. The
-// list was validated when the task's line was read (SkipRaw), so it is
-// walked here without validating again (scanAccums).
-func (st *liveStage) apply(raw []byte, idx int32, task int64) bool {
-	ok := true
-	scanAccums(raw, func(id int64, up []byte) bool {
-		m := st.track(id)
+// apply stores the tracked updates among a task's accumulable updates
+// (read from its list raw when the line was parsed).
+func (st *liveStage) apply(raw []byte, ups []accumUpdate, idx int32, task int64) bool {
+	for _, u := range ups {
+		m := st.track(u.id)
 		if m == nil {
-			return true
+			continue
 		}
-		v, good := javaLong(up)
+		v, good := javaLong(raw[u.off:u.end])
 		if !good {
-			ok = false
 			return false
 		}
 		m.seen = true // Spark creates the metric's array before it stores
 		if idx < 0 || idx >= st.numTasks {
-			ok = false // the array index is out of bounds
-			return false
+			return false // the array index is out of bounds
 		}
 		m.vals.put(idx, v)
 		if m.typ != model.MetricSum {
@@ -131,9 +126,8 @@ func (st *liveStage) apply(raw []byte, idx int32, task int64) bool {
 				m.max, m.maxTask = v, task
 			}
 		}
-		return true
-	})
-	return ok
+	}
+	return true
 }
 
 // track returns the stage's state of metric id, nil when it is not
@@ -152,219 +146,6 @@ func (st *liveStage) track(id int64) *stageMetric {
 	}
 	st.metrics[id] = m
 	return m
-}
-
-// scanAccums calls fn with the ID and raw Update of every entry of a
-// validated accumulable list that has both, in order, until fn returns
-// false. It trusts the JSON to be well formed, so it walks without the
-// checks the validating scanner makes.
-func scanAccums(b []byte, fn func(id int64, update []byte) bool) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return
-	}
-	i++
-	for {
-		i = skipWS(b, i)
-		if i >= len(b) || b[i] == ']' {
-			return
-		}
-		if b[i] == ',' {
-			i++
-			continue
-		}
-		if b[i] != '{' {
-			i = skipTrusted(b, i)
-			continue
-		}
-		var id int64
-		var up []byte
-		hasID := false
-		// Spark writes every entry as {"ID":n,"Name":"...","Update":...
-		// and the rest: read those directly, then skip to the entry's end.
-		if e, ok := sparkEntry(b, i); ok {
-			id, up, hasID, i = e.id, e.update, true, e.end
-			// The rest is usually `,"Value":v` and one of Spark's fixed
-			// tails: step over it without looking at each key.
-			if end, ok := sparkTail(b, i); ok {
-				i = end
-				if !fn(id, up) {
-					return
-				}
-				continue
-			}
-		} else {
-			i++
-		}
-		for i < len(b) {
-			i = skipWS(b, i)
-			if i >= len(b) {
-				break
-			}
-			if b[i] == '}' {
-				i++
-				break
-			}
-			if b[i] == ',' {
-				i = skipWS(b, i+1)
-			}
-			ke := stringEnd(b, i)
-			key := b[min(i+1, ke):max(ke-1, i+1)]
-			i = skipWS(b, skipWS(b, ke)+1) // past the colon
-			ve := skipTrusted(b, i)
-			switch string(key) {
-			case "ID":
-				id, hasID = parseID(b[i:ve])
-			case "Update":
-				up = b[i:ve]
-			}
-			i = ve
-		}
-		if hasID && up != nil && !fn(id, up) {
-			return
-		}
-	}
-}
-
-// accumEntry is the start of an accumulable entry in Spark's key order.
-type accumEntry struct {
-	id     int64
-	update []byte
-	end    int // where the keys after Update start
-}
-
-// sparkEntry reads `{"ID":n,"Name":"...","Update":v` at b[i].
-func sparkEntry(b []byte, i int) (accumEntry, bool) {
-	const idKey, nameKey, updateKey = `{"ID":`, `,"Name":`, `,"Update":`
-	var e accumEntry
-	if !hasPrefixAt(b, i, idKey) {
-		return e, false
-	}
-	j := i + len(idKey)
-	k := j
-	for k < len(b) && b[k] >= '0' && b[k] <= '9' {
-		k++
-	}
-	id, ok := parseDecimal(b[j:k])
-	if !ok || !hasPrefixAt(b, k, nameKey) || k+len(nameKey) >= len(b) || b[k+len(nameKey)] != '"' {
-		return e, false
-	}
-	k = stringEnd(b, k+len(nameKey))
-	if !hasPrefixAt(b, k, updateKey) {
-		return e, false
-	}
-	j = k + len(updateKey)
-	k = skipTrusted(b, j)
-	return accumEntry{id: id, update: b[j:k], end: k}, true
-}
-
-// sparkTails are how Spark ends an accumulable entry after its value.
-var sparkTails = [...]string{
-	`,"Internal":true,"Count Failed Values":true,"Metadata":"sql"}`,
-	`,"Internal":true,"Count Failed Values":true}`,
-	`,"Internal":false,"Count Failed Values":false}`,
-}
-
-// sparkTail reads `,"Value":v` and a known tail at b[i] and returns the
-// index after the entry.
-func sparkTail(b []byte, i int) (int, bool) {
-	const valueKey = `,"Value":`
-	if !hasPrefixAt(b, i, valueKey) {
-		return 0, false
-	}
-	i = skipTrusted(b, i+len(valueKey))
-	for _, t := range sparkTails {
-		if hasPrefixAt(b, i, t) {
-			return i + len(t), true
-		}
-	}
-	return 0, false
-}
-
-func hasPrefixAt(b []byte, i int, p string) bool {
-	return i+len(p) <= len(b) && string(b[i:i+len(p)]) == p
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the string that opens at b[i].
-func stringEnd(b []byte, i int) int {
-	if e := jsonscan.StringEnd(b, i); e >= 0 {
-		return e
-	}
-	return len(b)
-}
-
-// skipTrusted returns the index after the well-formed value at b[i].
-func skipTrusted(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] > ' ' {
-		i++
-	}
-	return i
-}
-
-// parseID reads an accumulator id, a number or a quoted number.
-func parseID(b []byte) (int64, bool) {
-	if len(b) >= 2 && b[0] == '"' {
-		b = b[1 : len(b)-1]
-	}
-	return parseDecimal(b)
-}
-
-// parseDecimal parses an optionally signed decimal long as Java's
-// Long.parseLong does, without allocating.
-func parseDecimal(b []byte) (int64, bool) {
-	neg := false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		neg, b = b[0] == '-', b[1:]
-	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	switch {
-	case neg && v <= 1<<63:
-		return -int64(v), true
-	case !neg && v < 1<<63:
-		return int64(v), true
-	}
-	return 0, false
 }
 
 // javaLong reads an update as Spark does: the text of a JSON string or

@@ -33,11 +33,12 @@ type taskEvent struct {
 	hasMetrics             bool
 	execMetrics            model.ExecutorMetrics
 	accums                 []model.Accumulable
-	accumRaw               []byte // the raw list, aliasing the line
+	accumRaw               []byte        // the raw list, aliasing the line
+	ups                    []accumUpdate // its entries' IDs and updates
 }
 
 func (t *taskEvent) reset() {
-	*t = taskEvent{partition: -1, id: -1, stageID: -1, accums: t.accums[:0]}
+	*t = taskEvent{partition: -1, id: -1, stageID: -1, accums: t.accums[:0], ups: t.ups[:0]}
 }
 
 func decodeTaskStart(d *Decoder, s *jsonscan.Scanner) {
@@ -122,8 +123,11 @@ func decodeTaskInfo(s *jsonscan.Scanner, t *taskEvent) {
 		case "Killed":
 			t.killed = s.Bool()
 		case "Accumulables":
-			t.accumRaw = s.SkipRaw()
-			t.accums = keepAccumulables(t.accumRaw, t.accums)
+			var internal bool
+			t.accumRaw, t.ups, internal = readAccumulables(s, t.ups[:0])
+			if !internal {
+				t.accums = keepAccumulables(t.accumRaw, t.accums)
+			}
 		default:
 			s.Skip()
 		}

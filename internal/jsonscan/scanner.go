@@ -184,64 +184,17 @@ func (s *Scanner) more(close byte) bool {
 }
 
 // rawString consumes a string and returns its raw bytes between the quotes.
-// It looks for the closing quote or a backslash eight bytes at a time (SWAR);
-// strings with escapes take the careful path.
 func (s *Scanner) rawString() []byte {
 	start := s.pos + 1
-	buf := s.buf
-	i := start
-	for i+8 <= len(buf) {
-		x := binary.LittleEndian.Uint64(buf[i:])
-		q := x ^ 0x2222222222222222 // '"'
-		b := x ^ 0x5c5c5c5c5c5c5c5c // '\\'
-		m := ((q - 0x0101010101010101) &^ q) | ((b - 0x0101010101010101) &^ b)
-		m &= 0x8080808080808080
-		if m != 0 {
-			i += bits.TrailingZeros64(m) >> 3
-			if buf[i] == '"' {
-				s.pos = i + 1
-				s.first = false
-				return buf[start:i]
-			}
-			return s.rawStringSlow(start)
-		}
-		i += 8
+	end := skipString(s.buf, s.pos)
+	if end < 0 {
+		s.pos = len(s.buf)
+		s.fail("closing '\"'")
+		return nil
 	}
-	for ; i < len(buf); i++ {
-		switch buf[i] {
-		case '"':
-			s.pos = i + 1
-			s.first = false
-			return buf[start:i]
-		case '\\':
-			return s.rawStringSlow(start)
-		}
-	}
-	return s.rawStringSlow(start)
-}
-
-func (s *Scanner) rawStringSlow(start int) []byte {
-	i := start
-	for {
-		j := bytes.IndexByte(s.buf[i:], '"')
-		if j < 0 {
-			s.pos = len(s.buf)
-			s.fail("closing '\"'")
-			return nil
-		}
-		i += j
-		// count the backslashes before the quote
-		n := 0
-		for k := i - 1; k >= start && s.buf[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			s.pos = i + 1
-			s.first = false
-			return s.buf[start:i]
-		}
-		i++
-	}
+	s.pos = end
+	s.first = false
+	return s.buf[start : end-1]
 }
 
 // Bytes reads a string value and returns it unescaped. The result aliases the
@@ -661,45 +614,68 @@ func (s *Scanner) skipContainer() {
 }
 
 // skipString returns the offset after the string starting at buf[pos] (a
-// quote), or -1 when it does not end. It finds the closing quote eight bytes
-// at a time and counts preceding backslashes only when it meets one.
+// quote), or -1 when it does not end. It looks for a quote or a backslash
+// eight bytes at a time (SWAR); a backslash and the byte it escapes are
+// stepped over, so the quote found is the closing one.
 func skipString(buf []byte, pos int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := pos + 1
-	for i+8 <= len(buf) {
-		x := binary.LittleEndian.Uint64(buf[i:])
-		q := x ^ 0x2222222222222222
-		m := (q - 0x0101010101010101) &^ q & 0x8080808080808080
-		if m == 0 {
+	for {
+		for i+8 <= len(buf) {
+			x := binary.LittleEndian.Uint64(buf[i:])
+			q := x ^ 0x2222222222222222 // '"'
+			b := x ^ 0x5c5c5c5c5c5c5c5c // '\\'
+			if m := ((q - ones) &^ q) | ((b - ones) &^ b); m&highs != 0 {
+				i += bits.TrailingZeros64(m&highs) >> 3
+				goto found
+			}
 			i += 8
-			continue
 		}
-		i += bits.TrailingZeros64(m) >> 3
-		if !escaped(buf, pos+1, i) {
+		for i < len(buf) && buf[i] != '"' && buf[i] != '\\' {
+			i++
+		}
+		if i >= len(buf) {
+			return -1
+		}
+	found:
+		if buf[i] == '"' {
 			return i + 1
 		}
-		i++
+		i += 2
 	}
-	for ; i < len(buf); i++ {
-		if buf[i] == '"' && !escaped(buf, pos+1, i) {
-			return i + 1
-		}
-	}
-	return -1
 }
 
 // StringEnd returns the offset after the string that starts at buf[pos] (a
-// quote), or -1 when it does not end. It does not validate the string's
-// contents: it is for walking text a Scanner already validated.
+// quote), or -1 when it does not end. It checks the string as Skip does:
+// its end, not its escapes.
 func StringEnd(buf []byte, pos int) int { return skipString(buf, pos) }
 
-// escaped reports whether the quote at buf[i] is preceded by an odd number
-// of backslashes (not before start).
-func escaped(buf []byte, start, i int) bool {
-	k := i - 1
-	for k >= start && buf[k] == '\\' {
-		k--
+// ScalarEnd returns the offset after the string, number, true, false or
+// null at buf[pos], checked as Skip checks it, or -1 when there is none
+// there (a container, or malformed text).
+func ScalarEnd(buf []byte, pos int) int {
+	if pos >= len(buf) {
+		return -1
 	}
-	return (i-1-k)%2 == 1
+	lit := func(l string) int {
+		if len(buf)-pos >= len(l) && string(buf[pos:pos+len(l)]) == l {
+			return pos + len(l)
+		}
+		return -1
+	}
+	switch c := buf[pos]; {
+	case c == '"':
+		return skipString(buf, pos)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(buf, pos)
+	case c == 't':
+		return lit("true")
+	case c == 'f':
+		return lit("false")
+	case c == 'n':
+		return lit("null")
+	}
+	return -1
 }
 
 // skipNumber returns the offset after the JSON number at buf[pos], or -1.
@@ -764,3 +740,21 @@ func (s *Scanner) End() error {
 
 // Source returns the document being scanned.
 func (s *Scanner) Source() []byte { return s.buf }
+
+// Rest returns the input from the next value on (white space skipped), for
+// a caller that recognises a value's text itself and then consumes it with
+// Advance; nil after an error.
+func (s *Scanner) Rest() []byte {
+	if s.err != nil {
+		return nil
+	}
+	s.ws()
+	return s.buf[s.pos:]
+}
+
+// Advance consumes the first n bytes of Rest, which the caller checked to
+// be one whole value, valid as Skip would have found it.
+func (s *Scanner) Advance(n int) {
+	s.pos += n
+	s.first = false
+}
