@@ -30,6 +30,8 @@ type Decoder struct {
 	// Quality.LongLines.
 	MaxLine int64
 
+	blockSize int // bytes read at once (0: lines.DefaultBlock); tests make it small
+
 	app  *model.App
 	scan jsonscan.Scanner
 
@@ -102,28 +104,8 @@ func (d *Decoder) Feed(name string, r io.Reader) error { return d.FeedFrom(name,
 // not taken for a new one.
 func (d *Decoder) FeedFrom(name string, r io.Reader, firstLine int64) error {
 	d.startFeed(name, firstLine)
-	lr := d.lineReader(r)
-	for {
-		l, err := lr.Next()
-		if err == io.EOF {
-			d.endOfInput()
-			return nil
-		}
-		if err != nil {
-			d.app.Quality.Truncated = true
-			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
-			return fmt.Errorf("read %q after line %d: %w", name, d.line, err)
-		}
-		d.line = firstLine + l.Number
-		d.decodeRead(l, lr.Max())
-	}
-}
-
-// lineReader reads r in lines up to d.MaxLine, runs of blank lines skipped.
-func (d *Decoder) lineReader(r io.Reader) *lines.Reader {
-	lr := lines.NewReader(r, d.MaxLine)
-	lr.SkipBlank()
-	return lr
+	_, _, _, err := d.feed(name, r, firstLine, false)
+	return err
 }
 
 // startFeed begins reading name at line firstLine+1: a new part when
@@ -336,7 +318,7 @@ func (d *Decoder) split() {
 		delete(done.Quality.Events, dbcEvent)
 	}
 	next := NewDecoder()
-	next.file, next.line, next.events, next.MaxLine = d.file, d.line, d.events, d.MaxLine
+	next.file, next.line, next.events, next.MaxLine, next.blockSize = d.file, d.line, d.events, d.MaxLine, d.blockSize
 	next.partStarted, next.done = true, append(d.done, done)
 	next.app.Quality.Lines = 1
 	next.counts[handlers[dbcEvent].index] = 1

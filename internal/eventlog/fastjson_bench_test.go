@@ -8,14 +8,16 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // The peer for the decoder's speed (docs/PERFORMANCE.md): valyala/fastjson,
 // one of Go's fastest JSON parsers, parsing every line of the same log into
-// its DOM and dropping it. It reads the file as the decoder did (64 KiB
-// reads, lines not copied: its parser copies the line itself); it builds no
-// model, but cannot skip what no analysis reads either.
+// its DOM and dropping it. It reads the file in reads of the decoder's size
+// (lines.DefaultBlock), lines not copied (its parser copies the line
+// itself); it builds no model, but cannot skip what no analysis reads
+// either.
 
 // BenchmarkDecodeFastjson is BenchmarkDecode's log through fastjson.
 func BenchmarkDecodeFastjson(b *testing.B) { benchFastjson(b, benchLog(b, 256<<20)) }
@@ -50,7 +52,7 @@ func benchFastjson(b *testing.B, path string) {
 // many it parsed.
 func fastjsonLines(tb testing.TB, p *fastjson.Parser, r io.Reader) int {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, lines.DefaultBlock), 64<<20)
 	n := 0
 	for sc.Scan() {
 		if line := sc.Bytes(); len(line) > 0 {

@@ -2,7 +2,6 @@ package eventlog
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -165,26 +164,5 @@ func Resume(r io.Reader) (*Decoder, error) {
 // lines the lines counted.
 func (d *Decoder) FeedLines(name string, r io.Reader, firstLine int64) (consumed, lines int64, tail []byte, err error) {
 	d.file, d.line, d.lastBad = name, firstLine, false
-	lr := d.lineReader(r)
-	for {
-		l, err := lr.Next()
-		if err == io.EOF {
-			return lr.Offset(), lr.Lines(), nil, nil
-		}
-		if err != nil {
-			d.app.Quality.Truncated = true
-			d.app.Quality.Add(name, d.line, "read error: "+err.Error())
-			return consumed, d.line - firstLine, nil, fmt.Errorf("read %q after line %d: %w", name, d.line, err)
-		}
-		if !l.Complete {
-			// A last line without its newline is left for the next pass.
-			if t := bytes.TrimRight(l.Bytes, "\r"); len(bytes.TrimSpace(t)) > 0 {
-				tail = bytes.Clone(t)
-			}
-			return lr.Offset() - l.Len, l.Number - 1, tail, nil
-		}
-		d.line = firstLine + l.Number
-		d.decodeRead(l, lr.Max())
-		consumed = lr.Offset()
-	}
+	return d.feed(name, r, firstLine, true)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // liveStage tracks one stage attempt's SQL metric values (Spark's
@@ -18,6 +19,19 @@ type liveStage struct {
 	types       map[int64]model.SQLMetricType // the metrics tracked, as declared at job start
 	done        []uint64                      // task indexes a successful attempt completed
 	metrics     map[int64]*stageMetric        // the tracked metrics some task reported
+	// slots index the declared metrics by id - lo when their ids are
+	// dense (accumulator ids are numbered in order): one slice index per
+	// task update instead of two map lookups. Built at the first update.
+	lo      int64
+	slots   []metricSlot
+	indexed bool
+}
+
+// metricSlot is a declared metric in liveStage.slots.
+type metricSlot struct {
+	m        *stageMetric
+	typ      model.SQLMetricType
+	declared bool
 }
 
 // stageMetric is one tracked metric of a stage attempt: its values, and
@@ -34,25 +48,50 @@ type stageMetric struct {
 // indexValues holds one metric's values by task index in pages of 64, so
 // that memory follows the indexes reported rather than the task count the
 // log declares (Spark allocates an array of numTasks longs per metric).
+// Pages of the first nearPages*64 indexes are in a slice, the others (a
+// hostile log's huge indexes) in a map.
 type indexValues struct {
-	pages map[int32]*valuePage
-	set   int64 // indexes written
+	near []*valuePage
+	far  map[int32]*valuePage
+	set  int64 // indexes written
 }
+
+const nearPages = 1 << 14
 
 type valuePage struct {
 	v   [64]int64
 	set uint64
 }
 
-func (iv *indexValues) put(i int32, v int64) {
-	p := iv.pages[i>>6]
-	if p == nil {
-		if iv.pages == nil {
-			iv.pages = map[int32]*valuePage{}
+// page returns the page of index i, nil when there is none and !create.
+func (iv *indexValues) page(i int32, create bool) *valuePage {
+	k := i >> 6
+	if k >= 0 && k < nearPages {
+		if int(k) < len(iv.near) && iv.near[k] != nil {
+			return iv.near[k]
+		}
+		if !create {
+			return nil
+		}
+		if int(k) >= len(iv.near) {
+			iv.near = append(iv.near, make([]*valuePage, int(k)+1-len(iv.near))...)
+		}
+		iv.near[k] = &valuePage{}
+		return iv.near[k]
+	}
+	p := iv.far[k]
+	if p == nil && create {
+		if iv.far == nil {
+			iv.far = map[int32]*valuePage{}
 		}
 		p = &valuePage{}
-		iv.pages[i>>6] = p
+		iv.far[k] = p
 	}
+	return p
+}
+
+func (iv *indexValues) put(i int32, v int64) {
+	p := iv.page(i, true)
 	bit := uint64(1) << (uint(i) & 63)
 	if p.set&bit == 0 {
 		p.set |= bit
@@ -61,13 +100,25 @@ func (iv *indexValues) put(i int32, v int64) {
 	p.v[i&63] = v
 }
 
+// each calls fn with every page and its number.
+func (iv *indexValues) each(fn func(k int32, p *valuePage)) {
+	for k, p := range iv.near {
+		if p != nil {
+			fn(int32(k), p)
+		}
+	}
+	for k, p := range iv.far {
+		fn(k, p)
+	}
+}
+
 // appendTo appends the written values (in no particular order).
 func (iv *indexValues) appendTo(dst []int64) []int64 {
-	for _, p := range iv.pages {
+	iv.each(func(_ int32, p *valuePage) {
 		for m := p.set; m != 0; m &= m - 1 {
 			dst = append(dst, p.v[bits.TrailingZeros64(m)])
 		}
-	}
+	})
 	return dst
 }
 
@@ -131,21 +182,65 @@ func (st *liveStage) apply(raw []byte, ups []accumUpdate, idx int32, task int64)
 }
 
 // track returns the stage's state of metric id, nil when it is not
-// tracked; untracked ids are remembered too, so that the common case is
-// one map lookup.
+// tracked.
 func (st *liveStage) track(id int64) *stageMetric {
+	if !st.indexed {
+		st.index()
+	}
+	if st.slots != nil {
+		j := uint64(id - st.lo)
+		if j >= uint64(len(st.slots)) {
+			return nil
+		}
+		sl := &st.slots[j]
+		if sl.m == nil && sl.declared {
+			sl.m = st.create(id, sl.typ)
+		}
+		return sl.m
+	}
 	if m, ok := st.metrics[id]; ok {
 		return m
 	}
+	var m *stageMetric
+	if typ, ok := st.types[id]; ok {
+		m = st.create(id, typ)
+	} else {
+		st.remember(id, nil) // not tracked: one lookup next time
+	}
+	return m
+}
+
+// index builds the stage's slots when the declared ids are dense, taking
+// in the metrics a snapshot restored.
+func (st *liveStage) index() {
+	st.indexed = true
+	if len(st.types) == 0 {
+		return
+	}
+	lo, hi := int64(1<<63-1), int64(-1<<63)
+	for id := range st.types {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	if uint64(hi-lo) >= uint64(4*len(st.types)+256) {
+		return
+	}
+	st.lo, st.slots = lo, make([]metricSlot, hi-lo+1)
+	for id, typ := range st.types {
+		st.slots[id-lo] = metricSlot{m: st.metrics[id], typ: typ, declared: true}
+	}
+}
+
+func (st *liveStage) create(id int64, typ model.SQLMetricType) *stageMetric {
+	m := &stageMetric{typ: typ}
+	st.remember(id, m)
+	return m
+}
+
+func (st *liveStage) remember(id int64, m *stageMetric) {
 	if st.metrics == nil {
 		st.metrics = map[int64]*stageMetric{}
 	}
-	var m *stageMetric
-	if typ, ok := st.types[id]; ok {
-		m = &stageMetric{typ: typ}
-	}
 	st.metrics[id] = m
-	return m
 }
 
 // javaLong reads an update as Spark does: the text of a JSON string or
@@ -260,26 +355,27 @@ func summarize(typ model.SQLMetricType, vals []int64, zeros int64) model.SQLMetr
 		zeros = 0
 	}
 	valid := vals[:0]
+	lo, hi := int64(1<<63-1), int64(-1<<63)
 	for _, v := range vals {
 		if v > 0 || v == 0 && typ != model.MetricAverage {
 			valid = append(valid, v)
+			mv.Sum += v
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
 	mv.N = int64(len(valid)) + zeros
 	if mv.N == 0 {
 		return mv
 	}
-	slices.Sort(valid)
-	for _, v := range valid {
-		mv.Sum += v
+	// As read from the values sorted, the zeros first.
+	if zeros == 0 {
+		mv.Min = lo
 	}
-	// The zeros sort first.
-	at := func(k int64) int64 {
-		if k < zeros {
-			return 0
-		}
-		return valid[k-zeros]
+	if len(valid) > 0 {
+		mv.Max = hi
 	}
-	mv.Min, mv.Med, mv.Max = at(0), at(mv.N/2), at(mv.N-1)
+	if k := mv.N / 2; k >= zeros {
+		mv.Med = stats.Select(valid, int(k-zeros))
+	}
 	return mv
 }

@@ -65,12 +65,12 @@ func (q *sqlState) snapshot() sqlSnapshot {
 				continue
 			}
 			ms := stageMetricState{ID: id, Typ: m.typ, Seen: m.seen, Set: m.vals.set, HasMax: m.hasMax, Max: m.max, MaxTask: m.maxTask}
-			if len(m.vals.pages) > 0 {
-				ms.Pages = make(map[int32]valuePageState, len(m.vals.pages))
-				for k, p := range m.vals.pages {
-					ms.Pages[k] = valuePageState{V: p.v, Set: p.set}
+			m.vals.each(func(k int32, p *valuePage) {
+				if ms.Pages == nil {
+					ms.Pages = map[int32]valuePageState{}
 				}
-			}
+				ms.Pages[k] = valuePageState{V: p.v, Set: p.set}
+			})
 			ss.Metrics = append(ss.Metrics, ms)
 		}
 		s.Stages = append(s.Stages, ss)
@@ -105,11 +105,8 @@ func (q *sqlState) restore(s sqlSnapshot) error {
 			}
 			m := &stageMetric{typ: ms.Typ, seen: ms.Seen, hasMax: ms.HasMax, max: ms.Max, maxTask: ms.MaxTask}
 			m.vals.set = ms.Set
-			if len(ms.Pages) > 0 {
-				m.vals.pages = make(map[int32]*valuePage, len(ms.Pages))
-				for k, p := range ms.Pages {
-					m.vals.pages[k] = &valuePage{v: p.V, set: p.Set}
-				}
+			for k, p := range ms.Pages {
+				*m.vals.page(k<<6, true) = valuePage{v: p.V, set: p.Set}
 			}
 			st.metrics[ms.ID] = m
 		}
