@@ -25,7 +25,7 @@ const dbcEvent = "DBCEventLoggingListenerMetadata"
 func PartHeader(line []byte) (event string, r model.Rollover, ok bool) {
 	var d Decoder
 	d.scan.Reset(line)
-	name, valid := d.eventName(&d.scan)
+	name, valid := eventName(&d.scan)
 	if !valid {
 		return "", r, false
 	}

@@ -51,12 +51,15 @@ type Decoder struct {
 	seen    seen  // what was applied, to tell a repeated event from a new one
 
 	// The line's decoded event waits here until the whole line is known to be
-	// valid: hot task events in reusable scratch, rare events as a closure.
-	pendingTask taskKind
-	pending     func()
-	missing     string // a required field the line's event lacks
-	te          taskEvent
-	counts      []int64 // valid events by handler index
+	// valid: task events in reusable scratch, rare events as a closure.
+	task    taskLine
+	pending func()
+	missing string  // a required field the line's event lacks
+	counts  []int64 // valid events by handler index
+
+	// Parallel, when set, spreads the parsing of task events over
+	// goroutines (parallel.go).
+	Parallel *Parallel
 
 	// Databricks part markers (dbc.go): the Spark context being read, the
 	// parts read so far, whether the current part's first event was seen,
@@ -132,13 +135,21 @@ func (d *Decoder) decodeRead(l lines.Line, max int64) {
 	}
 }
 
+// errNoEvent is a JSON line without the event's name.
+var errNoEvent = errors.New(`no "Event" field`)
+
+// decodeLine decodes and applies one line: a task event through
+// parseTaskLine and applyTaskLine, any other here.
 func (d *Decoder) decodeLine(line []byte) {
-	d.app.Quality.Lines++
-	d.pendingTask, d.pending, d.missing = noTaskEvent, nil, ""
+	if parseTaskLine(&d.scan, line, &d.task) {
+		d.applyTaskLine(&d.task)
+		return
+	}
+	d.pending, d.missing = nil, ""
 	idx := -1
 	s := &d.scan
 	s.Reset(line)
-	name, ok := d.eventName(s)
+	name, ok := eventName(s)
 	if ok {
 		h, known := handlers[string(name)]
 		if !known {
@@ -154,13 +165,30 @@ func (d *Decoder) decodeLine(line []byte) {
 	}
 	err := s.End()
 	if err == nil && !ok {
-		err = errors.New(`no "Event" field`)
+		err = errNoEvent
 	}
+	if d.settleLine(string(name), idx, err, d.missing) && d.pending != nil {
+		d.pending()
+	}
+}
+
+// applyTaskLine applies a task event's line parsed by parseTaskLine.
+func (d *Decoder) applyTaskLine(r *taskLine) {
+	if d.settleLine(handlerNames[r.idx], r.idx, r.err, r.missing) {
+		d.commitTask(r.kind, &r.te)
+	}
+}
+
+// settleLine does the bookkeeping of a decoded line (event name, handler
+// index or -1, its error, a required field missing) and reports whether its
+// event is to be applied.
+func (d *Decoder) settleLine(name string, idx int, err error, missing string) bool {
+	d.app.Quality.Lines++
 	if err != nil {
 		d.app.Quality.BadLines++
 		d.app.Quality.Add(d.file, d.line, err.Error())
 		d.lastBad = true
-		return
+		return false
 	}
 	d.lastBad = false
 	d.events++
@@ -168,14 +196,14 @@ func (d *Decoder) decodeLine(line []byte) {
 		d.counts[idx]++
 	}
 	if !d.partStarted {
-		d.startPart(string(name))
+		d.startPart(name)
 	}
-	if d.missing != "" {
+	if missing != "" {
 		d.app.Quality.Incomplete++
-		d.app.Quality.Add(d.file, d.line, fmt.Sprintf("%s without %q: not applied", handlerNames[idx], d.missing))
-		return
+		d.app.Quality.Add(d.file, d.line, fmt.Sprintf("%s without %q: not applied", handlerNames[idx], missing))
+		return false
 	}
-	d.commit()
+	return true
 }
 
 func (d *Decoder) countUnknown(name []byte) {
@@ -186,37 +214,37 @@ func (d *Decoder) countUnknown(name []byte) {
 }
 
 // require records that a required field was absent.
-func (d *Decoder) require(ok bool, field string) {
-	if !ok && d.missing == "" {
-		d.missing = field
+func (d *Decoder) require(ok bool, field string) { require(&d.missing, ok, field) }
+
+// require records in missing the first required field found absent.
+func require(missing *string, ok bool, field string) {
+	if !ok && *missing == "" {
+		*missing = field
 	}
 }
 
-// commit applies the event decoded from a valid line.
-func (d *Decoder) commit() {
-	switch d.pendingTask {
+// commitTask applies a task event decoded from a valid line.
+func (d *Decoder) commitTask(kind taskKind, te *taskEvent) {
+	switch kind {
 	case taskStartEvent:
-		if !d.seen.task(d.te.id, seenStart) {
-			d.duplicate("SparkListenerTaskStart", fmt.Sprintf("task %d", d.te.id))
+		if !d.seen.task(te.id, seenStart) {
+			d.duplicate("SparkListenerTaskStart", fmt.Sprintf("task %d", te.id))
 			return
 		}
-		d.applyTaskStart(&d.te)
+		d.applyTaskStart(te)
 	case taskEndEvent:
-		if d.te.hasReason && d.te.reason.Kind == model.ReasonResubmitted {
-			if !d.seen.resubmit(d.te.id) {
-				d.duplicate("SparkListenerTaskEnd (Resubmitted)", fmt.Sprintf("task %d", d.te.id))
+		if te.hasReason && te.reason.Kind == model.ReasonResubmitted {
+			if !d.seen.resubmit(te.id) {
+				d.duplicate("SparkListenerTaskEnd (Resubmitted)", fmt.Sprintf("task %d", te.id))
 				return
 			}
-		} else if !d.seen.task(d.te.id, seenEnd) {
-			d.duplicate("SparkListenerTaskEnd", fmt.Sprintf("task %d", d.te.id))
+		} else if !d.seen.task(te.id, seenEnd) {
+			d.duplicate("SparkListenerTaskEnd", fmt.Sprintf("task %d", te.id))
 			return
 		}
-		d.applyTaskEnd(&d.te)
+		d.applyTaskEnd(te)
 	case taskGettingResultEvent:
-		d.applyGettingResult(&d.te)
-	}
-	if d.pending != nil {
-		d.pending()
+		d.applyGettingResult(te)
 	}
 }
 
@@ -236,7 +264,7 @@ func (d *Decoder) endOfInput() {
 // eventName reads the "Event" field. In every Spark version it is the first
 // key; if not, the line is walked to find it and the scanner rewound.
 // The event's package prefix is dropped.
-func (d *Decoder) eventName(s *jsonscan.Scanner) ([]byte, bool) {
+func eventName(s *jsonscan.Scanner) ([]byte, bool) {
 	if !s.Object() {
 		return nil, false
 	}
@@ -259,8 +287,7 @@ func (d *Decoder) eventName(s *jsonscan.Scanner) ([]byte, bool) {
 		if name == nil || s.Err() != nil {
 			return nil, false
 		}
-		line := d.scanLine()
-		s.Reset(line)
+		s.Reset(s.Source())
 		s.Object()
 	}
 	if i := bytes.LastIndexByte(name, '.'); i >= 0 {
@@ -268,9 +295,6 @@ func (d *Decoder) eventName(s *jsonscan.Scanner) ([]byte, bool) {
 	}
 	return name, name != nil
 }
-
-// scanLine returns the bytes the scanner is reading (for a rewind).
-func (d *Decoder) scanLine() []byte { return d.scan.Source() }
 
 // Apps finishes decoding and returns the applications read: one, unless
 // Databricks part markers named another Spark context on the way (parts of

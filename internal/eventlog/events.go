@@ -8,12 +8,13 @@ import (
 )
 
 // handler decodes one event's fields (the scanner is inside its object) and
-// leaves the change to apply in d.pending or d.pendingTask.
+// leaves the change to apply in d.pending.
 type handler func(d *Decoder, s *jsonscan.Scanner)
 
 type registered struct {
 	decode handler
-	index  int // into handlerNames and Decoder.counts
+	index  int      // into handlerNames and Decoder.counts
+	task   taskKind // the task events, parsed apart (parseTaskLine)
 }
 
 // handlers maps event names (package prefix dropped) to decoders. Events
@@ -26,7 +27,15 @@ var (
 
 func init() {
 	add := func(name string, h handler) {
-		handlers[name] = registered{h, len(handlerNames)}
+		handlers[name] = registered{decode: h, index: len(handlerNames)}
+		handlerNames = append(handlerNames, name)
+	}
+	for name, kind := range map[string]taskKind{
+		"SparkListenerTaskStart":         taskStartEvent,
+		"SparkListenerTaskGettingResult": taskGettingResultEvent,
+		"SparkListenerTaskEnd":           taskEndEvent,
+	} {
+		handlers[name] = registered{index: len(handlerNames), task: kind}
 		handlerNames = append(handlerNames, name)
 	}
 	for name, h := range map[string]handler{
@@ -42,9 +51,6 @@ func init() {
 		"SparkListenerJobEnd":                      decodeJobEnd,
 		"SparkListenerStageSubmitted":              decodeStageSubmitted,
 		"SparkListenerStageCompleted":              decodeStageCompleted,
-		"SparkListenerTaskStart":                   decodeTaskStart,
-		"SparkListenerTaskGettingResult":           decodeTaskGettingResult,
-		"SparkListenerTaskEnd":                     decodeTaskEnd,
 		"SparkListenerStageExecutorMetrics":        decodeStageExecutorMetrics,
 		"SparkListenerMiscellaneousProcessAdded":   decodeProcessAdded,
 		"SparkListenerSQLExecutionStart":           decodeSQLStart,

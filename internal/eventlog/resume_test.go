@@ -26,10 +26,13 @@ func readAll(name string, data []byte) []*model.App {
 // readResumed decodes data in pieces cut at the given byte offsets, as the
 // run history reads a growing log: each piece but the last with FeedLines,
 // the decoder then snapshotted and resumed from the snapshot, the last
-// piece with FeedFrom.
-func readResumed(t *testing.T, name string, data []byte, cuts []int) []*model.App {
+// piece with FeedFrom. set, when not nil, sets up each decoder.
+func readResumed(t *testing.T, name string, data []byte, cuts []int, set func(*Decoder)) []*model.App {
 	t.Helper()
 	d := NewDecoder()
+	if set != nil {
+		set(d)
+	}
 	var done, line int64
 	for _, cut := range cuts {
 		if int64(cut) < done {
@@ -46,6 +49,9 @@ func readResumed(t *testing.T, name string, data []byte, cuts []int) []*model.Ap
 		}
 		if d, err = Resume(&snap); err != nil {
 			t.Fatalf("%s: resume at %d: %v", name, done, err)
+		}
+		if set != nil {
+			set(d)
 		}
 	}
 	d.FeedFrom(name, bytes.NewReader(data[done:]), line)
@@ -75,7 +81,7 @@ func TestResumeEqualsWholeOnRealLogs(t *testing.T) {
 			cuts = append(cuts, len(data)/2+i+1)
 		}
 		for _, cut := range [][]int{cuts[:1], cuts} {
-			got := readResumed(t, row[1], data, cut)
+			got := readResumed(t, row[1], data, cut, nil)
 			if diff := cmp.Diff(whole, got, appCmp...); diff != "" {
 				t.Fatalf("%s read in pieces at %v differs from it read whole (-whole +pieces):\n%s", row[1], cut, diff)
 			}

@@ -184,7 +184,7 @@ func TestDuplicatesAcrossSnapshots(t *testing.T) {
 			}
 		}
 	}
-	apps := readResumed(t, "twice.log", data, cuts)
+	apps := readResumed(t, "twice.log", data, cuts, nil)
 	once, _ := Read("hand.log", strings.NewReader(handLog))
 	if len(apps) != 1 || shape(apps[0]) != shape(once) || apps[0].Quality.Duplicates != 18 {
 		t.Errorf("%d applications, duplicates %d\n%s", len(apps), apps[0].Quality.Duplicates, shape(apps[0]))

@@ -41,31 +41,44 @@ func (t *taskEvent) reset() {
 	*t = taskEvent{partition: -1, id: -1, stageID: -1, accums: t.accums[:0], ups: t.ups[:0]}
 }
 
-func decodeTaskStart(d *Decoder, s *jsonscan.Scanner) {
-	d.decodeTask(s)
-	d.pendingTask = taskStartEvent
+// taskLine is a task event's line parsed, to be applied (applyTaskLine):
+// what decodeLine parses itself, and what the workers of a parallel read
+// parse ahead of it (parallel.go). Parsing it reads nothing of the
+// decoder's state.
+type taskLine struct {
+	kind    taskKind
+	idx     int    // handler index
+	err     error  // the line is not valid JSON
+	missing string // a required field the event lacks
+	te      taskEvent
 }
 
-func decodeTaskEnd(d *Decoder, s *jsonscan.Scanner) {
-	d.decodeTask(s)
-	d.pendingTask = taskEndEvent
-}
-
-// decodeTaskGettingResult reads SparkListenerTaskGettingResult, which
-// JsonProtocol writes with the task info only (no "Stage ID"): the running
-// task is found by its id.
-func decodeTaskGettingResult(d *Decoder, s *jsonscan.Scanner) {
-	d.decodeTask(s)
-	if d.missing == "Stage ID" {
-		d.missing = ""
-		d.require(d.te.id >= 0, "Task Info.Task ID")
+// parseTaskLine parses line into r when it holds a task event (start,
+// getting result, end), valid or not, and reports whether it does.
+func parseTaskLine(s *jsonscan.Scanner, line []byte, r *taskLine) bool {
+	s.Reset(line)
+	name, ok := eventName(s)
+	if !ok {
+		return false
 	}
-	d.pendingTask = taskGettingResultEvent
+	h, known := handlers[string(name)]
+	if !known || h.task == noTaskEvent {
+		return false
+	}
+	r.kind, r.idx, r.missing = h.task, h.index, ""
+	decodeTask(s, &r.te, &r.missing)
+	if h.task == taskGettingResultEvent && r.missing == "Stage ID" {
+		// JsonProtocol writes SparkListenerTaskGettingResult with the task
+		// info only: the running task is found by its id.
+		r.missing = ""
+		require(&r.missing, r.te.id >= 0, "Task Info.Task ID")
+	}
+	r.err = s.End()
+	return true
 }
 
 // decodeTask reads the fields shared by the three task events.
-func (d *Decoder) decodeTask(s *jsonscan.Scanner) {
-	t := &d.te
+func decodeTask(s *jsonscan.Scanner, t *taskEvent, missing *string) {
 	t.reset()
 	for k := s.Key(); k != nil; k = s.Key() {
 		switch string(k) {
@@ -86,8 +99,8 @@ func (d *Decoder) decodeTask(s *jsonscan.Scanner) {
 			s.Skip()
 		}
 	}
-	d.require(t.stageID >= 0, "Stage ID")
-	d.require(t.id >= 0, "Task Info.Task ID")
+	require(missing, t.stageID >= 0, "Stage ID")
+	require(missing, t.id >= 0, "Task Info.Task ID")
 }
 
 func decodeTaskInfo(s *jsonscan.Scanner, t *taskEvent) {
