@@ -12,8 +12,10 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -90,28 +92,47 @@ func benchLog(tb testing.TB, size int64) string {
 }
 
 // BenchmarkDecode measures decoding plus model building on a 256 MB log.
-func BenchmarkDecode(b *testing.B) {
-	path := benchLog(b, 256<<20)
-	st, _ := os.Stat(path)
+func BenchmarkDecode(b *testing.B) { benchDecode(b, benchLog(b, 256<<20), nil) }
+
+// BenchmarkDecodeParallel is BenchmarkDecode on every core (-cpu): it
+// reports the wall time over the CPU time (wall/cpu) beside the rate per
+// CPU-second.
+func BenchmarkDecodeParallel(b *testing.B) {
+	benchDecode(b, benchLog(b, 256<<20), &Parallel{Workers: runtime.GOMAXPROCS(0) - 1})
+}
+
+// benchDecode decodes the log at path b.N times, in parallel with p, and
+// checks it decoded without a bad line.
+func benchDecode(b *testing.B, path string, p *Parallel) *model.App {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	var tasks int
-	cpu := sharedtest.ProcessCPU().Seconds()
+	var app *model.App
+	start, cpu := time.Now(), sharedtest.ProcessCPU().Seconds()
 	for i := 0; i < b.N; i++ {
 		f, err := os.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		app, err := Read(path, f)
+		d := NewDecoder()
+		if p != nil && p.Workers > 0 {
+			d.Parallel = p
+		}
+		err = d.Feed(path, f)
 		f.Close()
+		app = d.Apps()[0]
 		if err != nil || app.Quality.BadLines != 0 {
 			b.Fatalf("err=%v quality=%+v", err, app.Quality)
 		}
-		tasks = app.NumTasks()
 	}
 	secs := sharedtest.ProcessCPU().Seconds() - cpu
-	b.ReportMetric(float64(tasks)*float64(b.N)/secs, "tasks/cpu-s")
+	b.ReportMetric(float64(app.NumTasks())*float64(b.N)/secs, "tasks/cpu-s")
 	b.ReportMetric(float64(st.Size())*float64(b.N)/secs/1e6, "MB/cpu-s")
+	b.ReportMetric(time.Since(start).Seconds()/secs, "wall/cpu")
+	return app
 }
 
 // stdTaskEvent is what encoding/json must decode to obtain the same task

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
-	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
 // sqlBenchApp is a SQL application for the decoder benchmark: queries
@@ -102,25 +101,8 @@ func sqlBenchLog(tb testing.TB) string {
 // task end carries 38 SQL metric updates the plans declare: what tracking
 // the SQL metrics costs over BenchmarkDecode's mostly untracked lines.
 func BenchmarkDecodeSQL(b *testing.B) {
-	path := sqlBenchLog(b)
-	st, _ := os.Stat(path)
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	var tasks int
-	cpu := sharedtest.ProcessCPU().Seconds()
-	for i := 0; i < b.N; i++ {
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		app, err := Read(path, f)
-		f.Close()
-		if err != nil || len(app.SQL) != 50 || len(app.SQL[0].Metrics) != 38 {
-			b.Fatalf("err=%v executions=%d", err, len(app.SQL))
-		}
-		tasks = app.NumTasks()
+	app := benchDecode(b, sqlBenchLog(b), nil)
+	if len(app.SQL) != 50 || len(app.SQL[0].Metrics) != 38 {
+		b.Fatalf("%d executions, %d metrics in the first", len(app.SQL), len(app.SQL[0].Metrics))
 	}
-	secs := sharedtest.ProcessCPU().Seconds() - cpu
-	b.ReportMetric(float64(tasks)*float64(b.N)/secs, "tasks/cpu-s")
-	b.ReportMetric(float64(st.Size())*float64(b.N)/secs/1e6, "MB/cpu-s")
 }

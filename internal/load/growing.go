@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -70,6 +71,7 @@ func (ld *Loader) Growing(l *source.Log, state []byte) (*GrowingResult, error) {
 	if l.Kind != source.SparkEventLog {
 		return nil, fmt.Errorf("%s: growing reads take Spark event logs, not %s", l.Name, l.Kind)
 	}
+	defer ld.decoding()()
 	var bytesRead int64
 	count := func(n int64) {
 		bytesRead += n
@@ -223,12 +225,8 @@ func snapshot(d *eventlog.Decoder, m mark, errs []error) ([]byte, []error) {
 // numbering lines from line, and returns the bytes and lines taken and the
 // unfinished last line.
 func (ld *Loader) feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) (n, lines int64, tail []byte, err error) {
-	r, err := l.OpenFrom(i, offset, count)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer r.Close()
-	err = ld.reserve(0, func() (err error) {
+	open := func() (*source.PartReader, error) { return l.OpenFrom(i, offset, count) }
+	err = ld.sparkPart(d, l, i, offset, open, func(r io.Reader) (err error) {
 		n, lines, tail, err = d.FeedLines(l.Parts[i].Name, r, line)
 		return err
 	})
@@ -237,16 +235,11 @@ func (ld *Loader) feedGrowing(d *eventlog.Decoder, l *source.Log, i int, offset,
 
 // feedPart decodes part i (from offset, when plain) to its end.
 func (ld *Loader) feedPart(d *eventlog.Decoder, l *source.Log, i int, offset, line int64, count func(int64)) error {
-	var r *source.PartReader
-	var err error
-	if offset > 0 {
-		r, err = l.OpenFrom(i, offset, count)
-	} else {
-		r, err = l.OpenProgress(i, count)
+	open := func() (*source.PartReader, error) {
+		if offset > 0 {
+			return l.OpenFrom(i, offset, count)
+		}
+		return l.OpenProgress(i, count)
 	}
-	if err != nil {
-		return fmt.Errorf("open %s: %w", l.Parts[i].Name, err)
-	}
-	defer r.Close()
-	return ld.reserve(r.Window(), func() error { return d.FeedFrom(l.Parts[i].Name, r, line) })
+	return ld.sparkPart(d, l, i, offset, open, func(r io.Reader) error { return d.FeedFrom(l.Parts[i].Name, r, line) })
 }

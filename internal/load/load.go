@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dustin/go-humanize"
 	"golang.org/x/sync/semaphore"
@@ -250,10 +251,49 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 func Log(l *source.Log, opts Options) ([]*model.App, error) { return NewLoader(opts).Log(l) }
 
 // Loader reads logs, sharing one memory budget among the decoders that
-// read with it in parallel (Options.Memory). It is safe for concurrent use.
+// read with it in parallel (Options.Memory), and the machine's cores: a
+// large Spark log is decoded on the cores that no other log is using
+// (eventlog.Parallel). It is safe for concurrent use.
 type Loader struct {
 	opts   Options
 	budget *semaphore.Weighted
+	busy   atomic.Int64 // logs being decoded, and blocks being parsed for them
+}
+
+// ParallelMin is the stored size from which a Spark log part is decoded on
+// several cores: below it, a log is decoded on one core (many small logs
+// are decoded in parallel one per core, and setting up the goroutines would
+// cost more than it gives).
+const ParallelMin = 4 << 20
+
+// parallel returns how to decode a part of stored size bytes: in parallel
+// when it is large and there is more than one core, nil otherwise. The
+// workers parse a block only on a core no other log is using (acquire).
+func (ld *Loader) parallel(size int64) *eventlog.Parallel {
+	cores := runtime.GOMAXPROCS(0)
+	if cores < 2 || size < ParallelMin {
+		return nil
+	}
+	return &eventlog.Parallel{Workers: cores - 1, Acquire: ld.acquire, Release: func() { ld.busy.Add(-1) }}
+}
+
+// acquire takes an idle core, if there is one.
+func (ld *Loader) acquire() bool {
+	for {
+		n := ld.busy.Load()
+		if n >= int64(runtime.GOMAXPROCS(0)) {
+			return false
+		}
+		if ld.busy.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// decoding counts a log being decoded for acquire until done is called.
+func (ld *Loader) decoding() (done func()) {
+	ld.busy.Add(1)
+	return func() { ld.busy.Add(-1) }
 }
 
 // NewLoader returns a loader with opts.
@@ -263,6 +303,7 @@ func NewLoader(opts Options) *Loader {
 
 // Log is the package's Log with the loader's options and memory budget.
 func (ld *Loader) Log(l *source.Log) ([]*model.App, error) {
+	defer ld.decoding()()
 	var apps []*model.App
 	var err error
 	switch l.Kind {
@@ -407,11 +448,28 @@ func (ld *Loader) part(l *source.Log, i int, decode func(r io.Reader) error) err
 	return ld.reserve(r.Window(), func() error { return decode(r) })
 }
 
-// reserve runs decode with the share of the memory budget a part with a
-// decompression window of window bytes needs: the line limit plus the
-// window, at most the whole budget.
-func (ld *Loader) reserve(window int64, decode func() error) error {
-	need := min(ld.opts.maxLine()+window, ld.opts.memory())
+// sparkPart is part for Spark parts, read with d from offset: in parallel
+// when what is left of the part is large (its blocks in flight then charged
+// to the memory budget too).
+func (ld *Loader) sparkPart(d *eventlog.Decoder, l *source.Log, i int, offset int64, open func() (*source.PartReader, error), decode func(r io.Reader) error) error {
+	r, err := open()
+	if err != nil {
+		return fmt.Errorf("open %s: %w", l.Parts[i].Name, err)
+	}
+	defer r.Close()
+	d.Parallel = ld.parallel(l.Parts[i].Size - offset)
+	need := r.Window()
+	if d.Parallel != nil {
+		need += d.Parallel.Memory()
+	}
+	return ld.reserve(need, func() error { return decode(r) })
+}
+
+// reserve runs decode with the share of the memory budget a part needs
+// beside the line limit (its decompression window, and the blocks of a
+// parallel decoding): the line limit plus extra, at most the whole budget.
+func (ld *Loader) reserve(extra int64, decode func() error) error {
+	need := min(ld.opts.maxLine()+extra, ld.opts.memory())
 	if err := ld.budget.Acquire(context.Background(), need); err != nil {
 		return err
 	}
@@ -429,7 +487,8 @@ func (ld *Loader) readSpark(l *source.Log) ([]*model.App, error) {
 	d.MaxLine = ld.opts.maxLine()
 	var errs []error
 	for i, p := range l.Parts {
-		if err := ld.part(l, i, func(r io.Reader) error { return d.Feed(p.Name, r) }); err != nil {
+		open := func() (*source.PartReader, error) { return l.OpenProgress(i, ld.opts.Progress) }
+		if err := ld.sparkPart(d, l, i, 0, open, func(r io.Reader) error { return d.Feed(p.Name, r) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
