@@ -248,10 +248,13 @@ func (st *liveStage) remember(id int64, m *stageMetric) {
 func javaLong(raw []byte) (int64, bool) {
 	if len(raw) >= 2 && raw[0] == '"' {
 		body := raw[1 : len(raw)-1]
-		if bytes.IndexByte(body, '\\') >= 0 {
+		if v, ok := parseDecimal(body); ok {
+			return v, true
+		}
+		if bytes.IndexByte(body, '\\') >= 0 { // escapes: the string's text
 			return parseDecimal([]byte(accumText(raw)))
 		}
-		return parseDecimal(body)
+		return 0, false
 	}
 	return parseDecimal(raw)
 }

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -80,62 +81,107 @@ func parseTaskLine(s *jsonscan.Scanner, line []byte, r *taskLine) bool {
 // decodeTask reads the fields shared by the three task events.
 func decodeTask(s *jsonscan.Scanner, t *taskEvent, missing *string) {
 	t.reset()
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "Stage ID":
+	next := 0
+	for {
+		switch keyIndex(s, taskKeys, &next) {
+		case keyEnd:
+			require(missing, t.stageID >= 0, "Stage ID")
+			require(missing, t.id >= 0, "Task Info.Task ID")
+			return
+		case 0:
 			t.stageID = int32(s.Int())
-		case "Stage Attempt ID":
+		case 1:
 			t.stageAttempt = int32(s.Int())
-		case "Task Info":
+		case 2:
 			decodeTaskInfo(s, t)
-		case "Task End Reason":
+		case 3:
 			t.hasReason = true
 			t.reason = decodeEndReason(s)
-		case "Task Metrics":
+		case 4:
 			t.hasMetrics = decodeTaskMetrics(s, &t.metrics)
-		case "Task Executor Metrics":
+		case 5:
 			decodeExecutorMetrics(s, &t.execMetrics)
 		default:
 			s.Skip()
 		}
 	}
-	require(missing, t.stageID >= 0, "Stage ID")
-	require(missing, t.id >= 0, "Task Info.Task ID")
+}
+
+// The keys the task decoders read, in the order JsonProtocol writes them
+// (keyIndex tries them in that order).
+var (
+	taskKeys = []string{"Stage ID", "Stage Attempt ID", "Task Info", "Task End Reason", "Task Metrics", "Task Executor Metrics"}
+	infoKeys = []string{"Task ID", "Index", "Attempt", "Partition ID", "Launch Time", "Executor ID", "Host", "Locality",
+		"Speculative", "Getting Result Time", "Finish Time", "Failed", "Killed", "Accumulables"}
+	metricKeys = []string{"Executor Deserialize Time", "Executor Deserialize CPU Time", "Executor Run Time", "Executor CPU Time",
+		"Peak Execution Memory", "Result Size", "JVM GC Time", "Result Serialization Time", "Memory Bytes Spilled",
+		"Disk Bytes Spilled", "Shuffle Read Metrics", "Shuffle Write Metrics", "Input Metrics", "Output Metrics"}
+	shuffleReadKeys = []string{"Remote Blocks Fetched", "Local Blocks Fetched", "Fetch Wait Time", "Remote Bytes Read",
+		"Remote Bytes Read To Disk", "Local Bytes Read", "Total Records Read", "Remote Requests Duration",
+		"Shuffle Push Read Metrics", "Push Based Shuffle"}
+)
+
+// keyEnd is keyIndex's answer at the end of the object (or an error).
+const keyEnd = -2
+
+// keyIndex reads the next key of an object whose keys usually come in the
+// order of keys, trying keys[*next] first (jsonscan.Scanner.KeyIs), and
+// returns its index in keys, -1 for a key not among them, or keyEnd. The
+// key's value is left to read.
+func keyIndex(s *jsonscan.Scanner, keys []string, next *int) int {
+	if i := *next; i < len(keys) && s.KeyIs(keys[i]) {
+		*next = i + 1
+		return i
+	}
+	k := s.Key()
+	if k == nil {
+		return keyEnd
+	}
+	for i, key := range keys {
+		if string(k) == key {
+			*next = i + 1
+			return i
+		}
+	}
+	return -1
 }
 
 func decodeTaskInfo(s *jsonscan.Scanner, t *taskEvent) {
 	if !s.Object() {
 		return
 	}
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "Task ID":
+	next := 0
+	for {
+		switch keyIndex(s, infoKeys, &next) {
+		case keyEnd:
+			return
+		case 0:
 			t.id = s.Int()
-		case "Index":
+		case 1:
 			t.index = int32(s.Int())
-		case "Attempt":
+		case 2:
 			t.attempt = int32(s.Int())
-		case "Partition ID":
+		case 3:
 			t.partition = int32(s.Int())
-		case "Launch Time":
+		case 4:
 			t.launch = s.Int()
-		case "Executor ID":
+		case 5:
 			t.executor = s.Bytes()
-		case "Host":
+		case 6:
 			t.host = s.Bytes()
-		case "Locality":
+		case 7:
 			t.locality = model.ParseLocality(string(s.Bytes()))
-		case "Speculative":
+		case 8:
 			t.speculative = s.Bool()
-		case "Getting Result Time":
+		case 9:
 			t.getRes = s.Int()
-		case "Finish Time":
+		case 10:
 			t.finish = s.Int()
-		case "Failed":
+		case 11:
 			t.failed = s.Bool()
-		case "Killed":
+		case 12:
 			t.killed = s.Bool()
-		case "Accumulables":
+		case 13:
 			var internal bool
 			t.accumRaw, t.ups, internal = readAccumulables(s, t.ups[:0])
 			if !internal {
@@ -153,42 +199,32 @@ func decodeTaskMetrics(s *jsonscan.Scanner, m *model.TaskMetrics) bool {
 	if !s.Object() {
 		return false
 	}
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "Executor Deserialize Time":
-			m[model.ExecutorDeserializeTime] = s.Int()
-		case "Executor Deserialize CPU Time":
-			m[model.ExecutorDeserializeCPUNanos] = s.Int()
-		case "Executor Run Time":
-			m[model.ExecutorRunTime] = s.Int()
-		case "Executor CPU Time":
-			m[model.ExecutorCPUNanos] = s.Int()
-		case "Peak Execution Memory":
-			m[model.PeakExecutionMemory] = s.Int()
-		case "Result Size":
-			m[model.ResultSize] = s.Int()
-		case "JVM GC Time":
-			m[model.JVMGCTime] = s.Int()
-		case "Result Serialization Time":
-			m[model.ResultSerializationTime] = s.Int()
-		case "Memory Bytes Spilled":
-			m[model.MemoryBytesSpilled] = s.Int()
-		case "Disk Bytes Spilled":
-			m[model.DiskBytesSpilled] = s.Int()
-		case "Shuffle Read Metrics":
+	next := 0
+	for {
+		i := keyIndex(s, metricKeys, &next)
+		switch {
+		case i == keyEnd:
+			return true
+		case i >= 0 && i < len(metricFields):
+			m[metricFields[i]] = s.Int()
+		case i == 10:
 			decodeShuffleRead(s, m)
-		case "Shuffle Write Metrics":
+		case i == 11:
 			decodeFields(s, m, shuffleWriteFields)
-		case "Input Metrics":
+		case i == 12:
 			decodeFields(s, m, inputFields)
-		case "Output Metrics":
+		case i == 13:
 			decodeFields(s, m, outputFields)
 		default:
 			s.Skip()
 		}
 	}
-	return true
 }
+
+// metricFields are the task metrics of the first metricKeys, in order.
+var metricFields = []model.Metric{model.ExecutorDeserializeTime, model.ExecutorDeserializeCPUNanos, model.ExecutorRunTime,
+	model.ExecutorCPUNanos, model.PeakExecutionMemory, model.ResultSize, model.JVMGCTime, model.ResultSerializationTime,
+	model.MemoryBytesSpilled, model.DiskBytesSpilled}
 
 type field struct {
 	name   string
@@ -217,20 +253,30 @@ var (
 	}
 )
 
-// decodeFields reads a flat object of known numeric fields.
+// decodeFields reads a flat object of known numeric fields, expected in
+// their order.
 func decodeFields(s *jsonscan.Scanner, m *model.TaskMetrics, fields []field) {
 	if !s.Object() {
 		return
 	}
-next:
-	for k := s.Key(); k != nil; k = s.Key() {
-		for _, f := range fields {
-			if string(k) == f.name {
-				m[f.metric] = s.Int()
-				continue next
+	next := 0
+	for {
+		var i int
+		if next < len(fields) && s.KeyIs(fields[next].name) {
+			i = next
+		} else {
+			k := s.Key()
+			if k == nil {
+				return
+			}
+			i = slices.IndexFunc(fields, func(f field) bool { return string(k) == f.name })
+			if i < 0 {
+				s.Skip()
+				continue
 			}
 		}
-		s.Skip()
+		m[fields[i].metric] = s.Int()
+		next = i + 1
 	}
 }
 
@@ -238,25 +284,15 @@ func decodeShuffleRead(s *jsonscan.Scanner, m *model.TaskMetrics) {
 	if !s.Object() {
 		return
 	}
-	for k := s.Key(); k != nil; k = s.Key() {
-		switch string(k) {
-		case "Remote Blocks Fetched":
-			m[model.ShuffleRemoteBlocksFetched] = s.Int()
-		case "Local Blocks Fetched":
-			m[model.ShuffleLocalBlocksFetched] = s.Int()
-		case "Fetch Wait Time":
-			m[model.ShuffleFetchWaitTime] = s.Int()
-		case "Remote Bytes Read":
-			m[model.ShuffleRemoteBytesRead] = s.Int()
-		case "Remote Bytes Read To Disk":
-			m[model.ShuffleRemoteBytesReadToDisk] = s.Int()
-		case "Local Bytes Read":
-			m[model.ShuffleLocalBytesRead] = s.Int()
-		case "Total Records Read":
-			m[model.ShuffleRecordsRead] = s.Int()
-		case "Remote Requests Duration":
-			m[model.ShuffleRemoteReqsDuration] = s.Int()
-		case "Shuffle Push Read Metrics", "Push Based Shuffle":
+	next := 0
+	for {
+		i := keyIndex(s, shuffleReadKeys, &next)
+		switch {
+		case i == keyEnd:
+			return
+		case i >= 0 && i < len(shuffleReadFields):
+			m[shuffleReadFields[i]] = s.Int()
+		case i >= len(shuffleReadFields):
 			decodeFields(s, m, pushFields)
 		default:
 			s.Skip()
@@ -264,16 +300,26 @@ func decodeShuffleRead(s *jsonscan.Scanner, m *model.TaskMetrics) {
 	}
 }
 
+// shuffleReadFields are the task metrics of the first shuffleReadKeys.
+var shuffleReadFields = []model.Metric{model.ShuffleRemoteBlocksFetched, model.ShuffleLocalBlocksFetched,
+	model.ShuffleFetchWaitTime, model.ShuffleRemoteBytesRead, model.ShuffleRemoteBytesReadToDisk,
+	model.ShuffleLocalBytesRead, model.ShuffleRecordsRead, model.ShuffleRemoteReqsDuration}
+
 // decodeExecutorMetrics reads an object of executor metric name -> value.
 func decodeExecutorMetrics(s *jsonscan.Scanner, e *model.ExecutorMetrics) {
 	if !s.Object() {
 		return
 	}
-	for k := s.Key(); k != nil; k = s.Key() {
-		if i := model.ExecutorMetricIndex(string(k)); i >= 0 {
+	next := 0
+	for {
+		i := keyIndex(s, model.ExecutorMetricNames[:], &next)
+		switch {
+		case i == keyEnd:
+			return
+		case i >= 0:
 			e.Values[i] = s.Int()
 			e.Set = true
-		} else {
+		default:
 			s.Skip()
 		}
 	}

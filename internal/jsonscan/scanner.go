@@ -154,6 +154,45 @@ func (s *Scanner) Key() []byte {
 	return k
 }
 
+// KeyIs consumes the next key of the current object, with its colon, when
+// it is key (raw, as Key returns it), and reports whether it did; it
+// consumes nothing otherwise. key must hold no quote or backslash (the
+// keys a decoder looks for). A decoder that knows the order its input's
+// keys usually come in tries the expected one first: a comparison instead
+// of a scan and a lookup.
+func (s *Scanner) KeyIs(key string) bool {
+	if s.err != nil {
+		return false
+	}
+	b, p := s.buf, s.pos
+	if !s.first {
+		for p < len(b) && isSpace(b[p]) {
+			p++
+		}
+		if p >= len(b) || b[p] != ',' {
+			return false
+		}
+		p++
+	}
+	for p < len(b) && isSpace(b[p]) {
+		p++
+	}
+	end := p + len(key) + 2
+	if end > len(b) || b[p] != '"' || b[end-1] != '"' || string(b[p+1:end-1]) != key {
+		return false
+	}
+	for end < len(b) && isSpace(b[end]) {
+		end++
+	}
+	if end >= len(b) || b[end] != ':' {
+		return false
+	}
+	s.pos, s.first = end+1, false
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // Next reports whether the current array has another element to read.
 func (s *Scanner) Next() bool {
 	if s.err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -99,4 +100,42 @@ func BenchmarkSkip(b *testing.B) {
 			b.Fatal(s.Err())
 		}
 	}
+}
+
+// FuzzKeyIs checks that KeyIs consumes a key exactly when Key would return
+// it, and leaves the scanner as Key does.
+func FuzzKeyIs(f *testing.F) {
+	f.Add([]byte(`{"a":1, "b" :2,"c":3}`), "b")
+	f.Add([]byte(`{ "a\"b":1, "":2}`), `a`)
+	f.Fuzz(func(t *testing.T, doc []byte, key string) {
+		if strings.ContainsAny(key, `"\`) {
+			return // not a key KeyIs takes
+		}
+		var a, b Scanner
+		a.Reset(doc)
+		b.Reset(doc)
+		if !a.Object() || !b.Object() {
+			return
+		}
+		for i := 0; i < 8; i++ {
+			is := a.KeyIs(key)
+			k := b.Key()
+			if is != (k != nil && string(k) == key) {
+				t.Fatalf("KeyIs(%q) = %v, Key = %q", key, is, k)
+			}
+			if !is && k != nil {
+				if got := a.Key(); string(got) != string(k) {
+					t.Fatalf("Key after KeyIs = %q, want %q", got, k)
+				}
+			}
+			if k == nil {
+				return
+			}
+			a.Skip()
+			b.Skip()
+			if a.Offset() != b.Offset() || (a.Err() == nil) != (b.Err() == nil) {
+				t.Fatalf("offsets %d and %d, errors %v and %v", a.Offset(), b.Offset(), a.Err(), b.Err())
+			}
+		}
+	})
 }
