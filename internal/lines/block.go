@@ -224,6 +224,10 @@ func (r *BlockReader) Release(b *Block) {
 	}
 }
 
+// Waits reports whether Next may wait for a Release: a block returned
+// earlier holds the reader's buffer for lines longer than a block.
+func (r *BlockReader) Waits() bool { return len(r.long) == 0 }
+
 // Bytes returns the block's data: its lines with their newlines.
 func (b *Block) Bytes() []byte { return b.data }
 
