@@ -122,3 +122,26 @@ func TestBlockReaderLongLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockReaderWaits checks that Waits tells when Next would wait for a
+// Release: while a block holds a line longer than a block.
+func TestBlockReaderWaits(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 100)
+	br := NewBlockReader(bytes.NewReader(append(long, "\nb\n"...)), 1000, 16)
+	if br.Waits() {
+		t.Fatal("Waits before any block")
+	}
+	var b Block
+	for len(b.Bytes()) < len(long) {
+		if err := br.Next(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !br.Waits() {
+		t.Fatal("Waits = false while the long line's block is held")
+	}
+	br.Release(&b)
+	if br.Waits() {
+		t.Fatal("Waits = true after the long line's block was released")
+	}
+}
