@@ -113,6 +113,18 @@ func (s *logSource) Read(ctx context.Context, appID string) (*shs.Index, error) 
 	return s.publish(true), nil
 }
 
+// AppLog implements web.LogFinder: the log the scan found naming appID
+// (the last one found when several do).
+func (s *logSource) AppLog(appID string) (*source.Log, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	logs := s.byApp[appID]
+	if len(logs) == 0 {
+		return nil, false
+	}
+	return logs[len(logs)-1].l, true
+}
+
 // scan finds the logs, reads the first events of the new ones, then reads
 // them in full, until ctx ends.
 func (s *logSource) scan(ctx context.Context) {

@@ -116,7 +116,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 		}
 		return nil
 	}
-	ui, err := web.New(web.Options{Apps: src, History: o.Store, Metrics: o.Metrics, Peer: o.Peer, Log: log})
+	ui, err := web.New(web.Options{Apps: src, History: o.Store, Metrics: o.Metrics, Peer: o.Peer, Load: o.Load, Log: log})
 	if err != nil {
 		ln.Close()
 		return err

@@ -92,11 +92,13 @@ var templates = func() map[string]*template.Template {
 		"signed": func(f float64) string {
 			return fmt.Sprintf("%+.0f%%", 100*f)
 		},
-		"num": func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
-		"nav": func() [][2]string { return navigation },
-		"msf": func(f float64) string { return report.Millis(int64(math.Round(f))) },
-		"inc": func(i int) int { return i + 1 },
-		"dur": func(a *model.App) int64 { return a.End - a.Start },
+		"num":   func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
+		"nav":   func() [][2]string { return navigation },
+		"msf":   func(f float64) string { return report.Millis(int64(math.Round(f))) },
+		"inc":   func(i int) int { return i + 1 },
+		"dur":   func(a *model.App) int64 { return a.End - a.Start },
+		"sub":   func(a, b int64) int64 { return a - b },
+		"int64": func(f float64) int64 { return int64(f) },
 		// tables renders an analysis's tables (report.WriteTables): HTML
 		// escaped by that template.
 		"tables": func(t *report.Tables) (template.HTML, error) {

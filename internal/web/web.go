@@ -20,6 +20,8 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/live"
+	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/store"
@@ -42,6 +44,10 @@ type Options struct {
 	// Analysis tunes the analyses of the application pages (Reconstruction
 	// is always on: the page draws the timeline).
 	Analysis analysis.Options
+	// Load bounds the decoders of the live application pages, which read
+	// a running application's log as it grows (Apps must implement
+	// LogFinder for them).
+	Load load.Options
 	// Log receives what went wrong while answering.
 	Log *slog.Logger
 	// Now is the clock (nil: time.Now).
@@ -55,6 +61,8 @@ type UI struct {
 	analyses *analysisCache
 	fleet    *fleetCache
 	nodes    *nodeCache
+	// live is the node feed of the live nodes page (nil without Metrics).
+	live *liveNodes
 }
 
 // New returns the UI over o's sources.
@@ -76,6 +84,15 @@ func New(o Options) (*UI, error) {
 		go u.fleet.get(context.Background())
 	}
 	u.nodes = &nodeCache{}
+	if o.Metrics != nil {
+		feed, err := live.NewNodes(live.NodesOptions{Store: o.Metrics, Peer: o.Peer, Now: o.Now})
+		if err != nil {
+			return nil, fmt.Errorf("web ui: %w", err)
+		}
+		u.live = &liveNodes{feed: feed}
+	}
+	u.mux.HandleFunc("GET /live/events", u.liveNodesEvents)
+	u.mux.HandleFunc("GET /live/app/{id}/events", u.liveAppEvents)
 	u.mux.HandleFunc("GET /{$}", u.home)
 	u.mux.HandleFunc("GET /static/{name}", serveStatic)
 	for _, v := range u.views() {
@@ -122,11 +139,13 @@ func (u *UI) views() []view {
 		{"/compare", "Compare", u.comparePage},
 		{"/nodes", "Nodes", u.nodesPage},
 		{"/node/{host}", "", u.nodePage},
+		{"/live", "Live", u.liveNodesPage},
+		{"/live/app/{id}", "Live", u.liveAppPage},
 	}
 }
 
 // navigation is the header's links, in order.
-var navigation = [][2]string{{"Fleet", "/fleet"}, {"Applications", "/apps"}, {"Compare", "/compare"}, {"Nodes", "/nodes"}}
+var navigation = [][2]string{{"Fleet", "/fleet"}, {"Applications", "/apps"}, {"Compare", "/compare"}, {"Nodes", "/nodes"}, {"Live", "/live"}}
 
 // errNotFound marks a page about something that does not exist (404).
 var errNotFound = errors.New("not found")

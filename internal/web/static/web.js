@@ -77,22 +77,67 @@
     };
   }
 
-  var specs = document.getElementById("cl-charts");
-  (specs ? JSON.parse(specs.textContent) : []).forEach(function (C) {
+  // draw draws chart C in its placeholder, or redraws it there.
+  function draw(C) {
     var box = document.querySelector('div[data-chart="' + C.id + '"]');
     if (!box) { errors.push("chart " + C.id + ": no placeholder"); return; }
-    box.classList.add("chart");
-    box.style.height = (C.height || 260) + "px";
+    var had = charts.filter(function (c) { return c.id === C.id; })[0];
     try {
+      if (had) { had.chart.setOption(option(C), { notMerge: true, lazyUpdate: false }); return; }
+      box.classList.add("chart");
+      box.style.height = (C.height || 260) + "px";
       var c = echarts.init(box, null, { renderer: "canvas" });
       c.setOption(option(C));
       charts.push({ id: C.id, chart: c, box: box });
     } catch (e) { errors.push(C.id + ": " + (e && e.message ? e.message : String(e))); }
-  });
+  }
+  var specs = document.getElementById("cl-charts");
+  (specs ? JSON.parse(specs.textContent) : []).forEach(draw);
   window.addEventListener("resize", function () { charts.forEach(function (c) { c.chart.resize(); }); });
 
-  // A live view (docs/UI.md) names its stream in <body data-live>; the
-  // live pages add their handler here.
+  // A live view (docs/UI.md) names its stream in <body data-live>: each
+  // event carries the live part of the page as HTML (#cl-live) and its
+  // charts. When the source ends ("end") or the connection is lost, the
+  // page keeps the last data and says so. window.__clLive records each
+  // update (when it arrived, how long it took to draw) and
+  // window.__clFrames the time between animation frames, for the tests.
+  var liveURL = document.body.dataset.live;
+  if (liveURL && window.EventSource) {
+    var box = document.getElementById("cl-live"), status = document.getElementById("cl-live-status");
+    var log = window.__clLive = [], frames = window.__clFrames = [];
+    var lastAt = 0, newest = 0, ended = false;
+    var say = function (s) { if (status) status.textContent = s; };
+    var apply = function (ev) {
+      var t0 = performance.now();
+      var d = JSON.parse(ev.data);
+      box.innerHTML = d.html;
+      (d.charts || []).forEach(function (C) {
+        if (typeof echarts !== "undefined") draw(C);
+      });
+      void box.offsetHeight; // the layout is part of the update's time
+      lastAt = Date.now(); newest = d.newestMs || newest;
+      log.push({ at: lastAt, newestMs: d.newestMs, ms: performance.now() - t0, tasks: (document.getElementById("cl-live-tasks") || {}).textContent });
+      return d;
+    };
+    var es = new EventSource(liveURL);
+    es.addEventListener("update", function (ev) {
+      apply(ev);
+      say("Live: updated " + utc(lastAt) + (newest ? "; newest data " + utc(newest) : "") + " (at most one update a second).");
+    });
+    es.addEventListener("end", function (ev) {
+      var d = apply(ev);
+      ended = true; es.close();
+      document.body.dataset.liveEnded = "true";
+      say("No longer live: " + d.ended + ". Showing the last data, as of " + utc(lastAt) + ".");
+    });
+    es.onerror = function () {
+      if (ended) return;
+      say("The connection to the server is lost; showing the last data" + (lastAt ? ", as of " + utc(lastAt) : "") + ". Reconnecting…");
+    };
+    var prev = 0;
+    var frame = function (t) { if (prev) frames.push(t - prev); prev = t; if (frames.length > 100000) frames.splice(0, 50000); requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+  }
 
   function painted(box) {
     var cv = box.querySelector("canvas");

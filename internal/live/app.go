@@ -1,0 +1,94 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/source"
+)
+
+// App follows one Spark application's event log as it grows: each Poll
+// finds the log again and reads only what was appended since the last
+// one (load.Growing's saved decoder state). It is safe for concurrent
+// use.
+type App struct {
+	name string
+	ld   *load.Loader
+
+	mu    sync.Mutex
+	state []byte
+	size  int64
+	parts int
+	app   *model.App
+	ended bool
+	err   error
+}
+
+// FollowApp follows log l (found under the served paths) with opts.
+func FollowApp(l *source.Log, opts load.Options) *App {
+	opts.Kinds = []source.Kind{source.SparkEventLog}
+	return &App{name: l.Name, ld: load.NewLoader(opts)}
+}
+
+// inProgress is the suffix Spark gives a log while it is written; the
+// driver renames the log without it when the application ends.
+const inProgress = ".inprogress"
+
+// find finds the log again by its name, or by the name Spark renames it
+// to at the end; only those two paths are read.
+func (a *App) find() (*source.Log, error) {
+	var errs []error
+	for _, name := range []string{a.name, strings.TrimSuffix(a.name, inProgress)} {
+		logs, _, err := load.Find([]string{name}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+		if err == nil && len(logs) == 1 {
+			return logs[0], nil
+		}
+		errs = append(errs, err)
+		if name == strings.TrimSuffix(a.name, inProgress) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%s: the log is gone: %w", a.name, errors.Join(errs...))
+}
+
+// Poll reads what was appended to the log since the last poll and
+// reports whether the application changed. Once it ended (its end event
+// read, or its log gone) Poll reads nothing more; Ended says so.
+func (a *App) Poll() (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended {
+		return false, nil
+	}
+	l, err := a.find()
+	if err != nil {
+		a.ended, a.err = true, err
+		return true, err
+	}
+	if a.app != nil && l.Size() == a.size && len(l.Parts) == a.parts {
+		return false, nil
+	}
+	// A log renamed at the end is read from the start: the saved state
+	// names the parts it read.
+	res, err := a.ld.Growing(l, a.state)
+	a.size, a.parts, a.err = l.Size(), len(l.Parts), err
+	if res == nil || len(res.Apps) == 0 {
+		return false, err
+	}
+	a.app, a.state = res.Apps[len(res.Apps)-1], res.State
+	a.ended = a.app.Complete
+	return true, err
+}
+
+// App returns the application as last read (nil before the first
+// read), whether it ended, and what went wrong in the last read. The
+// application is not changed after it is returned.
+func (a *App) App() (*model.App, bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.app, a.ended, a.err
+}

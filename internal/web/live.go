@@ -1,0 +1,297 @@
+package web
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/live"
+	"github.com/clusterlens/clusterlens/internal/source"
+	"github.com/clusterlens/clusterlens/internal/summary"
+)
+
+// The live views (docs/UI.md): a running application followed as its log
+// grows (/live/app/{id}) and the nodes as the collector stores their
+// samples, with online peer diagnosis (/live). Each page is rendered
+// whole on the server, then its stream (server-sent events, at most one
+// event per liveEvery) sends the live part again as HTML rendered by the
+// same template, with its charts; the script swaps it in. When the source
+// ends (the application ended, its log is gone) the stream sends a last
+// "end" event and the page keeps the last data and says so.
+
+// liveEvery is the shortest time between two events of one stream, and
+// how often a stream looks for news.
+const liveEvery = time.Second
+
+// LogFinder is implemented by a source of applications that can give the
+// log an application is read from, for its live page. The log must be
+// one found under the served paths.
+type LogFinder interface {
+	AppLog(appID string) (*source.Log, bool)
+}
+
+// liveUpdate is one event of a live stream.
+type liveUpdate struct {
+	// HTML is the live part of the page (the template's "live" block).
+	HTML   string  `json:"html"`
+	Charts []chart `json:"charts"`
+	// Newest is the newest data's time (Unix ms); Ended says the source
+	// ended and why.
+	Newest int64  `json:"newestMs"`
+	Ended  string `json:"ended,omitempty"`
+}
+
+// liveSource is what a live stream follows: poll reads news and says
+// whether there was any; page builds the page's data and charts from
+// what was read; ended is non-empty once the source ended, saying why.
+type liveSource struct {
+	poll  func(ctx context.Context) (bool, error)
+	page  func() (*page, int64)
+	ended func() string
+}
+
+// stream serves src as server-sent events: an "update" event at once and
+// whenever there was news, no two within liveEvery; an "end" event when
+// the source ended, then the stream closes. It ends when the client goes.
+func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, ended string) error {
+		p, newest := src.page()
+		var b bytes.Buffer
+		if err := templates[p.Template].ExecuteTemplate(&b, "live", p); err != nil {
+			return err
+		}
+		data, err := json.Marshal(liveUpdate{HTML: b.String(), Charts: p.Charts, Newest: newest, Ended: ended})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	var sent, polled time.Time
+	news := true // the first event is the current state
+	for {
+		if why := src.ended(); why != "" {
+			if err := send("end", why); err != nil {
+				u.o.Log.Debug("live stream", "path", r.URL.Path, "err", err)
+			}
+			return
+		}
+		if news {
+			sent = time.Now()
+			if err := send("update", ""); err != nil {
+				u.o.Log.Debug("live stream", "path", r.URL.Path, "err", err)
+				return
+			}
+		}
+		// The next look: liveEvery after the last event and the last look.
+		wait := time.Until(sent.Add(liveEvery))
+		if polled.Add(liveEvery).After(sent.Add(liveEvery)) {
+			wait = time.Until(polled.Add(liveEvery))
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(wait):
+		}
+		polled = time.Now()
+		var err error
+		if news, err = src.poll(r.Context()); err != nil {
+			u.o.Log.Warn("live poll", "path", r.URL.Path, "err", err)
+		}
+	}
+}
+
+// liveNodes is the UI's one node feed, shared by every live nodes page
+// and polled at most once per liveEvery whoever asks.
+type liveNodes struct {
+	feed *live.Nodes
+	mu   sync.Mutex
+	at   time.Time
+	ver  int64
+}
+
+// poll polls the feed unless it was polled less than liveEvery ago, and
+// returns the version of its state (it grows with news).
+func (n *liveNodes) poll(ctx context.Context) (int64, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if time.Since(n.at) < liveEvery-liveEvery/10 {
+		return n.ver, nil
+	}
+	n.at = time.Now()
+	news, err := n.feed.Poll(ctx)
+	if news {
+		n.ver++
+	}
+	return n.ver, err
+}
+
+// liveNodesData is the live nodes page's data.
+type liveNodesData struct {
+	View *live.NodesView
+	// Running are the applications of the logs still running.
+	Running []runningApp
+}
+
+type runningApp struct{ ID, Name, User string }
+
+// liveNodesPage shows every node's newest samples and peer-diagnosis
+// state, the indictments as they happen, and the running applications.
+func (u *UI) liveNodesPage(r *http.Request) (*page, error) {
+	if u.live == nil {
+		return &page{Title: "Live", Template: "message", Data: message{Title: "Live",
+			Text: "The live nodes need the node sample store: start the server with --metrics DSN (and --peer-profile FILE for peer diagnosis)."}}, nil
+	}
+	if _, err := u.live.poll(r.Context()); err != nil {
+		return nil, err
+	}
+	p, _ := u.liveNodesView()
+	p.Live = "/live/events"
+	return p, nil
+}
+
+// liveNodesView is the live nodes page of the feed's state, and its
+// newest sample's time.
+func (u *UI) liveNodesView() (*page, int64) {
+	v := u.live.feed.View()
+	d := &liveNodesData{View: v}
+	if ix := u.o.Apps.Index(); ix != nil {
+		for _, a := range ix.Apps() {
+			if !a.Complete && a.End == 0 {
+				d.Running = append(d.Running, runningApp{a.ID, a.Name, a.User})
+			}
+		}
+	}
+	p := &page{Title: "Live", Template: "livenodes", Data: d, Sub: fmt.Sprintf("%d nodes, live", len(v.Nodes))}
+	if len(v.Nodes) > 0 {
+		c := chart{ID: "live-cpu", Title: "CPU of every node, newest sample (user + system + iowait)", Kind: "bar", YUnit: "%", Height: 240}
+		se := series{Name: "CPU"}
+		for i, n := range v.Nodes {
+			c.XCats = append(c.XCats, n.Host)
+			se.Data = append(se.Data, [2]float64{float64(i), n.CPU})
+		}
+		c.Series = []series{se}
+		p.Charts = []chart{c}
+	}
+	return p, v.Newest
+}
+
+// liveNodesEvents streams the live nodes page.
+func (u *UI) liveNodesEvents(w http.ResponseWriter, r *http.Request) {
+	if u.live == nil {
+		http.Error(w, "no node sample store (serve --metrics)", http.StatusNotFound)
+		return
+	}
+	var sent int64 = -1
+	u.stream(w, r, liveSource{
+		poll: func(ctx context.Context) (bool, error) {
+			ver, err := u.live.poll(ctx)
+			news := ver != sent
+			sent = ver
+			return news, err
+		},
+		page:  u.liveNodesView,
+		ended: func() string { return "" },
+	})
+}
+
+// liveAppData is the live application page's data.
+type liveAppData struct {
+	ID, Name, User string
+	Start, End     int64
+	Progress       *live.Progress
+	// Ended says why the page no longer changes; Problem what the last
+	// read lost.
+	Ended, Problem string
+}
+
+// followApp starts following application id's log.
+func (u *UI) followApp(r *http.Request) (*live.App, error) {
+	id := r.PathValue("id")
+	lf, ok := u.o.Apps.(LogFinder)
+	if !ok {
+		return nil, fmtErr(errNotFound, "application %s: this server cannot follow logs", id)
+	}
+	if _, err := u.index(r.Context(), id); err != nil {
+		return nil, err
+	}
+	l, ok := lf.AppLog(id)
+	if !ok {
+		return nil, fmtErr(errNotFound, "no application %s in the logs", id)
+	}
+	f := live.FollowApp(l, u.o.Load)
+	f.Poll()
+	if a, _, _ := f.App(); a == nil {
+		return nil, fmtErr(errNotFound, "application %s: its log holds no application", id)
+	}
+	return f, nil
+}
+
+// liveAppPage shows a running application as far as its log goes.
+func (u *UI) liveAppPage(r *http.Request) (*page, error) {
+	f, err := u.followApp(r)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := liveAppView(f)
+	p.Live = "/live/app/" + r.PathValue("id") + "/events"
+	return p, nil
+}
+
+// liveAppView is the live application page of what f read, and the
+// newest task event's time.
+func liveAppView(f *live.App) (*page, int64) {
+	a, ended, err := f.App()
+	pr := live.ProgressOf(a)
+	d := &liveAppData{ID: a.ID, Name: a.Name, User: a.User, Start: a.Start, End: a.End, Progress: pr}
+	if err != nil {
+		d.Problem = err.Error()
+	}
+	if ended {
+		d.Ended = "the application ended"
+		if a.End > 0 {
+			d.Ended += " at " + time.UnixMilli(a.End).UTC().Format("15:04:05Z")
+		}
+		if !a.Complete {
+			d.Ended = "the log is gone; shown as last read"
+		}
+	}
+	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", Template: "liveapp", Data: d,
+		Sub: fmt.Sprintf("%s · %d tasks, %d running", a.ID, pr.Tasks, pr.Running)}
+	if pr.Newest > 0 && a.Start > 0 {
+		bin := throughputBin(pr.Newest - a.Start)
+		p.Charts = minuteCharts(summary.Minutes(a, bin), bin)
+	}
+	return p, pr.Newest
+}
+
+// liveAppEvents streams a live application page.
+func (u *UI) liveAppEvents(w http.ResponseWriter, r *http.Request) {
+	f, err := u.followApp(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	u.stream(w, r, liveSource{
+		poll: func(context.Context) (bool, error) { return f.Poll() },
+		page: func() (*page, int64) { return liveAppView(f) },
+		ended: func() string {
+			if _, ended, _ := f.App(); ended {
+				p, _ := liveAppView(f)
+				return p.Data.(*liveAppData).Ended
+			}
+			return ""
+		},
+	})
+}
