@@ -1,0 +1,317 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
+	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/source"
+	"github.com/clusterlens/clusterlens/internal/store"
+	samplesqlite "github.com/clusterlens/clusterlens/internal/store/sqlite"
+	"github.com/clusterlens/clusterlens/internal/wire"
+)
+
+// liveUpdateSeen is one update the live page's script recorded.
+type liveUpdateSeen struct {
+	At     float64 `json:"at"`
+	Newest float64 `json:"newestMs"`
+	Ms     float64 `json:"ms"`
+	Tasks  string  `json:"tasks"`
+}
+
+// nodeBatch is one agent tick of n synthetic nodes at time t: Ganesha's
+// metrics, as the collector stores them.
+func nodeBatch(rng *rand.Rand, seq uint64, n int, t int64) *wire.Batch {
+	b := &wire.Batch{Agent: "live-test", Seq: seq}
+	for h := range n {
+		host := fmt.Sprintf("node%04d", h)
+		for _, m := range peer.GaneshaMetrics {
+			b.Samples = append(b.Samples, model.Sample{Host: host, Type: m, Time: t, Value: 10 + 40*rng.Float64()})
+		}
+	}
+	return b
+}
+
+// liveStore is an empty SQLite sample store served by a UI with the
+// fixture's peer profile.
+func liveStore(t *testing.T) (store.Store, *httptest.Server) {
+	t.Helper()
+	f := getFixture(t)
+	st, err := samplesqlite.Open(filepath.Join(t.TempDir(), "samples.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: st, Peer: f.prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ui)
+	t.Cleanup(srv.Close)
+	return st, srv
+}
+
+// TestLiveNodesInBrowser stores a batch of 1,000 nodes' samples every
+// second, as the collector does, while headless Chromium shows the live
+// nodes page: each batch must be on the page within 2 s of being stored
+// (the latency measured from Append's return to the page's update), and
+// the page must draw an update in well under the second between two. It
+// prints the latencies, the update's drawing time and the frame times.
+func TestLiveNodesInBrowser(t *testing.T) {
+	bin := sharedtest.Chromium(t)
+	st, srv := liveStore(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const nodes, batches = 1000, 10
+	seq := uint64(1)
+	if _, err := st.Append(ctx, nodeBatch(rng, seq, nodes, time.Now().UnixMilli())); err != nil {
+		t.Fatal(err)
+	}
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live", "1280,1600")
+	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	var lat []time.Duration
+	for range batches {
+		time.Sleep(time.Second)
+		seq++
+		tb := time.Now().UnixMilli()
+		if _, err := st.Append(ctx, nodeBatch(rng, seq, nodes, tb)); err != nil {
+			t.Fatal(err)
+		}
+		stored := time.Now()
+		b.WaitFor(t, fmt.Sprintf("window.__clLive.some(function (u) { return u.newestMs >= %d })", tb), 5*time.Second)
+		var at float64
+		b.Eval(t, fmt.Sprintf("window.__clLive.filter(function (u) { return u.newestMs >= %d })[0].at", tb), &at)
+		lat = append(lat, time.UnixMilli(int64(at)).Sub(stored))
+	}
+	var seen []liveUpdateSeen
+	b.Eval(t, "window.__clLive", &seen)
+	var frames []float64
+	b.Eval(t, "window.__clFrames", &frames)
+	var rows int
+	b.Eval(t, "document.querySelectorAll('#cl-live tr').length", &rows)
+	var errs []string
+	b.Eval(t, "window.__clErrors", &errs)
+
+	slices.Sort(lat)
+	t.Logf("stored → shown on the page, %d batches of %d nodes: median %v, max %v", len(lat), nodes, lat[len(lat)/2], lat[len(lat)-1])
+	for _, l := range lat {
+		if l > 2*time.Second {
+			t.Errorf("a batch took %v to show (want under 2 s)", l)
+		}
+	}
+	var draw []float64
+	for _, u := range seen {
+		draw = append(draw, u.Ms)
+	}
+	slices.Sort(draw)
+	slices.Sort(frames)
+	q := func(xs []float64, p float64) float64 { return xs[min(int(p*float64(len(xs))), len(xs)-1)] }
+	t.Logf("%d updates of %d nodes: drawing an update (table and chart) median %.1f ms, max %.1f ms; frame intervals %d, median %.1f ms, 99th percentile %.1f ms, max %.1f ms",
+		len(draw), nodes, q(draw, 0.5), draw[len(draw)-1], len(frames), q(frames, 0.5), q(frames, 0.99), frames[len(frames)-1])
+	if q(draw, 0.5) > 500 {
+		t.Errorf("an update of %d nodes takes %.0f ms to draw (median): the page cannot keep up with one a second", nodes, q(draw, 0.5))
+	}
+	if rows < nodes {
+		t.Errorf("the live table has %d rows, want the %d nodes", rows, nodes)
+	}
+	if len(errs) > 0 {
+		t.Errorf("script errors: %q", errs)
+	}
+	if dir := os.Getenv("CLUSTERLENS_SCREENSHOTS"); dir != "" {
+		b.Screenshot(t, filepath.Join(dir, "live.png"))
+	}
+}
+
+// TestLiveAtMostOncePerSecond stores a batch every 100 ms for 8 s: the
+// page and a plain client of the stream get an event at most once a
+// second, and still one about every second.
+func TestLiveAtMostOncePerSecond(t *testing.T) {
+	bin := sharedtest.Chromium(t)
+	st, srv := liveStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	if _, err := st.Append(ctx, nodeBatch(rng, 1, 20, time.Now().UnixMilli())); err != nil {
+		t.Fatal(err)
+	}
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live", "1280,900")
+	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	// A client of the stream beside the page: when the events arrive.
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/live/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	arrivals := make(chan time.Time, 100)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "event: ") {
+				arrivals <- time.Now()
+			}
+		}
+		close(arrivals)
+	}()
+	start := time.Now()
+	for seq := uint64(2); time.Since(start) < 8*time.Second; seq++ {
+		if _, err := st.Append(ctx, nodeBatch(rng, seq, 20, time.Now().UnixMilli())); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res.Body.Close()
+	var client []time.Time
+	for at := range arrivals {
+		client = append(client, at)
+	}
+	var seen []liveUpdateSeen
+	b.Eval(t, "window.__clLive", &seen)
+	var page []time.Time
+	for _, u := range seen {
+		page = append(page, time.UnixMilli(int64(u.At)))
+	}
+	for name, ts := range map[string][]time.Time{"page": page, "client": client} {
+		var gaps []time.Duration
+		for i := 1; i < len(ts); i++ {
+			gaps = append(gaps, ts[i].Sub(ts[i-1]))
+		}
+		slices.Sort(gaps)
+		if len(gaps) < 5 {
+			t.Errorf("%s: %d updates in 8 s of batches every 100 ms, want one about every second", name, len(ts))
+			continue
+		}
+		t.Logf("%s: %d updates while 80 batches were stored; gaps min %v, median %v, max %v", name, len(ts), gaps[0], gaps[len(gaps)/2], gaps[len(gaps)-1])
+		// The server writes no two events within a second; the page sees
+		// them as they arrive, give or take its own scheduling.
+		if gaps[0] < 950*time.Millisecond {
+			t.Errorf("%s: two updates %v apart (want at most one a second)", name, gaps[0])
+		}
+	}
+}
+
+// followed is a source of applications that can follow one log.
+type followed struct {
+	shs.Source
+	log string
+}
+
+func (f followed) AppLog(string) (*source.Log, bool) {
+	logs, _, err := load.Find([]string{f.log}, load.Options{})
+	if err != nil || len(logs) != 1 {
+		return nil, false
+	}
+	return logs[0], true
+}
+
+// TestLiveAppGrowingLog writes a Spark event log in four steps, as a
+// driver would, while headless Chromium shows its live page: after each
+// step the page shows as many tasks as the lines written launched (counted
+// in the text, not decoded), and once the application ended and its log
+// was renamed without .inprogress the page says so and keeps the data.
+func TestLiveAppGrowingLog(t *testing.T) {
+	bin := sharedtest.Chromium(t)
+	f := getFixture(t)
+	app := f.spark[0]
+	for _, a := range f.spark {
+		if a.NumTasks() > app.NumTasks() {
+			app = a
+		}
+	}
+	var full bytes.Buffer
+	if err := eventlog.Write(&full, app); err != nil {
+		t.Fatal(err)
+	}
+	log := full.Bytes()
+	// launched counts the task starts in the whole lines of log[:n].
+	launched := func(n int) int {
+		whole := log[:bytes.LastIndexByte(log[:n], '\n')+1]
+		return bytes.Count(whole, []byte(`"Event":"SparkListenerTaskStart"`))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, app.ID+".inprogress")
+	// The log as the server found it, before the page: its first events.
+	// Every step ends within a line, as a driver's buffered writes do.
+	written := len(log) / 10
+	if err := os.WriteFile(path, log[:written], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head, err := load.Log(mustFind(t, path), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui, err := New(Options{Apps: followed{shs.Static(shs.NewIndex(head)), path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ui)
+	defer srv.Close()
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live/app/"+app.ID, "1280,1600")
+	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	shows := func(want int) {
+		t.Helper()
+		b.WaitFor(t, fmt.Sprintf("document.getElementById('cl-live-tasks').textContent === '%d'", want), 5*time.Second)
+	}
+	shows(launched(written))
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, upto := range []int{len(log) / 4, len(log) / 2, len(log) * 3 / 4} {
+		if launched(upto) <= launched(written) {
+			t.Fatalf("the step to byte %d launches no task: the test shows nothing", upto)
+		}
+		if _, err := fh.Write(log[written:upto]); err != nil {
+			t.Fatal(err)
+		}
+		written = upto
+		t0 := time.Now()
+		shows(launched(upto))
+		t.Logf("%d tasks launched on the page %v after their lines were appended", launched(upto), time.Since(t0).Round(time.Millisecond))
+	}
+	if _, err := fh.Write(log[written:]); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	if err := os.Rename(path, strings.TrimSuffix(path, ".inprogress")); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitFor(t, "document.body.dataset.liveEnded === 'true'", 5*time.Second)
+	var status string
+	b.Eval(t, "document.getElementById('cl-live-status').textContent", &status)
+	if !strings.Contains(status, "No longer live: the application ended") {
+		t.Errorf("status %q: want it to say the application ended", status)
+	}
+	shows(launched(len(log)))
+	if got, want := launched(len(log)), app.NumTasks(); got != want {
+		t.Errorf("the log launched %d tasks, the application has %d", got, want)
+	}
+}
+
+func mustFind(t *testing.T, path string) *source.Log {
+	t.Helper()
+	logs, _, err := load.Find([]string{path}, load.Options{})
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("find %s: %d logs, %v", path, len(logs), err)
+	}
+	return logs[0]
+}
