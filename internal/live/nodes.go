@@ -38,7 +38,7 @@ type NodesOptions struct {
 // Default NodesOptions values.
 const (
 	DefaultBackfill = 10 * time.Minute
-	DefaultLag      = 5 * time.Second
+	DefaultLag      = 2 * time.Second
 )
 
 // Node is one node's newest samples.

@@ -110,14 +110,36 @@
     var apply = function (ev) {
       var t0 = performance.now();
       var d = JSON.parse(ev.data);
-      box.innerHTML = d.html;
+      var next = document.createElement("template");
+      next.innerHTML = d.html;
+      morph(box, next.content);
+      void box.offsetHeight;
+      var t1 = performance.now();
       (d.charts || []).forEach(function (C) {
         if (typeof echarts !== "undefined") draw(C);
       });
       void box.offsetHeight; // the layout is part of the update's time
       lastAt = Date.now(); newest = d.newestMs || newest;
-      log.push({ at: lastAt, newestMs: d.newestMs, ms: performance.now() - t0, tasks: (document.getElementById("cl-live-tasks") || {}).textContent });
+      log.push({ at: lastAt, newestMs: d.newestMs, ms: performance.now() - t0, htmlMs: t1 - t0, tasks: (document.getElementById("cl-live-tasks") || {}).textContent });
       return d;
+    };
+    // morph makes el's children those of next, touching only what
+    // differs: with a thousand rows, most cells keep their nodes and the
+    // browser lays out only what changed.
+    var morph = function (el, next) {
+      var a = el.childNodes, b = next.childNodes, i;
+      for (i = 0; i < b.length; i++) {
+        var x = a[i], y = b[i];
+        if (!x) { el.appendChild(y.cloneNode(true)); continue; }
+        if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) { el.replaceChild(y.cloneNode(true), x); continue; }
+        if (x.nodeType === 3) { if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue; continue; }
+        if (x.nodeType !== 1) continue;
+        var same = x.attributes.length === y.attributes.length;
+        for (var k = 0; same && k < y.attributes.length; k++) same = x.getAttribute(y.attributes[k].name) === y.attributes[k].value;
+        if (!same) { el.replaceChild(y.cloneNode(true), x); continue; }
+        morph(x, y);
+      }
+      while (a.length > b.length) el.removeChild(el.lastChild);
     };
     var es = new EventSource(liveURL);
     es.addEventListener("update", function (ev) {
