@@ -88,11 +88,11 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 			return
 		}
 		if news {
-			sent = time.Now()
 			if err := send("update", ""); err != nil {
 				u.o.Log.Debug("live stream", "path", r.URL.Path, "err", err)
 				return
 			}
+			sent = time.Now() // written: the next event is a second after it
 		}
 		// The next look: liveEvery after the last event and the last look.
 		wait := time.Until(sent.Add(liveEvery))

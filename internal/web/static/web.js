@@ -99,16 +99,16 @@
   // event carries the live part of the page as HTML (#cl-live) and its
   // charts. When the source ends ("end") or the connection is lost, the
   // page keeps the last data and says so. window.__clLive records each
-  // update (when it arrived, how long it took to draw) and
+  // update (when it arrived, when it was drawn and how long that took) and
   // window.__clFrames the time between animation frames, for the tests.
   var liveURL = document.body.dataset.live;
   if (liveURL && window.EventSource) {
     var box = document.getElementById("cl-live"), status = document.getElementById("cl-live-status");
     var log = window.__clLive = [], frames = window.__clFrames = [];
-    var lastAt = 0, newest = 0, ended = false;
+    var lastAt = 0, newest = 0, ended = false, STALE = 10000;
     var say = function (s) { if (status) status.textContent = s; };
     var apply = function (ev) {
-      var t0 = performance.now();
+      var t0 = performance.now(), arrived = Date.now();
       var d = JSON.parse(ev.data);
       var next = document.createElement("template");
       next.innerHTML = d.html;
@@ -120,7 +120,7 @@
       });
       void box.offsetHeight; // the layout is part of the update's time
       lastAt = Date.now(); newest = d.newestMs || newest;
-      log.push({ at: lastAt, newestMs: d.newestMs, ms: performance.now() - t0, htmlMs: t1 - t0, tasks: (document.getElementById("cl-live-tasks") || {}).textContent });
+      log.push({ arrived: arrived, at: lastAt, newestMs: d.newestMs, ms: performance.now() - t0, htmlMs: t1 - t0, tasks: (document.getElementById("cl-live-tasks") || {}).textContent });
       return d;
     };
     // morph makes el's children those of next, touching only what
@@ -156,6 +156,11 @@
       if (ended) return;
       say("The connection to the server is lost; showing the last data" + (lastAt ? ", as of " + utc(lastAt) : "") + ". Reconnecting…");
     };
+    // A source that stopped sending (the collector, the agents, a driver
+    // that hangs) is said so, the last data kept.
+    setInterval(function () {
+      if (!ended && newest && Date.now() - newest > STALE) say("No new data since " + utc(newest) + ": the source stopped? Showing the last data.");
+    }, 1000);
     var prev = 0;
     var frame = function (t) { if (prev) frames.push(t - prev); prev = t; if (frames.length > 100000) frames.splice(0, 50000); requestAnimationFrame(frame); };
     requestAnimationFrame(frame);
