@@ -30,11 +30,11 @@ import (
 // liveUpdateSeen is one update the live page's script recorded.
 type liveUpdateSeen struct {
 	Arrived float64 `json:"arrived"`
-	At     float64 `json:"at"`
-	Newest float64 `json:"newestMs"`
-	Ms     float64 `json:"ms"`
-	HTMLMs float64 `json:"htmlMs"`
-	Tasks  string  `json:"tasks"`
+	At      float64 `json:"at"`
+	Newest  float64 `json:"newestMs"`
+	Ms      float64 `json:"ms"`
+	HTMLMs  float64 `json:"htmlMs"`
+	Tasks   string  `json:"tasks"`
 }
 
 // nodeBatch is one agent tick of n synthetic nodes at time t: Ganesha's
@@ -330,4 +330,3 @@ func mustFind(t *testing.T, path string) *source.Log {
 	}
 	return logs[0]
 }
-
