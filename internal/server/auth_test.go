@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"io"
@@ -134,6 +135,8 @@ var hostilePaths = []string{
 	"/api/v1/applications/..%2F..%2Fsecret.txt", "/api/v1/applications/..%2F..%2Fsecret.txt/logs",
 	"/api/v1/applications/x/..%2F..%2F..%2Fsecret.txt/jobs", "//secret.txt", "/..%2fsecret.txt",
 	"/app/%00", "/app/" + strings.Repeat("a", 10000), "/static/", "/static/web.js%00.txt",
+	"/live/app/..%2F..%2Fsecret.txt", "/live/app/..%2F..%2Fsecret.txt/events", "/live/app/%2e%2e%2fsecret.txt/events",
+	"/live/app/../../secret.txt/events", "/live/app/%00/events",
 }
 
 // TestServeHostilePaths: no request reaches a file outside the log root:
@@ -143,7 +146,8 @@ var hostilePaths = []string{
 func TestServeHostilePaths(t *testing.T) {
 	base, outside := serveDir(t, Options{})
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for _, p := range append(hostilePaths, "/app/"+outside, "/api/v1/applications/"+outside, "/api/v1/applications/"+outside+"/jobs") {
+	for _, p := range append(hostilePaths, "/app/"+outside, "/api/v1/applications/"+outside, "/api/v1/applications/"+outside+"/jobs",
+		"/live/app/"+outside, "/live/app/"+outside+"/events") {
 		code, body := fetch(t, c, http.MethodGet, base+p)
 		if code >= 500 {
 			t.Errorf("GET %s: status %d", p, code)
@@ -160,6 +164,19 @@ func TestServeHostilePaths(t *testing.T) {
 		if code, _ := fetch(t, c, http.MethodGet, base+p); code != http.StatusOK {
 			t.Errorf("GET %s: status %d", p, code)
 		}
+	}
+	// The live page of an application inside the root, and its stream,
+	// which sends the application's state (it ended: an "end" event).
+	_, list := fetch(t, c, http.MethodGet, base+"/api/v1/applications")
+	var apps []struct{ ID string }
+	if err := json.Unmarshal([]byte(list), &apps); err != nil || len(apps) == 0 {
+		t.Fatalf("applications: %v (%.200s)", err, list)
+	}
+	if code, body := fetch(t, c, http.MethodGet, base+"/live/app/"+apps[0].ID); code != http.StatusOK || !strings.Contains(body, "No longer live: the application ended") {
+		t.Errorf("live page of %s: status %d: %.300s", apps[0].ID, code, body)
+	}
+	if code, body := fetch(t, c, http.MethodGet, base+"/live/app/"+apps[0].ID+"/events"); code != http.StatusOK || !strings.HasPrefix(body, "event: end\ndata: {") {
+		t.Errorf("live stream of %s: status %d: %.300s", apps[0].ID, code, body)
 	}
 }
 
@@ -343,6 +360,10 @@ func TestHistoryReadsOnlyUnderRoots(t *testing.T) {
 		got := !ix.Pending(c.id) && len(ix.Attempts(c.id)) > 0
 		if got != c.read {
 			t.Errorf("%s: read %v, want %v", c.id, got, c.read)
+		}
+		// Its live page follows the same logs only.
+		if l, ok := src.AppLog(c.id); ok != c.read || ok && !underRoots(l.Name, []string{logs}) {
+			t.Errorf("%s: live log %v, want one under the root %v", c.id, l, c.read)
 		}
 	}
 	for _, c := range []struct {

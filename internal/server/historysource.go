@@ -102,22 +102,7 @@ func (s *historySource) publish() *shs.Index {
 // Read implements shs.Source: it reads the logs of application appID's
 // runs, keeps the application and returns the index with it.
 func (s *historySource) Read(ctx context.Context, appID string) (*shs.Index, error) {
-	s.mu.Lock()
-	var logs []string
-	var updated int64
-	for _, h := range s.heads {
-		if h.ID == appID && !slices.Contains(logs, h.Source) {
-			if !underRoots(h.Source, s.paths) {
-				// The store may hold runs indexed from other roots (another
-				// server's, or a moved folder): never read outside ours.
-				s.log.Warn("log outside the served paths not read", "app", appID, "log", h.Source, "paths", s.paths)
-				continue
-			}
-			logs = append(logs, h.Source)
-			updated = max(updated, h.LastUpdated)
-		}
-	}
-	s.mu.Unlock()
+	logs, updated := s.logsOf(appID)
 	var apps []*model.App
 	for _, p := range logs {
 		if err := ctx.Err(); err != nil {
@@ -147,6 +132,40 @@ func (s *historySource) Read(ctx context.Context, appID string) (*shs.Index, err
 	}
 	s.mu.Unlock()
 	return s.publish(), nil
+}
+
+// logsOf returns the logs of application appID's runs under the served
+// paths, and when the newest was last updated.
+func (s *historySource) logsOf(appID string) (logs []string, updated int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.heads {
+		if h.ID == appID && !slices.Contains(logs, h.Source) {
+			if !underRoots(h.Source, s.paths) {
+				// The store may hold runs indexed from other roots (another
+				// server's, or a moved folder): never read outside ours.
+				s.log.Warn("log outside the served paths not read", "app", appID, "log", h.Source, "paths", s.paths)
+				continue
+			}
+			logs = append(logs, h.Source)
+			updated = max(updated, h.LastUpdated)
+		}
+	}
+	return logs, updated
+}
+
+// AppLog implements web.LogFinder: the last of application appID's logs
+// under the served paths.
+func (s *historySource) AppLog(appID string) (*source.Log, bool) {
+	logs, _ := s.logsOf(appID)
+	if len(logs) == 0 {
+		return nil, false
+	}
+	found, _, err := load.Find(logs[len(logs)-1:], load.Options{Kinds: []source.Kind{source.SparkEventLog}, Memory: s.opts.Load.Memory})
+	if err != nil || len(found) != 1 {
+		return nil, false
+	}
+	return found[0], true
 }
 
 // scan indexes the logs into the store and, when something changed,
