@@ -156,11 +156,12 @@ func (b *Browser) WaitFor(t testing.TB, expr string, timeout time.Duration) {
 	}
 }
 
-// Screenshot writes a PNG of the page to path.
+// Screenshot writes a PNG of the page's viewport (the window's size) to
+// path.
 func (b *Browser) Screenshot(t testing.TB, path string) {
 	t.Helper()
 	var res struct{ Data []byte }
-	b.call(t, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &res)
+	b.call(t, "Page.captureScreenshot", map[string]any{"format": "png"}, &res)
 	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
 		t.Fatal(fmt.Errorf("screenshot: %w", err))
 	}

@@ -173,7 +173,7 @@ func (u *UI) liveNodesView() (*page, int64) {
 			}
 		}
 	}
-	p := &page{Title: "Live", Template: "livenodes", Data: d, Sub: fmt.Sprintf("%d nodes, live", len(v.Nodes))}
+	p := &page{Title: "Live", Template: "livenodes", Data: d, Sub: "nodes, live"}
 	if len(v.Nodes) > 0 {
 		c := chart{ID: "live-cpu", Title: "CPU of every node, newest sample (user + system + iowait)", Kind: "bar", YUnit: "%", Height: 240}
 		se := series{Name: "CPU"}
@@ -267,8 +267,7 @@ func liveAppView(f *live.App) (*page, int64) {
 			d.Ended = "the log is gone; shown as last read"
 		}
 	}
-	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", Template: "liveapp", Data: d,
-		Sub: fmt.Sprintf("%s · %d tasks, %d running", a.ID, pr.Tasks, pr.Running)}
+	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", Template: "liveapp", Data: d, Sub: a.ID + " · live"}
 	if pr.Newest > 0 && a.Start > 0 {
 		bin := throughputBin(pr.Newest - a.Start)
 		p.Charts = minuteCharts(summary.Minutes(a, bin), bin)

@@ -37,14 +37,48 @@ type liveUpdateSeen struct {
 	Tasks   string  `json:"tasks"`
 }
 
+// typicalValues are the 90th percentile of each of Ganesha's metrics on
+// one of the fixture's nodes: synthetic nodes look like busy simulated
+// ones.
+func typicalValues(t *testing.T) []float64 {
+	t.Helper()
+	f := getFixture(t)
+	out := make([]float64, len(peer.GaneshaMetrics))
+	for i, m := range peer.GaneshaMetrics {
+		var xs []float64
+		err := f.samples.Query(context.Background(), store.Query{Hosts: []string{f.spark[0].Executors[1].Host}, Types: []string{m}},
+			func(s *model.Sample) error { xs = append(xs, s.Value); return nil })
+		if err != nil || len(xs) == 0 {
+			t.Fatalf("typical %s: %d samples, %v", m, len(xs), err)
+		}
+		slices.Sort(xs)
+		out[i] = xs[len(xs)*9/10]
+	}
+	return out
+}
+
 // nodeBatch is one agent tick of n synthetic nodes at time t: Ganesha's
-// metrics, as the collector stores them.
-func nodeBatch(rng *rand.Rand, seq uint64, n int, t int64) *wire.Batch {
+// metrics about their typical values, as the collector stores them; node
+// hot (-1: none) runs its CPU at 98% and its disk five times as hard.
+func nodeBatch(rng *rand.Rand, typical []float64, seq uint64, n, hot int, t int64) *wire.Batch {
 	b := &wire.Batch{Agent: "live-test", Seq: seq}
 	for h := range n {
 		host := fmt.Sprintf("node%04d", h)
-		for _, m := range peer.GaneshaMetrics {
-			b.Samples = append(b.Samples, model.Sample{Host: host, Type: m, Time: t, Value: 10 + 40*rng.Float64()})
+		for i, m := range peer.GaneshaMetrics {
+			v := typical[i] * (0.9 + 0.2*rng.Float64())
+			if h == hot {
+				switch {
+				case m == "cpu_user_pct":
+					v = 85
+				case m == "cpu_system_pct":
+					v = 8
+				case m == "cpu_iowait_pct":
+					v = 5
+				case strings.HasPrefix(m, "disk_"):
+					v *= 5
+				}
+			}
+			b.Samples = append(b.Samples, model.Sample{Host: host, Type: m, Time: t, Value: v})
 		}
 	}
 	return b
@@ -80,9 +114,10 @@ func TestLiveNodesInBrowser(t *testing.T) {
 	st, srv := liveStore(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
+	typical := typicalValues(t)
 	const nodes, batches = 1000, 10
 	seq := uint64(1)
-	if _, err := st.Append(ctx, nodeBatch(rng, seq, nodes, time.Now().UnixMilli())); err != nil {
+	if _, err := st.Append(ctx, nodeBatch(rng, typical, seq, nodes, -1, time.Now().UnixMilli())); err != nil {
 		t.Fatal(err)
 	}
 	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live", "1280,1600")
@@ -92,7 +127,7 @@ func TestLiveNodesInBrowser(t *testing.T) {
 		time.Sleep(time.Second)
 		seq++
 		tb := time.Now().UnixMilli()
-		if _, err := st.Append(ctx, nodeBatch(rng, seq, nodes, tb)); err != nil {
+		if _, err := st.Append(ctx, nodeBatch(rng, typical, seq, nodes, -1, tb)); err != nil {
 			t.Fatal(err)
 		}
 		stored := time.Now()
@@ -137,9 +172,6 @@ func TestLiveNodesInBrowser(t *testing.T) {
 	if len(errs) > 0 {
 		t.Errorf("script errors: %q", errs)
 	}
-	if dir := os.Getenv("CLUSTERLENS_SCREENSHOTS"); dir != "" {
-		b.Screenshot(t, filepath.Join(dir, "live.png"))
-	}
 }
 
 // TestLiveAtMostOncePerSecond stores a batch every 100 ms for 8 s: the
@@ -152,11 +184,23 @@ func TestLiveAtMostOncePerSecond(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rng := rand.New(rand.NewPCG(3, 4))
-	if _, err := st.Append(ctx, nodeBatch(rng, 1, 20, time.Now().UnixMilli())); err != nil {
-		t.Fatal(err)
+	typical := typicalValues(t)
+	// The last four minutes, node 3 running hot: the page opens on its
+	// indictment (the feed reads the recent past first).
+	const hot = 3
+	now := time.Now().UnixMilli()
+	for i := range 240 {
+		if _, err := st.Append(ctx, nodeBatch(rng, typical, uint64(i+1), 20, hot, now-int64(240-i)*1000)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live", "1280,900")
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live", "1280,1250")
 	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	var indicted string
+	b.Eval(t, "document.querySelector('#cl-live table').textContent", &indicted)
+	if !strings.Contains(indicted, fmt.Sprintf("node%04d", hot)) {
+		t.Errorf("the node running hot is not indicted: %q", indicted)
+	}
 	// A client of the stream beside the page: when the events arrive.
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/live/events", nil)
 	res, err := http.DefaultClient.Do(req)
@@ -178,15 +222,20 @@ func TestLiveAtMostOncePerSecond(t *testing.T) {
 		close(arrivals)
 	}()
 	start := time.Now()
-	for seq := uint64(2); time.Since(start) < 8*time.Second; seq++ {
-		if _, err := st.Append(ctx, nodeBatch(rng, seq, 20, time.Now().UnixMilli())); err != nil {
+	shot := os.Getenv("CLUSTERLENS_SCREENSHOTS")
+	for seq := uint64(241); time.Since(start) < 8*time.Second; seq++ {
+		if shot != "" && time.Since(start) > 4*time.Second {
+			b.Screenshot(t, filepath.Join(shot, "live.png"))
+			shot = ""
+		}
+		if _, err := st.Append(ctx, nodeBatch(rng, typical, seq, 20, hot, time.Now().UnixMilli())); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	res.Body.Close()
 	// The collector stops: the page says so and keeps the last data.
-	b.WaitFor(t, "document.getElementById('cl-live-status').textContent.indexOf('No new data since') === 0", 15*time.Second)
+	b.WaitFor(t, "document.getElementById('cl-live-status').textContent.indexOf('Nothing new since') === 0", 15*time.Second)
 	var rows int
 	b.Eval(t, "document.querySelectorAll('#cl-live table:last-of-type tr').length", &rows)
 	if rows != 21 {
@@ -301,6 +350,9 @@ func TestLiveAppGrowingLog(t *testing.T) {
 		written = upto
 		t0 := time.Now()
 		shows(launched(upto))
+		if dir := os.Getenv("CLUSTERLENS_SCREENSHOTS"); dir != "" && upto == len(log)/2 {
+			b.Screenshot(t, filepath.Join(dir, "live-app.png"))
+		}
 		t.Logf("%d tasks launched on the page %v after their lines were appended", launched(upto), time.Since(t0).Round(time.Millisecond))
 	}
 	if _, err := fh.Write(log[written:]); err != nil {

@@ -157,9 +157,9 @@
       say("The connection to the server is lost; showing the last data" + (lastAt ? ", as of " + utc(lastAt) : "") + ". Reconnecting…");
     };
     // A source that stopped sending (the collector, the agents, a driver
-    // that hangs) is said so, the last data kept.
+    // that hangs) is said so after STALE ms, the last data kept.
     setInterval(function () {
-      if (!ended && newest && Date.now() - newest > STALE) say("No new data since " + utc(newest) + ": the source stopped? Showing the last data.");
+      if (!ended && lastAt && Date.now() - lastAt > STALE) say("Nothing new since " + utc(lastAt) + " (the source stopped, or is quiet): showing the last data" + (newest ? ", newest " + utc(newest) : "") + ".");
     }, 1000);
     var prev = 0;
     var frame = function (t) { if (prev) frames.push(t - prev); prev = t; if (frames.length > 100000) frames.splice(0, 50000); requestAnimationFrame(frame); };
