@@ -125,6 +125,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 	mux.Handle("/api/", shs.Handler(src, log))
 	mux.Handle("/", ui)
 	srv := &http.Server{Handler: readOnly(withToken(o.Token, mux)), ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(ui.StopStreams) // Shutdown waits for no live stream
 	scheme := "http"
 	if tlsConfig != nil {
 		scheme = "https"

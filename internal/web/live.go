@@ -102,6 +102,8 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-u.stop:
+			return
 		case <-time.After(wait):
 		}
 		polled = time.Now()
@@ -111,6 +113,11 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 		}
 	}
 }
+
+// StopStreams ends the live streams, now and from now on: a server
+// shutting down calls it (http.Server.RegisterOnShutdown), as it does not
+// wait for streams that never end by themselves.
+func (u *UI) StopStreams() { u.stopOnce.Do(func() { close(u.stop) }) }
 
 // liveNodes is the UI's one node feed, shared by every live nodes page
 // and polled at most once per liveEvery whoever asks.

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
@@ -63,6 +64,9 @@ type UI struct {
 	nodes    *nodeCache
 	// live is the node feed of the live nodes page (nil without Metrics).
 	live *liveNodes
+	// stop ends the live streams (StopStreams).
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // New returns the UI over o's sources.
@@ -77,7 +81,7 @@ func New(o Options) (*UI, error) {
 		o.Now = time.Now
 	}
 	o.Analysis.Reconstruction = true
-	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses)}
+	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses), stop: make(chan struct{})}
 	if o.History != nil {
 		u.fleet = newFleetCache(o.History, fleetTTL, o.Log)
 		// List the history now, so that the first fleet page need not.
