@@ -10,8 +10,8 @@ import (
 // TestDependencyDirection enforces the layering of docs/ARCHITECTURE.md:
 // model and finding import nothing of the project, the wire format only
 // model, decoders and stats do not import analyses or presentation, the
-// run history not the detectors, the composition of analyses no
-// presentation, and nothing imports cli.
+// run history not the detectors, the composition of analyses and the live
+// feeds no presentation, and nothing imports cli.
 func TestDependencyDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "github.com/clusterlens/clusterlens/...").Output()
 	if err != nil {
@@ -35,6 +35,8 @@ func TestDependencyDirection(t *testing.T) {
 		"internal/nodediag": {"internal/diagnose"},
 		// The composition of analyses renders nothing and serves nothing.
 		"internal/analysis": {"internal/report", "internal/web", "internal/server", "internal/load"},
+		// What is still happening is followed, not presented.
+		"internal/live":     {"internal/report", "internal/web", "internal/server", "internal/analysis"},
 		"internal/report":   {"internal/web", "internal/server"},
 		"internal/web":      {"internal/server"},
 	}

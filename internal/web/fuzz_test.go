@@ -35,7 +35,8 @@ func FuzzRequests(f *testing.F) {
 	}
 	for _, seed := range []string{"/apps?page=2&name=x", "/app/" + apps[0].ID + "?attempt=1", "/compare?a=" + apps[0].ID + "&b=" + apps[1].ID,
 		"/fleet?sort=duration&order=asc&page=3&per=0", "/nodes?to=2026-01-01T00:00:00Z", "/node/x?to=bad", "/static/web.js", "/job/abcd",
-		"/app/..%2F..%2Fetc%2Fpasswd", "/%00", "/compare?a=&b="} {
+		"/app/..%2F..%2Fetc%2Fpasswd", "/%00", "/compare?a=&b=", "/live", "/live/events", "/live/app/" + apps[0].ID,
+		"/live/app/" + apps[0].ID + "/events", "/live/app/..%2Fx/events"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, target string) {
@@ -91,6 +92,12 @@ func TestWithoutHistory(t *testing.T) {
 	}
 	if code, body := get("/nodes"); code != http.StatusOK || !strings.Contains(body, "need the run history (serve --store)") {
 		t.Errorf("/nodes: %d, no plain word that it needs the history", code)
+	}
+	if code, body := get("/live"); code != http.StatusOK || !strings.Contains(body, "start the server with --metrics") {
+		t.Errorf("/live: %d, no plain word that it needs the node sample store", code)
+	}
+	if code, _ := get("/live/events"); code != http.StatusNotFound {
+		t.Errorf("/live/events: %d without a sample store, want 404", code)
 	}
 	if code, body := get("/apps"); code != http.StatusOK || !strings.Contains(body, spark.ID) {
 		t.Errorf("/apps: %d, no %s", code, spark.ID)
