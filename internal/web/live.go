@@ -46,13 +46,48 @@ type liveUpdate struct {
 	Ended  string `json:"ended,omitempty"`
 }
 
-// liveSource is what a live stream follows: poll reads news and says
-// whether there was any; page builds the page's data and charts from
-// what was read; ended is non-empty once the source ended, saying why.
+// liveSource is what a live stream follows: the feed shared by every
+// viewer, how to build the page's data and charts from what it read (and
+// the newest data's time), and, once the source ended, why (else "").
 type liveSource struct {
-	poll  func(ctx context.Context) (bool, error)
+	feed  *sharedFeed
 	page  func() (*page, int64)
 	ended func() string
+}
+
+// sharedFeed is a live feed shared by every viewer of one view: polled at
+// most once per liveEvery whoever asks, each poll with news counted.
+type sharedFeed struct {
+	poll func(ctx context.Context) (bool, error)
+
+	mu     sync.Mutex
+	at     time.Time
+	ver    int64
+	lastly time.Time // when a viewer last asked (followers idle longest go first)
+}
+
+// idleSince is when a viewer last asked.
+func (f *sharedFeed) idleSince() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastly
+}
+
+// get polls the feed unless it was polled less than liveEvery ago, and
+// returns its version (it grows with news).
+func (f *sharedFeed) get(ctx context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lastly = time.Now()
+	if time.Since(f.at) < liveEvery-liveEvery/10 {
+		return f.ver, nil
+	}
+	f.at = time.Now()
+	news, err := f.poll(ctx)
+	if news {
+		f.ver++
+	}
+	return f.ver, err
 }
 
 // stream serves src as server-sent events: an "update" event at once and
@@ -79,6 +114,7 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 		return rc.Flush()
 	}
 	var sent, polled time.Time
+	ver, _ := src.feed.get(r.Context())
 	news := true // the first event is the current state
 	for {
 		if why := src.ended(); why != "" {
@@ -107,10 +143,11 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 		case <-time.After(wait):
 		}
 		polled = time.Now()
-		var err error
-		if news, err = src.poll(r.Context()); err != nil {
+		now, err := src.feed.get(r.Context())
+		if err != nil {
 			u.o.Log.Warn("live poll", "path", r.URL.Path, "err", err)
 		}
+		news, ver = now != ver, now
 	}
 }
 
@@ -119,29 +156,14 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 // wait for streams that never end by themselves.
 func (u *UI) StopStreams() { u.stopOnce.Do(func() { close(u.stop) }) }
 
-// liveNodes is the UI's one node feed, shared by every live nodes page
-// and polled at most once per liveEvery whoever asks.
+// liveNodes is the UI's one node feed, shared by every live nodes page.
 type liveNodes struct {
 	feed *live.Nodes
-	mu   sync.Mutex
-	at   time.Time
-	ver  int64
+	sharedFeed
 }
 
-// poll polls the feed unless it was polled less than liveEvery ago, and
-// returns the version of its state (it grows with news).
-func (n *liveNodes) poll(ctx context.Context) (int64, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if time.Since(n.at) < liveEvery-liveEvery/10 {
-		return n.ver, nil
-	}
-	n.at = time.Now()
-	news, err := n.feed.Poll(ctx)
-	if news {
-		n.ver++
-	}
-	return n.ver, err
+func newLiveNodes(feed *live.Nodes) *liveNodes {
+	return &liveNodes{feed: feed, sharedFeed: sharedFeed{poll: feed.Poll}}
 }
 
 // liveNodesData is the live nodes page's data.
@@ -160,7 +182,7 @@ func (u *UI) liveNodesPage(r *http.Request) (*page, error) {
 		return &page{Title: "Live", Template: "message", Data: message{Title: "Live",
 			Text: "The live nodes need the node sample store: start the server with --metrics DSN (and --peer-profile FILE for peer diagnosis)."}}, nil
 	}
-	if _, err := u.live.poll(r.Context()); err != nil {
+	if _, err := u.live.get(r.Context()); err != nil {
 		return nil, err
 	}
 	p, _ := u.liveNodesView()
@@ -200,17 +222,7 @@ func (u *UI) liveNodesEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no node sample store (serve --metrics)", http.StatusNotFound)
 		return
 	}
-	var sent int64 = -1
-	u.stream(w, r, liveSource{
-		poll: func(ctx context.Context) (bool, error) {
-			ver, err := u.live.poll(ctx)
-			news := ver != sent
-			sent = ver
-			return news, err
-		},
-		page:  u.liveNodesView,
-		ended: func() string { return "" },
-	})
+	u.stream(w, r, liveSource{feed: &u.live.sharedFeed, page: u.liveNodesView, ended: func() string { return "" }})
 }
 
 // liveAppData is the live application page's data.
@@ -223,26 +235,65 @@ type liveAppData struct {
 	Ended, Problem string
 }
 
-// followApp starts following application id's log.
-func (u *UI) followApp(r *http.Request) (*live.App, error) {
+// keepFollowed is how many applications the live pages follow at once;
+// the one asked about least recently is dropped first.
+const keepFollowed = 16
+
+// followedApp is one application's log followed, shared by its viewers.
+type followedApp struct {
+	app *live.App
+	sharedFeed
+}
+
+// followApp returns the follower of application id's log, starting it
+// (a first read of the log) when no page follows it yet.
+func (u *UI) followApp(r *http.Request) (*followedApp, error) {
 	id := r.PathValue("id")
 	lf, ok := u.o.Apps.(LogFinder)
 	if !ok {
 		return nil, fmtErr(errNotFound, "application %s: this server cannot follow logs", id)
 	}
-	if _, err := u.index(r.Context(), id); err != nil {
-		return nil, err
+	u.followMu.Lock()
+	f := u.followed[id]
+	if f == nil {
+		l, ok := lf.AppLog(id)
+		if !ok {
+			u.followMu.Unlock()
+			return nil, fmtErr(errNotFound, "no application %s in the logs", id)
+		}
+		f = &followedApp{app: live.FollowApp(l, u.o.Load)}
+		f.poll = func(context.Context) (bool, error) { return f.app.Poll() }
+		u.forgetIdle()
+		u.followed[id] = f
 	}
-	l, ok := lf.AppLog(id)
-	if !ok {
-		return nil, fmtErr(errNotFound, "no application %s in the logs", id)
-	}
-	f := live.FollowApp(l, u.o.Load)
-	f.Poll()
-	if a, _, _ := f.App(); a == nil {
-		return nil, fmtErr(errNotFound, "application %s: its log holds no application", id)
+	u.followMu.Unlock()
+	// The first read happens here, under the feed's lock only: viewers
+	// of other applications do not wait for it.
+	_, err := f.get(r.Context())
+	if a, _, _ := f.app.App(); a == nil {
+		u.followMu.Lock()
+		if u.followed[id] == f {
+			delete(u.followed, id)
+		}
+		u.followMu.Unlock()
+		return nil, fmtErr(errNotFound, "application %s: its log holds no application: %v", id, err)
 	}
 	return f, nil
+}
+
+// forgetIdle drops the follower idle longest when keepFollowed are
+// followed; u.followMu is held.
+func (u *UI) forgetIdle() {
+	if len(u.followed) < keepFollowed {
+		return
+	}
+	var idle string
+	for k, g := range u.followed {
+		if idle == "" || g.idleSince().Before(u.followed[idle].idleSince()) {
+			idle = k
+		}
+	}
+	delete(u.followed, idle)
 }
 
 // liveAppPage shows a running application as far as its log goes.
@@ -251,7 +302,7 @@ func (u *UI) liveAppPage(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, _ := liveAppView(f)
+	p, _ := liveAppView(f.app)
 	p.Live = "/live/app/" + r.PathValue("id") + "/events"
 	return p, nil
 }
@@ -259,20 +310,11 @@ func (u *UI) liveAppPage(r *http.Request) (*page, error) {
 // liveAppView is the live application page of what f read, and the
 // newest task event's time.
 func liveAppView(f *live.App) (*page, int64) {
-	a, ended, err := f.App()
+	a, _, err := f.App()
 	pr := live.ProgressOf(a)
-	d := &liveAppData{ID: a.ID, Name: a.Name, User: a.User, Start: a.Start, End: a.End, Progress: pr}
+	d := &liveAppData{ID: a.ID, Name: a.Name, User: a.User, Start: a.Start, End: a.End, Progress: pr, Ended: endedWhy(f)}
 	if err != nil {
 		d.Problem = err.Error()
-	}
-	if ended {
-		d.Ended = "the application ended"
-		if a.End > 0 {
-			d.Ended += " at " + time.UnixMilli(a.End).UTC().Format("15:04:05Z")
-		}
-		if !a.Complete {
-			d.Ended = "the log is gone; shown as last read"
-		}
 	}
 	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", Template: "liveapp", Data: d, Sub: a.ID + " · live"}
 	if pr.Newest > 0 && a.Start > 0 {
@@ -282,6 +324,20 @@ func liveAppView(f *live.App) (*page, int64) {
 	return p, pr.Newest
 }
 
+// endedWhy says why f no longer changes, "" while it may.
+func endedWhy(f *live.App) string {
+	a, ended, _ := f.App()
+	switch {
+	case !ended:
+		return ""
+	case !a.Complete:
+		return "the log is gone; shown as last read"
+	case a.End > 0:
+		return "the application ended at " + time.UnixMilli(a.End).UTC().Format("15:04:05Z")
+	}
+	return "the application ended"
+}
+
 // liveAppEvents streams a live application page.
 func (u *UI) liveAppEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := u.followApp(r)
@@ -289,15 +345,6 @@ func (u *UI) liveAppEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	u.stream(w, r, liveSource{
-		poll: func(context.Context) (bool, error) { return f.Poll() },
-		page: func() (*page, int64) { return liveAppView(f) },
-		ended: func() string {
-			if _, ended, _ := f.App(); ended {
-				p, _ := liveAppView(f)
-				return p.Data.(*liveAppData).Ended
-			}
-			return ""
-		},
-	})
+	u.stream(w, r, liveSource{feed: &f.sharedFeed, page: func() (*page, int64) { return liveAppView(f.app) },
+		ended: func() string { return endedWhy(f.app) }})
 }

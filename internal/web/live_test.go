@@ -329,8 +329,26 @@ func TestLiveAppGrowingLog(t *testing.T) {
 	}
 	srv := httptest.NewServer(ui)
 	defer srv.Close()
-	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live/app/"+app.ID, "1280,1600")
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live/app/"+app.ID, "1280,1150")
 	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	// A second viewer, of the stream itself: it shares the page's
+	// follower and sees the same end.
+	res, err := http.Get(srv.URL + "/live/app/" + app.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := make(chan string, 100)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			if ev, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				events <- ev
+			}
+		}
+	}()
 	shows := func(want int) {
 		t.Helper()
 		b.WaitFor(t, fmt.Sprintf("document.getElementById('cl-live-tasks').textContent === '%d'", want), 5*time.Second)
@@ -369,6 +387,13 @@ func TestLiveAppGrowingLog(t *testing.T) {
 		t.Errorf("status %q: want it to say the application ended", status)
 	}
 	shows(launched(len(log)))
+	var seen []string
+	for ev := range events {
+		seen = append(seen, ev)
+	}
+	if len(seen) < 4 || seen[len(seen)-1] != "end" {
+		t.Errorf("the second viewer saw %q, want updates as the log grew, then the end", seen)
+	}
 	if got, want := launched(len(log)), app.NumTasks(); got != want {
 		t.Errorf("the log launched %d tasks, the application has %d", got, want)
 	}

@@ -64,6 +64,9 @@ type UI struct {
 	nodes    *nodeCache
 	// live is the node feed of the live nodes page (nil without Metrics).
 	live *liveNodes
+	// followed are the applications the live pages follow, by id.
+	followMu sync.Mutex
+	followed map[string]*followedApp
 	// stop ends the live streams (StopStreams).
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -81,7 +84,7 @@ func New(o Options) (*UI, error) {
 		o.Now = time.Now
 	}
 	o.Analysis.Reconstruction = true
-	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses), stop: make(chan struct{})}
+	u := &UI{o: o, mux: http.NewServeMux(), analyses: newAnalysisCache(keepAnalyses), stop: make(chan struct{}), followed: map[string]*followedApp{}}
 	if o.History != nil {
 		u.fleet = newFleetCache(o.History, fleetTTL, o.Log)
 		// List the history now, so that the first fleet page need not.
@@ -93,7 +96,7 @@ func New(o Options) (*UI, error) {
 		if err != nil {
 			return nil, fmt.Errorf("web ui: %w", err)
 		}
-		u.live = &liveNodes{feed: feed}
+		u.live = newLiveNodes(feed)
 	}
 	u.mux.HandleFunc("GET /live/events", u.liveNodesEvents)
 	u.mux.HandleFunc("GET /live/app/{id}/events", u.liveAppEvents)
