@@ -40,7 +40,7 @@ type liveUpdateSeen struct {
 // typicalValues are the 90th percentile of each of Ganesha's metrics on
 // one of the fixture's nodes: synthetic nodes look like busy simulated
 // ones.
-func typicalValues(t *testing.T) []float64 {
+func typicalValues(t testing.TB) []float64 {
 	t.Helper()
 	f := getFixture(t)
 	out := make([]float64, len(peer.GaneshaMetrics))
@@ -406,4 +406,43 @@ func mustFind(t *testing.T, path string) *source.Log {
 		t.Fatalf("find %s: %d logs, %v", path, len(logs), err)
 	}
 	return logs[0]
+}
+
+// BenchmarkLiveNodesEvent builds one event of the live nodes page of
+// 1,000 nodes (with their peer-diagnosis state): the page's data from the
+// feed, its live part rendered and its chart, encoded.
+func BenchmarkLiveNodesEvent(b *testing.B) {
+	f := getFixture(b)
+	st, err := samplesqlite.Open(filepath.Join(b.TempDir(), "samples.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: st, Peer: f.prof})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	typical := typicalValues(b)
+	now := time.Now().UnixMilli()
+	for i := range 30 {
+		if _, err := st.Append(context.Background(), nodeBatch(rng, typical, uint64(i+1), 1000, 3, now-int64(30-i)*1000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := ui.live.get(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		p, newest := ui.liveNodesView()
+		data, err := liveEvent(p, newest, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.SetBytes(int64(size))
+	b.ReportMetric(float64(size), "bytes/event")
 }
