@@ -110,7 +110,10 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 		return rc.Flush()
 	}
 	var sent, polled time.Time
-	ver, _ := src.feed.get(r.Context())
+	ver, err := src.feed.get(r.Context())
+	if err != nil {
+		u.o.Log.Warn("live poll", "path", r.URL.Path, "err", err)
+	}
 	news := true // the first event is the current state
 	for {
 		if why := src.ended(); why != "" {
