@@ -118,7 +118,9 @@ func (n *Nodes) Poll(ctx context.Context) (bool, error) {
 	now := n.o.Now().UnixMilli()
 	from := now - n.o.Backfill.Milliseconds()
 	if n.newest > 0 {
-		from = n.newest - n.o.Lag.Milliseconds()
+		// Not past the clock: a node whose clock runs ahead must not hide
+		// the others' samples.
+		from = min(n.newest, now) - n.o.Lag.Milliseconds()
 	}
 	var tb *peer.Table
 	if n.online != nil {

@@ -200,3 +200,43 @@ func TestNodesIndictmentsAsTheyHappen(t *testing.T) {
 	}
 	t.Logf("%d indictments (culprit %s), live as all at once, appearing over %d of %d polls", len(got), culprit, grew, polls)
 }
+
+// TestNodesClockAhead: a node whose clock runs an hour ahead does not
+// hide the other nodes' samples stored after it.
+func TestNodesClockAhead(t *testing.T) {
+	ctx := context.Background()
+	st, err := samplesqlite.Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now().UnixMilli()
+	feed, err := NewNodes(NodesOptions{Store: st, Now: func() time.Time { return time.UnixMilli(now) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := func(h, m int, t int64) float64 { return float64(t % 1000) }
+	ahead := tick(1, 1, now+time.Hour.Milliseconds(), v) // node0000, an hour ahead
+	if _, err := st.Append(ctx, ahead); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := feed.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now += 1000
+	b := tick(2, 3, now, v)
+	b.Samples = b.Samples[len(peer.GaneshaMetrics):] // node0001 and node0002, on time
+	if _, err := st.Append(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if news, err := feed.Poll(ctx); !news || err != nil {
+		t.Fatalf("poll: news %v, %v", news, err)
+	}
+	got := map[string]int64{}
+	for _, n := range feed.View().Nodes {
+		got[n.Host] = n.Time
+	}
+	if len(got) != 3 || got["node0001"] != now || got["node0002"] != now {
+		t.Errorf("nodes %v: want node0001 and node0002 at %d beside the node ahead", got, now)
+	}
+}
