@@ -6,15 +6,20 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/sim"
+	"github.com/clusterlens/clusterlens/internal/store"
+	"github.com/clusterlens/clusterlens/internal/store/clickhouse"
 	samplesqlite "github.com/clusterlens/clusterlens/internal/store/sqlite"
 	"github.com/clusterlens/clusterlens/internal/wire"
 )
@@ -31,16 +36,17 @@ func tick(seq uint64, n int, t int64, v func(h, m int, t int64) float64) *wire.B
 	return b
 }
 
-// BenchmarkNodesPoll measures one poll of the live node feed over a
-// SQLite store after the collector stored one more second of 1,000
-// nodes' samples (14 Ganesha metrics each), without a profile.
+// BenchmarkNodesPoll measures one poll of the live node feed after the
+// collector stored one more second of 1,000 nodes' samples (14 Ganesha
+// metrics each), without a profile, over each store.
 func BenchmarkNodesPoll(b *testing.B) {
-	ctx := context.Background()
-	st, err := samplesqlite.Open(filepath.Join(b.TempDir(), "s.db"))
-	if err != nil {
-		b.Fatal(err)
+	for _, s := range stores {
+		b.Run(s.name, func(b *testing.B) { benchmarkNodesPoll(b, s.open(b)) })
 	}
-	defer st.Close()
+}
+
+func benchmarkNodesPoll(b *testing.B, st store.Store) {
+	ctx := context.Background()
 	const n = 1000
 	t0 := time.Now().Add(-time.Hour).UnixMilli()
 	now := t0
@@ -108,12 +114,51 @@ func simulated(t *testing.T, name string, n int, seed uint64) ([]model.Sample, s
 	return out, culprit
 }
 
+// stores are the sample stores the feed is tested over: SQLite in a
+// temporary folder, and a new database on the ClickHouse server of
+// $CLICKHOUSE_URL (.ci/services/clickhouse.sh; skipped without it, failed
+// under CI).
+var stores = []struct {
+	name string
+	open func(t testing.TB) store.Store
+}{
+	{"sqlite", func(t testing.TB) store.Store {
+		st, err := samplesqlite.Open(filepath.Join(t.TempDir(), "s.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}},
+	{"clickhouse", func(t testing.TB) store.Store {
+		u := strings.TrimSuffix(sharedtest.Service(t, "CLICKHOUSE_URL"), "/") + fmt.Sprintf("/live_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+		st, err := clickhouse.Open(context.Background(), u, clickhouse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := st.DropDatabase(context.Background()); err != nil {
+				t.Errorf("drop test database: %v", err)
+			}
+			st.Close()
+		})
+		return st
+	}},
+}
+
 // TestNodesIndictmentsAsTheyHappen stores a CPU-hog run's samples a
 // minute at a time, as the collector would, polling the feed after each:
 // every indictment shows in the poll after the samples that raise it, the
 // culprit is among them, and they are the ones Ganesha's detector raises
-// over all the samples at once (as the node pages run it).
+// over all the samples at once (as the node pages run it). Over SQLite and
+// ClickHouse.
 func TestNodesIndictmentsAsTheyHappen(t *testing.T) {
+	for _, s := range stores {
+		t.Run(s.name, func(t *testing.T) { indictmentsAsTheyHappen(t, s.open(t)) })
+	}
+}
+
+func indictmentsAsTheyHappen(t *testing.T, st store.Store) {
 	ctx := context.Background()
 	clean, _ := simulated(t, "clean", 10, 5)
 	tb := peer.NewTable(peer.GaneshaMetrics)
@@ -143,11 +188,6 @@ func TestNodesIndictmentsAsTheyHappen(t *testing.T) {
 		t.Fatal("the run raises no indictment: the test shows nothing")
 	}
 
-	st, err := samplesqlite.Open(filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	now := all[0].Time
 	feed, err := NewNodes(NodesOptions{Store: st, Peer: prof, Now: func() time.Time { return time.UnixMilli(now) }})
 	if err != nil {
