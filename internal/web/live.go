@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/live"
@@ -60,25 +61,20 @@ type liveSource struct {
 type sharedFeed struct {
 	poll func(ctx context.Context) (bool, error)
 
-	mu     sync.Mutex
-	at     time.Time
-	ver    int64
-	lastly time.Time // when a viewer last asked (followers idle longest go first)
-}
-
-// idleSince is when a viewer last asked.
-func (f *sharedFeed) idleSince() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lastly
+	mu  sync.Mutex
+	at  time.Time
+	ver int64
+	// asked is when a viewer last asked (Unix ns; the followers idle
+	// longest go first), read without waiting for a poll under way.
+	asked atomic.Int64
 }
 
 // get polls the feed unless it was polled less than liveEvery ago, and
 // returns its version (it grows with news).
 func (f *sharedFeed) get(ctx context.Context) (int64, error) {
+	f.asked.Store(time.Now().UnixNano())
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.lastly = time.Now()
 	if time.Since(f.at) < liveEvery-liveEvery/10 {
 		return f.ver, nil
 	}
@@ -92,7 +88,8 @@ func (f *sharedFeed) get(ctx context.Context) (int64, error) {
 
 // stream serves src as server-sent events: an "update" event at once and
 // whenever there was news, no two within liveEvery; an "end" event when
-// the source ended, then the stream closes. It ends when the client goes.
+// the source ended, then the stream closes. It ends when the client goes
+// or StopStreams is called.
 func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -306,7 +303,7 @@ func (u *UI) forgetIdle() {
 	}
 	var idle string
 	for k, g := range u.followed {
-		if idle == "" || g.idleSince().Before(u.followed[idle].idleSince()) {
+		if idle == "" || g.asked.Load() < u.followed[idle].asked.Load() {
 			idle = k
 		}
 	}
