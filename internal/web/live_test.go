@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -307,15 +308,69 @@ func TestLiveAtMostOncePerSecond(t *testing.T) {
 // followed is a source of applications that can follow one log.
 type followed struct {
 	shs.Source
-	log string
+	logs map[string]string // by application id
 }
 
-func (f followed) AppLog(string) (*source.Log, bool) {
-	logs, _, err := load.Find([]string{f.log}, load.Options{})
+func (f followed) AppLog(id string) (*source.Log, bool) {
+	path, ok := f.logs[id]
+	if !ok {
+		return nil, false
+	}
+	logs, _, err := load.Find([]string{path}, load.Options{})
 	if err != nil || len(logs) != 1 {
 		return nil, false
 	}
 	return logs[0], true
+}
+
+// TestFollowersBounded opens the live pages of 20 applications: 16 are
+// followed at a time, the one viewed least recently dropped first, and a
+// page viewed again keeps its follower.
+func TestFollowersBounded(t *testing.T) {
+	f := getFixture(t)
+	dir := t.TempDir()
+	src := followed{Source: shs.Static(shs.NewIndex(f.spark)), logs: map[string]string{}}
+	apps := f.spark[:20]
+	for _, a := range apps {
+		path := filepath.Join(dir, a.ID)
+		if err := eventlog.WriteFile(path, a, codec.None); err != nil {
+			t.Fatal(err)
+		}
+		src.logs[a.ID] = path
+	}
+	ui, err := New(Options{Apps: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func(id string) *followedApp {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		ui.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/live/app/"+id, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/live/app/%s: %d", id, rec.Code)
+		}
+		return ui.followed[id]
+	}
+	first := view(apps[0].ID)
+	for _, a := range apps[1:keepFollowed] {
+		view(a.ID)
+	}
+	if again := view(apps[0].ID); again != first {
+		t.Error("a page viewed again got a new follower")
+	}
+	for _, a := range apps[keepFollowed:] {
+		view(a.ID)
+	}
+	if len(ui.followed) != keepFollowed {
+		t.Errorf("%d applications followed, want %d", len(ui.followed), keepFollowed)
+	}
+	// apps[0] was viewed again after apps[1..15]: those went first.
+	for i, a := range apps {
+		_, kept := ui.followed[a.ID]
+		if want := i == 0 || i > len(apps)-keepFollowed; kept != want {
+			t.Errorf("application %d followed %v, want %v", i, kept, want)
+		}
+	}
 }
 
 // TestLiveAppGrowingLog writes a Spark event log in four steps, as a
@@ -354,7 +409,7 @@ func TestLiveAppGrowingLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ui, err := New(Options{Apps: followed{shs.Static(shs.NewIndex(head)), path}})
+	ui, err := New(Options{Apps: followed{shs.Static(shs.NewIndex(head)), map[string]string{app.ID: path}}})
 	if err != nil {
 		t.Fatal(err)
 	}
