@@ -32,7 +32,8 @@ func openStore(t *testing.T) history.Store {
 // Every real log is indexed: as many runs as the loader gives applications
 // (less those with the same application id and attempt in two logs, which
 // the History Server too keeps once), each with its stages; a second pass
-// over unchanged logs reads nothing and takes under a second.
+// over unchanged logs reads nothing and takes under a second of CPU (wall
+// time on a loaded machine measures the other processes).
 func TestIndexRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
 	st := openStore(t)
@@ -93,19 +94,19 @@ func TestIndexRealLogs(t *testing.T) {
 	if withStages < len(runs)*8/10 {
 		t.Errorf("only %d of %d runs have stages", withStages, len(runs))
 	}
-	start = time.Now()
+	start, cpu := time.Now(), sharedtest.ProcessCPU()
 	again, err := Pass(ctx, st, []string{root}, Options{})
-	took := time.Since(start)
+	took, tookCPU := time.Since(start), sharedtest.ProcessCPU()-cpu
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Unchanged != again.Logs || again.Bytes != 0 || again.Runs != 0 {
 		t.Fatalf("second pass over unchanged logs: %+v, want all unchanged and nothing read", *again)
 	}
-	if took > time.Second {
-		t.Errorf("second pass took %s, want under a second", took)
+	if tookCPU > time.Second {
+		t.Errorf("second pass took %s of CPU, want under a second", tookCPU)
 	}
-	t.Logf("second pass: %d logs unchanged in %s", again.Logs, took)
+	t.Logf("second pass: %d logs unchanged in %s (%s of CPU)", again.Logs, took, tookCPU)
 }
 
 // writeLog appends data to path.
