@@ -14,8 +14,9 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/clusterlens/clusterlens/internal/history"
 )
@@ -45,11 +46,25 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	db.SetMaxOpenConns(4)
-	if err := migrate(ctx, db, where); err != nil {
+	// A new connection sets WAL mode, which SQLite refuses at once with
+	// SQLITE_BUSY (no busy handler) while another process creates the
+	// file: such a refusal is retried within the busy timeout.
+	err = migrate(ctx, db, where)
+	for deadline := time.Now().Add(30 * time.Second); isBusy(err) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		err = migrate(ctx, db, where)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Store{path: path, db: db, hosts: map[string]int64{}}, nil
+}
+
+// isBusy tells SQLite's SQLITE_BUSY, any extended code of it.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
 
 // Close closes the file.
