@@ -11,11 +11,11 @@ import (
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
@@ -158,7 +158,7 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 		partial(e, res)
 		return nil, err
 	}
-	load.ByStart(res.Apps)
+	decodelogs.ByStart(res.Apps)
 	var expect peer.Expect
 	if o.nodeModels != "" {
 		m, err := fitNodeModels(context.Background(), o.nodeModels, res.Apps)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -43,7 +43,7 @@ See docs/API.md for the endpoints and parameters.`,
 }
 
 // runAPI loads the logs at path and answers one request.
-func runAPI(e *env, path, request string, opts load.Options) error {
+func runAPI(e *env, path, request string, opts decodelogs.Options) error {
 	p, rawQuery, _ := strings.Cut(request, "?")
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -76,7 +76,7 @@ var sparkKinds = []source.Kind{source.SparkEventLog}
 
 // sparkApps keeps the applications that have an id (the History Server
 // lists no others).
-func sparkApps(res *load.Result) []*model.App {
+func sparkApps(res *decodelogs.Result) []*model.App {
 	var apps []*model.App
 	for _, a := range res.Apps {
 		if a.ID != "" {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/query"
 	"github.com/clusterlens/clusterlens/internal/report"
@@ -119,7 +119,7 @@ func CompareApps(a, b *model.App, qa, qb int64) ([]query.Diff, error) {
 
 // oneApp reads the one application under path.
 func oneApp(path string) (*model.App, error) {
-	res, err := load.Paths([]string{path}, load.Options{})
+	res, err := decodelogs.Paths([]string{path}, decodelogs.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
 	"github.com/clusterlens/clusterlens/internal/indexer"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
@@ -121,7 +121,7 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 	}
 	// The same report of what was skipped or read in part as every command
 	// that reads logs gives, and exit code 3 for it.
-	return partial(e, &load.Result{Skipped: stats.Skipped, Problems: stats.Problems})
+	return partial(e, &decodelogs.Result{Skipped: stats.Skipped, Problems: stats.Problems})
 }
 
 func errorStrings(errs []error) []string {

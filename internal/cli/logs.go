@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/lines"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
 
@@ -21,7 +21,7 @@ type logFlags struct {
 
 // addLogFlags registers --max-line and --decoder-memory on f.
 func addLogFlags(f *pflag.FlagSet) *logFlags {
-	lf := &logFlags{maxLine: lines.DefaultMax, memory: load.DefaultMemory}
+	lf := &logFlags{maxLine: lines.DefaultMax, memory: decodelogs.DefaultMemory}
 	f.Var(&lf.maxLine, "max-line", "longest log line (or record) read, e.g. 64MiB; longer ones are skipped unread and reported")
 	f.Var(&lf.memory, "decoder-memory", "memory the log decoders working in parallel may hold for lines and decompression, e.g. 4GiB; a zstd frame whose window needs more is refused")
 	return lf
@@ -29,16 +29,16 @@ func addLogFlags(f *pflag.FlagSet) *logFlags {
 
 // options returns the load options the flags set, or a usage error; nil
 // flags (a command run from another, as demo runs analyze) give defaults.
-func (lf *logFlags) options() (load.Options, error) {
+func (lf *logFlags) options() (decodelogs.Options, error) {
 	switch {
 	case lf == nil:
-		return load.Options{}, nil
+		return decodelogs.Options{}, nil
 	case lf.maxLine < 1<<10:
-		return load.Options{}, withCode(ExitUsage, fmt.Errorf("--max-line %s: want at least 1 KiB", lf.maxLine.String()))
+		return decodelogs.Options{}, withCode(ExitUsage, fmt.Errorf("--max-line %s: want at least 1 KiB", lf.maxLine.String()))
 	case lf.memory < lf.maxLine:
-		return load.Options{}, withCode(ExitUsage, fmt.Errorf("--decoder-memory %s: want at least --max-line (%s)", lf.memory.String(), lf.maxLine.String()))
+		return decodelogs.Options{}, withCode(ExitUsage, fmt.Errorf("--decoder-memory %s: want at least --max-line (%s)", lf.memory.String(), lf.maxLine.String()))
 	}
-	return load.Options{MaxLine: int64(lf.maxLine), Memory: int64(lf.memory)}, nil
+	return decodelogs.Options{MaxLine: int64(lf.maxLine), Memory: int64(lf.memory)}, nil
 }
 
 // byteSize is a flag value in bytes, written "8388608", "8MiB" or "8 MB".
@@ -69,17 +69,17 @@ func checkRows(rows int) error {
 
 // readLogs finds and reads the logs under paths, with a progress bar when
 // stderr is a terminal. It fails only when no log was found.
-func readLogs(e *env, paths []string, opts load.Options) (*load.Result, error) {
-	logs, skipped, ferr := load.Find(paths, opts)
+func readLogs(e *env, paths []string, opts decodelogs.Options) (*decodelogs.Result, error) {
+	logs, skipped, ferr := decodelogs.Find(paths, opts)
 	if len(logs) == 0 {
 		if ferr != nil {
-			return &load.Result{Skipped: skipped}, explain(ferr)
+			return &decodelogs.Result{Skipped: skipped}, explain(ferr)
 		}
-		return &load.Result{Skipped: skipped}, fmt.Errorf("no logs found in %v (%d files skipped as not logs)", paths, len(skipped))
+		return &decodelogs.Result{Skipped: skipped}, fmt.Errorf("no logs found in %v (%d files skipped as not logs)", paths, len(skipped))
 	}
 	progress, done := newProgress(e, source.TotalSize(logs), "reading")
 	opts.Progress = progress
-	res := load.Logs(logs, opts)
+	res := decodelogs.Logs(logs, opts)
 	done()
 	res.Skipped = skipped
 	if ferr != nil {
@@ -95,7 +95,7 @@ const maxNotLogs = 20
 // partial names on stderr every file or folder that could not be read,
 // every log read in part (one line each), and the files skipped as not
 // logs; it returns the ExitPartial error when input was lost.
-func partial(e *env, res *load.Result) error {
+func partial(e *env, res *decodelogs.Result) error {
 	notLogs := 0
 	for _, s := range res.Skipped {
 		if s.Err != nil {

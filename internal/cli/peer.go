@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
@@ -218,7 +218,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 				}
 			}
 			var work *peer.Workload
-			var logsRead *load.Result
+			var logsRead *decodelogs.Result
 			if logs != "" {
 				lopts, err := lf.options()
 				if err != nil {

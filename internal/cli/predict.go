@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/predict"
 )
@@ -362,7 +362,7 @@ func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags
 	if len(res.Apps) == 0 {
 		return nil, loadErr, errors.New("no application could be read")
 	}
-	load.ByStart(res.Apps)
+	decodelogs.ByStart(res.Apps)
 	engine := res.Apps[0].Engine
 	for _, a := range res.Apps {
 		if a.Engine != engine {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/server"
 	storeopen "github.com/clusterlens/clusterlens/internal/store/open"
@@ -24,7 +24,7 @@ type serveOptions struct {
 	logs   string
 	addr   string
 	rescan time.Duration
-	load   load.Options
+	load   decodelogs.Options
 	store  string // run history DSN, "" for none
 	// metrics is the node sample store DSN and peerProfile a trained
 	// Ganesha profile, for the web UI ("" for none).

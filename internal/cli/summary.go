@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
@@ -40,7 +40,7 @@ described in docs/JSON.md.`,
 	})
 }
 
-func runSummary(e *env, paths []string, format string, rows int, opts load.Options) error {
+func runSummary(e *env, paths []string, format string, rows int, opts decodelogs.Options) error {
 	if format != "text" && format != "json" {
 		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", format))
 	}
@@ -52,7 +52,7 @@ func runSummary(e *env, paths []string, format string, rows int, opts load.Optio
 		partial(e, res)
 		return err
 	}
-	load.ByStart(res.Apps)
+	decodelogs.ByStart(res.Apps)
 	var sums []*summary.Summary
 	for _, a := range res.Apps {
 		sums = append(sums, summary.Build(a))

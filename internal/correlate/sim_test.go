@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/mapreduce"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -79,11 +79,11 @@ func runSim(t testing.TB, name string, seed uint64) *simRun {
 		t.Fatal(err)
 	}
 	r := &simRun{res: res}
-	lr, err := load.Paths([]string{filepath.Join(dir, sim.SparkDir), filepath.Join(dir, sim.MapReduceDir)}, load.Options{})
+	lr, err := decodelogs.Paths([]string{filepath.Join(dir, sim.SparkDir), filepath.Join(dir, sim.MapReduceDir)}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	load.ByStart(lr.Apps)
+	decodelogs.ByStart(lr.Apps)
 	r.apps = lr.Apps
 	r.frames = readFrames(t, filepath.Join(dir, sim.MetricsFile))
 	r.phases = readPhases(t, filepath.Join(dir, sim.PhasesFile))

@@ -3,7 +3,7 @@ package dataflow
 import (
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -26,7 +26,7 @@ const retryLog = "../perfmodel/testdata/app-fetchfailed-retry"
 // loadApp reads the single application of a log.
 func loadApp(t *testing.T, path string) *model.App {
 	t.Helper()
-	res, err := load.Paths([]string{path}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{path}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}

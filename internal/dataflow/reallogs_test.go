@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -18,7 +18,7 @@ import (
 // its task time the attempts' time.
 func TestEveryRealLog(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

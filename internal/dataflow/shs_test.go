@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -38,7 +38,7 @@ func TestSchedulerDelayMatchesHistoryServer(t *testing.T) {
 		}
 		stageID, _ := strconv.Atoi(parts[3])
 		stageAttempt, _ := strconv.Atoi(parts[4])
-		res, err := load.Paths([]string{filepath.Join(root, "spark-events", parts[1])}, load.Options{Workers: 1})
+		res, err := decodelogs.Paths([]string{filepath.Join(root, "spark-events", parts[1])}, decodelogs.Options{Workers: 1})
 		if err != nil || len(res.Apps) != 1 {
 			t.Fatalf("%s: %v (%d apps)", parts[1], err, len(res.Apps))
 		}

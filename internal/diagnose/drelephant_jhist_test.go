@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -19,7 +19,7 @@ import (
 // every limit at zero each heuristic reports and shows those numbers.
 func TestDrElephantOwnHistory(t *testing.T) {
 	dir := filepath.Join(sharedtest.Dir(t, "logs"), "dr-elephant/test/resources/history/done/2018/05/17/000000")
-	res, err := load.Paths([]string{filepath.Join(dir, "job_1526555215992_0001-1526555642677-user-QuasiMonteCarlo-1526555658299-1-1-SUCCEEDED-default-1526555648931.jhist")}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{filepath.Join(dir, "job_1526555215992_0001-1526555642677-user-QuasiMonteCarlo-1526555658299-1-1-SUCCEEDED-default-1526555648931.jhist")}, decodelogs.Options{Workers: 1})
 	if err != nil || len(res.Apps) != 1 {
 		t.Fatalf("load: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -20,7 +20,7 @@ import (
 // logs the findings per heuristic and application kind.
 func TestDrElephantRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -90,7 +90,7 @@ func scanSuccesses(t *testing.T, path string) (ok map[rawAttempt][]string, other
 // loadApp reads the single application of a log.
 func loadApp(t *testing.T, path string) *model.App {
 	t.Helper()
-	res, err := load.Paths([]string{path}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{path}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -20,7 +20,7 @@ var hybridDetectors = []string{"workload-imbalance", "data-skew", "uneven-placem
 // JSON. It logs the findings per detector.
 func TestHybridRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -17,7 +17,7 @@ import (
 // must be driver-bound (critical) once the one-minute gate is lowered.
 func TestRunRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestRunRealLogs(t *testing.T) {
 	t.Logf("%d applications, findings by detector %v\n%s", len(res.Apps), counts, report.String())
 
 	path := filepath.Join(root, "sparklens/src/test/event-history-test-files/local-1532512550423")
-	one, err := load.Paths([]string{path}, load.Options{Workers: 1})
+	one, err := decodelogs.Paths([]string{path}, decodelogs.Options{Workers: 1})
 	if err != nil || len(one.Apps) != 1 {
 		t.Fatalf("load %s: %v", path, err)
 	}

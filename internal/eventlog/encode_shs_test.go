@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -71,7 +71,7 @@ func requests(t *testing.T, dir string, apps []*model.App) []string {
 
 func TestRoundTripHistoryServer(t *testing.T) {
 	dir := sharedtest.Dir(t, "shs-expectations")
-	res, err := load.Paths([]string{filepath.Join(dir, "spark-events")}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{filepath.Join(dir, "spark-events")}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestRoundTripHistoryServer(t *testing.T) {
 // every codec, and reads them back through source and load.
 func TestRollingAndCompressedLoad(t *testing.T) {
 	dir := sharedtest.Dir(t, "shs-expectations")
-	res, err := load.Paths([]string{filepath.Join(dir, "spark-events")}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{filepath.Join(dir, "spark-events")}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestRollingAndCompressedLoad(t *testing.T) {
 				paths = append(paths, single)
 			}
 			for _, p := range paths {
-				r, err := load.Paths([]string{p}, load.Options{Workers: 1})
+				r, err := decodelogs.Paths([]string{p}, decodelogs.Options{Workers: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -192,7 +192,7 @@ func TestRollingGenerated(t *testing.T) {
 			if err := eventlog.WriteRolling(out, app, 8<<10, codec.LZ4); err != nil {
 				t.Fatal(err)
 			}
-			res, err := load.Paths([]string{out}, load.Options{Workers: 1})
+			res, err := decodelogs.Paths([]string{out}, decodelogs.Options{Workers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

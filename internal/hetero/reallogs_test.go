@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
@@ -20,11 +20,11 @@ func realRuns(t *testing.T, sub string, paths ...string) []*history.Run {
 	for _, p := range paths {
 		full = append(full, filepath.Join(root, p))
 	}
-	res, err := load.Paths(full, load.Options{})
+	res, err := decodelogs.Paths(full, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	load.ByStart(res.Apps)
+	decodelogs.ByStart(res.Apps)
 	var out []*history.Run
 	for _, a := range res.Apps {
 		out = append(out, history.FromApp(a, a.Source, false, nil))

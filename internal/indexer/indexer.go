@@ -1,7 +1,7 @@
 // Package indexer keeps the run history current: a pass finds every log
 // under the paths, skips those unchanged since the last pass (same size and
 // modification time, or the same content fingerprint), reads growing Spark
-// logs on from where the last pass stopped (load.Growing), reads the others
+// logs on from where the last pass stopped (decodelogs.Growing), reads the others
 // whole, diagnoses each application and writes it to the history store.
 // Logs are read on several cores at once; memory is bounded by the
 // applications being read at a time.
@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/history"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
@@ -37,7 +37,7 @@ type Options struct {
 	// Load bounds the decoders (line limit, memory shared by the workers);
 	// its Progress, when set, is called with the stored bytes read, from
 	// several goroutines.
-	Load load.Options
+	Load decodelogs.Options
 	// Now gives the time recorded as IndexedAt (default time.Now).
 	Now func() time.Time
 }
@@ -68,7 +68,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	logs, skipped, ferr := load.Find(paths, opt.Load)
+	logs, skipped, ferr := decodelogs.Find(paths, opt.Load)
 	stats := &Stats{Logs: len(logs), Skipped: skipped}
 	if ferr != nil {
 		stats.Problems = append(stats.Problems, ferr)
@@ -100,7 +100,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 			opt.Load.Progress(n)
 		}
 	}
-	ld := load.NewLoader(lopt)
+	ld := decodelogs.NewLoader(lopt)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -187,7 +187,7 @@ func (s *Stats) add(o *outcome, err error) {
 // indexLog reads one log and hands its runs to w. It returns a nil outcome
 // only when the store failed (the pass stops); a log that cannot be read is
 // recorded with its error.
-func indexLog(ctx context.Context, st history.Store, w *writer, ld *load.Loader, l *source.Log, prev history.LogState, opt Options) (*outcome, error) {
+func indexLog(ctx context.Context, st history.Store, w *writer, ld *decodelogs.Loader, l *source.Log, prev history.LogState, opt Options) (*outcome, error) {
 	state := history.LogState{Path: l.Name, Size: l.Size(), ModTime: l.ModTime.UnixMilli(),
 		InProgress: l.InProgress, IndexedAt: opt.Now().UnixMilli()}
 	fp, err := l.Fingerprint()

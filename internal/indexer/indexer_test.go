@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	chstore "github.com/clusterlens/clusterlens/internal/history/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/history/sqlite"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -44,7 +44,7 @@ func TestIndexRealLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("first pass: %d logs, %d runs (%d moved), %d failed, %d bytes in %s", stats.Logs, stats.Runs, stats.Moved, stats.Failed, stats.Bytes, time.Since(start))
-	res, err := load.Paths([]string{root}, load.Options{})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +59,9 @@ func TestIndexRealLogs(t *testing.T) {
 			failed[a.Source] = true
 		}
 	}
-	logs, _, _ := load.Find([]string{root}, load.Options{})
+	logs, _, _ := decodelogs.Find([]string{root}, decodelogs.Options{})
 	for _, l := range logs {
-		if _, err := load.Log(l, load.Options{}); err != nil {
+		if _, err := decodelogs.Log(l, decodelogs.Options{}); err != nil {
 			failed[l.Name] = true
 		}
 	}
@@ -261,7 +261,7 @@ func TestTwoIndexers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	res, err := load.Paths([]string{sub}, load.Options{})
+	res, err := decodelogs.Paths([]string{sub}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestIndexersPerPrefixOnClickHouse(t *testing.T) {
 		}
 	}
 	logsOf := map[string]map[string]bool{} // run key -> the logs holding it
-	res, err := load.Paths(prefixes, load.Options{})
+	res, err := decodelogs.Paths(prefixes, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

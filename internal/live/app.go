@@ -6,18 +6,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/source"
 )
 
 // App follows one Spark application's event log as it grows: each Poll
 // finds the log again and reads only what was appended since the last
-// one (load.Growing's saved decoder state). It is safe for concurrent
+// one (decodelogs.Growing's saved decoder state). It is safe for concurrent
 // use.
 type App struct {
 	name string
-	ld   *load.Loader
+	ld   *decodelogs.Loader
 
 	mu    sync.Mutex
 	state []byte
@@ -29,9 +29,9 @@ type App struct {
 }
 
 // FollowApp follows log l (found under the served paths) with opts.
-func FollowApp(l *source.Log, opts load.Options) *App {
+func FollowApp(l *source.Log, opts decodelogs.Options) *App {
 	opts.Kinds = []source.Kind{source.SparkEventLog}
-	return &App{name: l.Name, ld: load.NewLoader(opts)}
+	return &App{name: l.Name, ld: decodelogs.NewLoader(opts)}
 }
 
 // inProgress is the suffix Spark gives a log while it is written; the
@@ -43,7 +43,7 @@ const inProgress = ".inprogress"
 func (a *App) find() (*source.Log, error) {
 	var errs []error
 	for _, name := range []string{a.name, strings.TrimSuffix(a.name, inProgress)} {
-		logs, _, err := load.Find([]string{name}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+		logs, _, err := decodelogs.Find([]string{name}, decodelogs.Options{Kinds: []source.Kind{source.SparkEventLog}})
 		if err == nil && len(logs) == 1 {
 			return logs[0], nil
 		}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -31,11 +31,11 @@ func TestAppLogGone(t *testing.T) {
 	if err := os.WriteFile(path, full.Bytes()[:full.Len()/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	logs, _, err := load.Find([]string{path}, load.Options{})
+	logs, _, err := decodelogs.Find([]string{path}, decodelogs.Options{})
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("find: %d logs, %v", len(logs), err)
 	}
-	f := FollowApp(logs[0], load.Options{})
+	f := FollowApp(logs[0], decodelogs.Options{})
 	if news, err := f.Poll(); !news || err != nil {
 		t.Fatalf("first poll: news %v, %v", news, err)
 	}

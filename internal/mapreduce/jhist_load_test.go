@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/mapreduce"
 )
 
@@ -35,7 +35,7 @@ func TestWrittenHistoryLoads(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Close()
-		res, err := load.Paths([]string{dir}, load.Options{Workers: 1})
+		res, err := decodelogs.Paths([]string{dir}, decodelogs.Options{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

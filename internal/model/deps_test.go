@@ -18,7 +18,7 @@ func TestDependencyDirection(t *testing.T) {
 		t.Skip("go list unavailable:", err)
 	}
 	const mod = "github.com/clusterlens/clusterlens/"
-	presentation := []string{"internal/cli", "internal/report", "internal/web", "internal/shs", "internal/summary", "internal/load"}
+	presentation := []string{"internal/cli", "internal/report", "internal/web", "internal/shs", "internal/summary", "internal/decodelogs"}
 	banned := map[string][]string{ // package -> project packages it must not depend on
 		"internal/model":     {"*"},
 		"internal/jsonscan":  {"*"},
@@ -27,14 +27,14 @@ func TestDependencyDirection(t *testing.T) {
 		"internal/eventlog":  presentation,
 		"internal/mapreduce": presentation,
 		"internal/stats":     append([]string{"internal/eventlog", "internal/mapreduce"}, presentation...),
-		"internal/shs":       {"internal/cli", "internal/report", "internal/load"},
-		"internal/summary":   {"internal/cli", "internal/report", "internal/load"},
+		"internal/shs":       {"internal/cli", "internal/report", "internal/decodelogs"},
+		"internal/summary":   {"internal/cli", "internal/report", "internal/decodelogs"},
 		// The run history and the node diagnosis speak the findings
 		// vocabulary (internal/finding), not the detectors.
 		"internal/history":  {"internal/diagnose", "internal/analysis", "internal/report"},
 		"internal/nodediag": {"internal/diagnose"},
 		// The composition of analyses renders nothing and serves nothing.
-		"internal/analysis": {"internal/report", "internal/web", "internal/server", "internal/load"},
+		"internal/analysis": {"internal/report", "internal/web", "internal/server", "internal/decodelogs"},
 		// What is still happening is followed, not presented.
 		"internal/live":   {"internal/report", "internal/web", "internal/server", "internal/analysis"},
 		"internal/report": {"internal/web", "internal/server"},

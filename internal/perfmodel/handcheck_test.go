@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -13,7 +13,7 @@ import (
 // loadOne reads the single application of a real log.
 func loadOne(t testing.TB, path string) *model.App {
 	t.Helper()
-	res, err := load.Paths([]string{path}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{path}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -23,7 +23,7 @@ import (
 // once). A log beyond 5% without such a reason fails the test.
 func TestReplayReproducesRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{Kinds: []source.Kind{source.SparkEventLog}, Workers: 1})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{Kinds: []source.Kind{source.SparkEventLog}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

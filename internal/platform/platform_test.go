@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/platform"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -71,7 +71,7 @@ func TestIdentify(t *testing.T) {
 // properties and versions say, read here on their own.
 func TestRealLogs(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root, sharedtest.Dir(t, "platform-logs")}, load.Options{})
+	res, err := decodelogs.Paths([]string{root, sharedtest.Dir(t, "platform-logs")}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -111,7 +111,7 @@ func scanJhist(t *testing.T, path string) jhistCounts {
 // JOB_FINISHED totals.
 func TestJobProfilesOfRealHistories(t *testing.T) {
 	root := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{root}, load.Options{})
+	res, err := decodelogs.Paths([]string{root}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

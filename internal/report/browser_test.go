@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -116,7 +116,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	pages := t.TempDir()
 
 	real := filepath.Join(logs, "spark-rapids-2021/tools/src/test/resources/spark-events-profiling/task_job_failure_eventlog_compressed.zstd")
-	res, err := load.Paths([]string{real}, load.Options{})
+	res, err := decodelogs.Paths([]string{real}, decodelogs.Options{})
 	if err != nil || len(res.Apps) != 1 {
 		t.Fatalf("load %s: %v (%d applications)", real, err, len(res.Apps))
 	}
@@ -177,7 +177,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	// Every shared log in one page: every application's sections build
 	// without a script error; the first charts are drawn, the rest wait
 	// for scrolling.
-	all, err := load.Paths([]string{logs}, load.Options{})
+	all, err := decodelogs.Paths([]string{logs}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

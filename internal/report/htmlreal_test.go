@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
 
@@ -12,7 +12,7 @@ import (
 // the shared logs and checks that every list the page's script walks is a
 // list, never null, whatever the log lacked (tasks, executors, stages).
 func TestHTMLDataEveryRealLog(t *testing.T) {
-	res, err := load.Paths([]string{sharedtest.Dir(t, "logs")}, load.Options{})
+	res, err := decodelogs.Paths([]string{sharedtest.Dir(t, "logs")}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

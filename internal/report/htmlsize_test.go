@@ -10,7 +10,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/assets"
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -46,7 +46,7 @@ func largestRealApp(t *testing.T) *model.App {
 	slices.SortFunc(files, func(a, b file) int { return int(b.size - a.size) })
 	var best *model.App
 	for _, f := range files[:min(len(files), 4)] {
-		res, err := load.Paths([]string{f.path}, load.Options{Workers: 1})
+		res, err := decodelogs.Paths([]string{f.path}, decodelogs.Options{Workers: 1})
 		if err != nil {
 			continue
 		}

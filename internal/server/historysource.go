@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/indexer"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -29,7 +29,7 @@ type historySource struct {
 	paths []string
 	opts  indexer.Options
 	log   *slog.Logger
-	ld    *load.Loader
+	ld    *decodelogs.Loader
 	ix    atomic.Pointer[shs.Index]
 
 	mu       sync.Mutex
@@ -49,7 +49,7 @@ type readApp struct {
 const keepRead = 16
 
 func newHistorySource(st history.Store, paths []string, opts indexer.Options, log *slog.Logger) *historySource {
-	return &historySource{st: st, paths: paths, opts: opts, log: log, ld: load.NewLoader(opts.Load)}
+	return &historySource{st: st, paths: paths, opts: opts, log: log, ld: decodelogs.NewLoader(opts.Load)}
 }
 
 // Index implements shs.Source.
@@ -108,7 +108,7 @@ func (s *historySource) Read(ctx context.Context, appID string) (*shs.Index, err
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		found, _, err := load.Find([]string{p}, load.Options{Kinds: []source.Kind{source.SparkEventLog}, Memory: s.opts.Load.Memory})
+		found, _, err := decodelogs.Find([]string{p}, decodelogs.Options{Kinds: []source.Kind{source.SparkEventLog}, Memory: s.opts.Load.Memory})
 		if err != nil {
 			s.log.Warn("find log", "app", appID, "log", p, "err", err)
 		}
@@ -161,7 +161,7 @@ func (s *historySource) AppLog(appID string) (*source.Log, bool) {
 	if len(logs) == 0 {
 		return nil, false
 	}
-	found, _, err := load.Find(logs[len(logs)-1:], load.Options{Kinds: []source.Kind{source.SparkEventLog}, Memory: s.opts.Load.Memory})
+	found, _, err := decodelogs.Find(logs[len(logs)-1:], decodelogs.Options{Kinds: []source.Kind{source.SparkEventLog}, Memory: s.opts.Load.Memory})
 	if err != nil || len(found) != 1 {
 		return nil, false
 	}

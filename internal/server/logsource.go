@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -23,13 +23,13 @@ import (
 // kilobytes each), then reads the logs in full on every core, publishing
 // an index as they finish; a request about an application not read yet
 // has its logs read first. Logs unchanged since the last scan
-// (load.Signature) are not read again.
+// (decodelogs.Signature) are not read again.
 type logSource struct {
 	path string
-	opts load.Options // Spark event logs only
+	opts decodelogs.Options // Spark event logs only
 	log  *slog.Logger
 	ix   atomic.Pointer[shs.Index]
-	// readFull reads one log in full: load.Log (tests hold it back).
+	// readFull reads one log in full: decodelogs.Log (tests hold it back).
 	readFull func(*source.Log) ([]*model.App, error)
 
 	mu         sync.Mutex
@@ -54,11 +54,11 @@ type servedLog struct {
 
 // newLogSource reads the Spark event logs under path with opts (its Kinds
 // replaced).
-func newLogSource(path string, opts load.Options, log *slog.Logger) *logSource {
+func newLogSource(path string, opts decodelogs.Options, log *slog.Logger) *logSource {
 	heads := make(chan struct{})
 	close(heads)
 	opts.Kinds = []source.Kind{source.SparkEventLog}
-	ld := load.NewLoader(opts)
+	ld := decodelogs.NewLoader(opts)
 	return &logSource{path: path, opts: opts, log: log, byApp: map[string][]*servedLog{}, heads: heads, readFull: ld.Log}
 }
 
@@ -129,7 +129,7 @@ func (s *logSource) AppLog(appID string) (*source.Log, bool) {
 // them in full, until ctx ends.
 func (s *logSource) scan(ctx context.Context) {
 	start := time.Now()
-	found, skipped, err := load.Find([]string{s.path}, s.opts)
+	found, skipped, err := decodelogs.Find([]string{s.path}, s.opts)
 	if err != nil {
 		s.log.Warn("find logs", "path", s.path, "err", err)
 	}
@@ -152,7 +152,7 @@ func (s *logSource) scan(ctx context.Context) {
 	s.logs = s.logs[:0:0]
 	for _, l := range found {
 		sl := old[l.Name]
-		if sl == nil || load.Signature(sl.l) != load.Signature(l) {
+		if sl == nil || decodelogs.Signature(sl.l) != decodelogs.Signature(l) {
 			sl = &servedLog{l: l, read: make(chan struct{})}
 			fresh = append(fresh, sl)
 		}

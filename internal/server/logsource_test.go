@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -28,7 +28,7 @@ func TestServeListsBeforeReading(t *testing.T) {
 	const n = 40
 	dir := t.TempDir()
 	ids := writeLogs(t, dir, n)
-	src := newLogSource(dir, load.Options{}, slog.New(slog.DiscardHandler))
+	src := newLogSource(dir, decodelogs.Options{}, slog.New(slog.DiscardHandler))
 	var mu sync.Mutex
 	allowed := map[string]bool{}
 	gate := make(chan struct{})
@@ -73,7 +73,7 @@ func TestServeListsBeforeReading(t *testing.T) {
 	close(gate)
 	<-scanned
 	ix = src.Index()
-	res, err := load.Paths([]string{dir}, load.Options{})
+	res, err := decodelogs.Paths([]string{dir}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestServeListsBeforeReading(t *testing.T) {
 // local-1430917381534 under new ids, and returns the ids.
 func writeLogs(t *testing.T, dir string, n int) []string {
 	t.Helper()
-	res, err := load.Paths([]string{filepath.Join(events(t), "local-1430917381534")}, load.Options{})
+	res, err := decodelogs.Paths([]string{filepath.Join(events(t), "local-1430917381534")}, decodelogs.Options{})
 	if err != nil || len(res.Apps) != 1 {
 		t.Fatalf("read the suite's log: %v (%d applications)", err, len(res.Apps))
 	}
@@ -135,7 +135,7 @@ func countListed(t *testing.T, ix *shs.Index) int {
 func TestServeRescan(t *testing.T) {
 	dir := t.TempDir()
 	ids := writeLogs(t, dir, 5)
-	src := newLogSource(dir, load.Options{}, slog.New(slog.DiscardHandler))
+	src := newLogSource(dir, decodelogs.Options{}, slog.New(slog.DiscardHandler))
 	var mu sync.Mutex
 	var reads []string
 	full := src.readFull
@@ -146,7 +146,7 @@ func TestServeRescan(t *testing.T) {
 		return full(l)
 	}
 	src.scan(context.Background())
-	res, err := load.Paths([]string{filepath.Join(dir, ids[2])}, load.Options{})
+	res, err := decodelogs.Paths([]string{filepath.Join(dir, ids[2])}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +174,13 @@ func TestServeRescan(t *testing.T) {
 // shared/data/logs and checks what the listing shows of the application
 // against the log read in full.
 func TestReadHeadMatchesFullRead(t *testing.T) {
-	logs, _, err := load.Find([]string{sharedtest.Dir(t, "logs")}, load.Options{Kinds: []source.Kind{source.SparkEventLog}})
+	logs, _, err := decodelogs.Find([]string{sharedtest.Dir(t, "logs")}, decodelogs.Options{Kinds: []source.Kind{source.SparkEventLog}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	heads := 0
 	for _, l := range logs {
-		apps, _ := load.Log(l, load.Options{})
+		apps, _ := decodelogs.Log(l, decodelogs.Options{})
 		h := readHead(l)
 		if len(apps) == 0 || apps[0].ID == "" {
 			if h != nil {

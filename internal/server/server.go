@@ -16,9 +16,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/indexer"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -36,7 +36,7 @@ type Options struct {
 	// a minute for an object-store URL).
 	Rescan time.Duration
 	// Load bounds the decoders.
-	Load load.Options
+	Load decodelogs.Options
 	// Store, when set, is the run history the server answers from: the
 	// listing from it at once, the logs indexed into it every Rescan
 	// (default 10 s), applications read from their logs when asked about.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -75,7 +75,7 @@ func (s *spread) row(name string) string {
 // and prints the table docs/SIMULATOR.md shows (go test -run Calibration -v).
 func TestCalibration(t *testing.T) {
 	dir := sharedtest.Dir(t, "logs")
-	res, err := load.Paths([]string{dir}, load.Options{Workers: 1})
+	res, err := decodelogs.Paths([]string{dir}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

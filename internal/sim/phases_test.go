@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -62,7 +62,7 @@ func TestPhasesMatchLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		phases := readPhases(t, filepath.Join(dir, PhasesFile))
-		loaded, err := load.Paths([]string{dir}, load.Options{Workers: 1})
+		loaded, err := decodelogs.Paths([]string{dir}, decodelogs.Options{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

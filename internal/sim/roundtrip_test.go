@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
@@ -43,7 +43,7 @@ func readBack(t *testing.T, sc *Scenario, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := load.Paths([]string{dir}, load.Options{Workers: 1})
+	loaded, err := decodelogs.Paths([]string{dir}, decodelogs.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/codec"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -316,7 +316,7 @@ func (f followed) AppLog(id string) (*source.Log, bool) {
 	if !ok {
 		return nil, false
 	}
-	logs, _, err := load.Find([]string{path}, load.Options{})
+	logs, _, err := decodelogs.Find([]string{path}, decodelogs.Options{})
 	if err != nil || len(logs) != 1 {
 		return nil, false
 	}
@@ -405,7 +405,7 @@ func TestLiveAppGrowingLog(t *testing.T) {
 	if err := os.WriteFile(path, log[:written], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	head, err := load.Log(mustFind(t, path), load.Options{})
+	head, err := decodelogs.Log(mustFind(t, path), decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestLiveAppGrowingLog(t *testing.T) {
 
 func mustFind(t *testing.T, path string) *source.Log {
 	t.Helper()
-	logs, _, err := load.Find([]string{path}, load.Options{})
+	logs, _, err := decodelogs.Find([]string{path}, decodelogs.Options{})
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("find %s: %d logs, %v", path, len(logs), err)
 	}

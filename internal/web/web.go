@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/live"
-	"github.com/clusterlens/clusterlens/internal/load"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/store"
@@ -48,7 +48,7 @@ type Options struct {
 	// Load bounds the decoders of the live application pages, which read
 	// a running application's log as it grows (Apps must implement
 	// LogFinder for them).
-	Load load.Options
+	Load decodelogs.Options
 	// Log receives what went wrong while answering.
 	Log *slog.Logger
 	// Now is the clock (nil: time.Now).

@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/load"
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -510,7 +510,7 @@ func (b recordingBackend) List(ctx context.Context, prefix string, fn func(objst
 }
 
 // RealLogs puts shared/data/logs below a fresh prefix of the bucket whose
-// URL is base ("s3://bucket/") and reads it back through load.Find and
+// URL is base ("s3://bucket/") and reads it back through decodelogs.Find and
 // load: the logs found (kind, layout, parts and their sizes) and the files
 // skipped must be those of the local folder, each application's summary
 // must equal the local one, and every single-file Spark log's task totals
@@ -526,12 +526,12 @@ func RealLogs(t *testing.T, put Put, base string) {
 	remote := func(name string) string { return strings.TrimPrefix(name, url+"/") }
 
 	start = time.Now()
-	rlogs, rskipped, err := load.Find([]string{url}, load.Options{})
+	rlogs, rskipped, err := decodelogs.Find([]string{url}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("found %d logs in %s (%d files skipped)", len(rlogs), time.Since(start).Round(time.Millisecond), len(rskipped))
-	llogs, lskipped, err := load.Find([]string{dir}, load.Options{})
+	llogs, lskipped, err := decodelogs.Find([]string{dir}, decodelogs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,10 +567,10 @@ func RealLogs(t *testing.T, put Put, base string) {
 	}
 
 	start = time.Now()
-	rres := load.Logs(rlogs, load.Options{})
+	rres := decodelogs.Logs(rlogs, decodelogs.Options{})
 	t.Logf("read %d applications (%d bytes stored) in %s", len(rres.Apps), source.TotalSize(rlogs), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	lres := load.Logs(llogs, load.Options{})
+	lres := decodelogs.Logs(llogs, decodelogs.Options{})
 	t.Logf("the same from the local disk in %s", time.Since(start).Round(time.Millisecond))
 	if len(rres.Apps) != len(lres.Apps) || len(rres.Problems) != len(lres.Problems) {
 		t.Fatalf("%d applications and %d problems from the store, %d and %d from the disk", len(rres.Apps), len(rres.Problems), len(lres.Apps), len(lres.Problems))

@@ -1,7 +1,7 @@
-// Package load turns the logs that package source finds into applications,
+// Package decodelogs turns the logs that package source finds into applications,
 // choosing the decoder by the log's kind. It is the one place where inputs
 // meet decoders, shared by every command.
-package load
+package decodelogs
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package load
+package decodelogs
 
 import (
 	"archive/zip"
