@@ -151,7 +151,7 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 // its charts, the newest data's time and why it ended ("": it did not).
 func liveEvent(p *page, newest int64, ended string) ([]byte, error) {
 	var b bytes.Buffer
-	if err := templates[p.Template].ExecuteTemplate(&b, "live", p); err != nil {
+	if err := templates()[p.Template].ExecuteTemplate(&b, "live", p); err != nil {
 		return nil, fmt.Errorf("render %s: %w", p.Template, err)
 	}
 	// The event is read by JSON.parse, never put in a page's HTML: its
