@@ -25,12 +25,10 @@ type Estimate struct {
 
 // WhatIf is the completion-time curve over executor counts.
 type WhatIf struct {
-	// RecordedMs is the application's recorded duration; ModelMs the replay
-	// with the recorded executors (100%); ModelError is |ModelMs-RecordedMs|/RecordedMs.
-	RecordedMs int64      `json:"recordedMs"`
-	ModelMs    int64      `json:"modelMs"`
-	ModelError float64    `json:"modelError"`
-	Estimates  []Estimate `json:"estimates"`
+	// SelfCheck is the replay with the recorded executors (100%) against
+	// the recorded duration.
+	SelfCheck
+	Estimates []Estimate `json:"estimates"`
 }
 
 // At returns the estimate for a percentage.
@@ -70,7 +68,7 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 	for i := range w.Stages {
 		used += w.Stages[i].Used()
 	}
-	wi := &WhatIf{RecordedMs: w.Duration()}
+	wi := &WhatIf{}
 	// Replays are deterministic: each slot count is replayed once, and once
 	// a replay found a free slot for every task, more slots change nothing.
 	times := map[int]int64{}
@@ -111,9 +109,6 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 	if err != nil {
 		return nil, fmt.Errorf("what-if at the recorded executors: %w", err)
 	}
-	wi.ModelMs = t
-	if wi.RecordedMs > 0 {
-		wi.ModelError = math.Abs(float64(t-wi.RecordedMs)) / float64(wi.RecordedMs)
-	}
+	wi.SelfCheck = newSelfCheck(w.Duration(), t)
 	return wi, nil
 }

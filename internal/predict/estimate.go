@@ -113,10 +113,15 @@ func (p *SparkPrediction) Estimate(inputBytes float64, executors int) *Estimate 
 	e := &Estimate{Method: "spark-stages", Model: "stage-profiles+whatif", Machines: float64(executors), Data: inputBytes,
 		Value: p.EstimateMs, Lower: p.Bounds.Low, Upper: p.Bounds.High, Unit: "ms"}
 	e.Notes = append(e.Notes, fmt.Sprintf("%d task slots", p.Slots))
-	if r := p.Replayed; r != nil {
+	if r := p.Replayed; r != nil && !p.SameWork {
 		e.Model = "stage-profiles+replay"
 		e.Notes = append(e.Notes, r.note(), fmt.Sprintf("the recorded durations scaled and replayed once (what-if): %.0f ms", p.WhatIfMs))
+	} else if r != nil {
+		e.Notes = append(e.Notes, "the recorded work on other executors: the what-if replay (as analyze's what-if); "+r.note())
 	}
+	c := p.SelfCheck
+	e.Notes = append(e.Notes, fmt.Sprintf("self-check: the replay at the recorded configuration gives %.0f ms against %.0f ms recorded (%.1f%% off)",
+		float64(c.ModelMs), float64(c.RecordedMs), 100*c.ModelError))
 	if len(p.Extrapolated) > 0 {
 		e.Extrapolated = true
 		ids := make([]string, len(p.Extrapolated))

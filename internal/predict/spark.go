@@ -64,7 +64,8 @@ type SparkProfile struct {
 	Executors int  `json:"executors"`
 	Slots     int  `json:"slots"`
 	Tail      Tail `json:"tail"`
-	// DriverMs is the recorded time no stage was running (the driver's).
+	// DriverMs is the recorded time no stage was running (the driver's,
+	// perfmodel.SplitWallClock).
 	DriverMs float64 `json:"driverMs"`
 	Runs     int     `json:"runs"`
 	w        *perfmodel.Workload
@@ -162,7 +163,7 @@ func profileSpark(app *model.App) (*SparkProfile, error) {
 		}
 		p.spread = appendSpread(p.spread, durs)
 	}
-	p.DriverMs = driverMs(w)
+	p.DriverMs = float64(perfmodel.SplitWallClock(w).DriverMs)
 	return p, nil
 }
 
@@ -188,26 +189,6 @@ func (s *SparkStage) ratios() []ratioObs {
 		out = append(out, ratioObs{ratio: (d - fixed) / v, censored: true})
 	}
 	return out
-}
-
-// driverMs is the workload's time with no stage between its first launch
-// and its last finish, plus the time before the first and after the last.
-func driverMs(w *perfmodel.Workload) float64 {
-	type span struct{ a, b int64 }
-	var spans []span
-	for i := range w.Stages {
-		spans = append(spans, span{w.Stages[i].FirstLaunch, w.Stages[i].LastFinish})
-	}
-	slices.SortFunc(spans, func(x, y span) int { return compareF(float64(x.a), float64(y.a)) })
-	var busy, end int64
-	for _, s := range spans {
-		if s.b <= end {
-			continue
-		}
-		busy += s.b - max(s.a, end)
-		end = s.b
-	}
-	return float64(max(0, w.Duration()-busy))
 }
 
 // SparkTarget is what a Spark prediction is asked for.
@@ -253,6 +234,14 @@ type SparkPrediction struct {
 	Outside float64 `json:"outside,omitempty"`
 	// Replayed is the Monte Carlo replays' result (EstimatorReplay).
 	Replayed *Replayed `json:"replayed,omitempty"`
+	// SameWork is set when the question changes only the executors (the
+	// recorded input on the recorded node class): the estimate is then the
+	// what-if replay (WhatIfMs), the one analyze's what-if gives, and the
+	// Monte Carlo replays give only the interval.
+	SameWork bool `json:"sameWork,omitempty"`
+	// SelfCheck is the replay at the recorded configuration against the
+	// recorded run: the model's own error, beside every estimate.
+	SelfCheck perfmodel.SelfCheck `json:"selfCheck"`
 }
 
 // StageBounds are one stage's predicted tasks and ARIA's makespan bounds.
@@ -283,14 +272,12 @@ type StageBounds struct {
 // stage replayed with speculation before the what-if scheduler runs the
 // DAG.
 func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
+	var err error
 	k := 1.0
 	if tg.InputBytes > 0 && sp.InputBytes > 0 {
 		k = tg.InputBytes / float64(sp.InputBytes)
 	}
-	slots := sp.Slots
-	if tg.Executors > 0 && sp.Executors > 0 {
-		slots = max(1, int(math.Round(float64(sp.Slots)*float64(tg.Executors)/float64(sp.Executors))))
-	}
+	slots := perfmodel.ExecutorSlots(perfmodel.Cores{Slots: sp.Slots, MaxExecutors: sp.Executors}, tg.Executors)
 	conf := tg.Confidence
 	if conf <= 0 || conf >= 1 {
 		conf = 0.95
@@ -298,7 +285,10 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	opt := tg.Replay.withDefaults()
 	w := *sp.w
 	w.Stages = slices.Clone(sp.w.Stages)
-	pr := &SparkPrediction{Slots: slots}
+	pr := &SparkPrediction{Slots: slots, SameWork: k == 1 && tg.Speeds == nil}
+	if pr.SelfCheck, err = perfmodel.NewPlan(sp.w).Check(); err != nil {
+		return nil, fmt.Errorf("replay %s: %w", sp.App, err)
+	}
 	lows := make([]float64, len(w.Stages))
 	high := sp.DriverMs
 	// Per stage, what the replays draw (nil: a stage Spark retried, whose
@@ -385,7 +375,9 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 		if pr.Replayed, err = replaySpark(w, draws, slots, opt); err != nil {
 			return nil, fmt.Errorf("replay %s: %w", sp.App, err)
 		}
-		pr.EstimateMs = pr.Replayed.MedianMs
+		if !pr.SameWork {
+			pr.EstimateMs = pr.Replayed.MedianMs
+		}
 		pr.Replayed.LowMs /= w2
 		pr.Replayed.HighMs *= w2
 	}
