@@ -179,8 +179,10 @@
     card(cards, "Executors", num(t.executors), num(t.hosts) + " hosts" + (e ? " · " + num(e.slots) + " slots" : ""));
     if (df && df.totalMs > 0) {
       card(cards, "Slot time busy", pct(df.causes[0], df.totalMs), "of " + dur(df.totalMs) + " allocated slot time");
-      card(cards, "Driver alone", pct(df.driverMs, df.wallMs), dur(df.driverMs) + " with no task running (bootstrap " + dur(df.bootstrapMs) + ")");
+      // Spark's driver time is perfmodel's (no stage running), the number the terminal and the findings give.
+      if (!e) card(cards, "Driver alone", pct(df.driverMs, df.wallMs), dur(df.driverMs) + " with no task running (bootstrap " + dur(df.bootstrapMs) + ")");
     }
+    if (e) card(cards, "Driver alone", pct(e.driverMs, e.appMs), dur(e.driverMs) + " with no stage running, in " + num(e.gaps) + " gaps (longest " + dur(e.longestGapMs) + ")");
     if (e) card(cards, "Core-hours wasted", coreHours(e.coreMsWasted), "of " + coreHours(e.coreMsAvailable) + " available (" + pct(e.coreMsWasted, e.coreMsAvailable) + ")");
     var worst = 0;
     A.findings.forEach(function (f) { worst = Math.max(worst, SEVERITY.indexOf(f.severity)); });
