@@ -48,8 +48,10 @@ func FromApp(app *model.App, log string, inProgress bool, findings []finding.Fin
 		r.Totals.GCTimeMs += ss.GCTimeMs
 	}
 	var m model.TaskMetrics
+	slots := slotsOf(app)
 	for _, ms := range app.Stages {
 		st := &r.Stages[byKey[ms.Key()]]
+		st.Times = stageTimes(app, ms, slots)
 		hosts := map[uint32]*HostStage{}
 		for i := range ms.Tasks {
 			t := &ms.Tasks[i]
@@ -85,6 +87,9 @@ func FromApp(app *model.App, log string, inProgress bool, findings []finding.Fin
 		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(a.Host, b.Host)) < 0
 	})
 	r.HostFacts = hostFacts(app, r)
+	r.DriverMs, r.ExecutorWaitMs = driverTimes(app, slots)
+	r.Config = ConfigOf(app)
+	r.Queries = queriesOf(app)
 	signStages(app, r)
 	r.NameKey = NormalizeName(app.Name)
 	r.JobKey = JobKey(r.Engine, r.NameKey, r.DAG)

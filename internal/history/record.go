@@ -19,7 +19,7 @@ import "github.com/clusterlens/clusterlens/internal/finding"
 // SchemaVersion is the version of the run-history schema this build
 // writes. A store written by a newer version is refused (ErrNewerSchema);
 // an older one is migrated forward on open.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Status is how an application ended, as the run history records it.
 type Status string
@@ -81,6 +81,36 @@ type Run struct {
 	// HostFacts are what the log says of each host that ran tasks, by
 	// host name (read with Detail; schema version 2).
 	HostFacts []HostFact `json:"hostFacts,omitempty"`
+
+	// What explaining a run against its usual runs needs beyond the
+	// stages (read with Detail; schema version 3; zero for runs indexed
+	// before it until their logs are read again).
+	//
+	// DriverMs is the wall-clock time no stage was running (the driver's
+	// own work, and waiting before the first stage); ExecutorWaitMs is the
+	// part of it with no executor alive (waiting for executors; 0 when
+	// the log names none).
+	DriverMs       int64 `json:"driverMs,omitempty"`
+	ExecutorWaitMs int64 `json:"executorWaitMs,omitempty"`
+	// Config is the run's configuration: its spark.* and mapreduce.*
+	// settings (key, value), sorted by key, without those that name the
+	// run itself (ConfigOf).
+	Config [][2]string `json:"config,omitempty"`
+	// Queries are the run's Spark SQL executions with their plans' shapes.
+	Queries []Query `json:"queries,omitempty"`
+}
+
+// Query is one SQL execution of a run as the history keeps it: enough to
+// tell whether a recurring job's plan changed (query.ComparePlans) and
+// which stages the change touched.
+type Query struct {
+	ID          int64  `json:"id"`
+	Description string `json:"description"`
+	WallMs      int64  `json:"wallMs"`
+	// Stages are the ids of the stages its jobs ran.
+	Stages []int32 `json:"stages"`
+	// Plan is its operators' names in plan order (query.Operator.Name).
+	Plan []string `json:"plan"`
 }
 
 // HostFact is what a run's log says of one of its hosts: what node models
@@ -174,6 +204,49 @@ type Stage struct {
 	RunTimeMs         int64      `json:"runTimeMs"`
 	CPUTimeMs         int64      `json:"cpuTimeMs"`
 	GCTimeMs          int64      `json:"gcTimeMs"`
+
+	// Times is how the stage used its slots (read with Detail; schema
+	// version 3).
+	Times StageTimes `json:"times"`
+}
+
+// StageTimes is how a stage attempt spent its wall-clock time and its
+// executors' cores, the terms a run's time is explained in: its wall time
+// W = (task time + failed time + WaitMs + tail) / slots, with slots the
+// executor cores alive on average (SlotMs / W).
+type StageTimes struct {
+	// SubmitMs and CompleteMs are the stage's submission and completion
+	// (epoch ms; 0 when the log does not say).
+	SubmitMs   int64 `json:"submitMs"`
+	CompleteMs int64 `json:"completeMs"`
+	// SlotMs is the executor-core time alive during the stage (Σ cores ×
+	// time; for MapReduce and logs without executor cores, the most
+	// attempts of the application seen running at once × time).
+	SlotMs int64 `json:"slotMs"`
+	// WaitMs is the slot time left idle while some of the stage's tasks
+	// had not been launched yet (the scheduler or a lack of executors, not
+	// the stage's tail).
+	WaitMs int64 `json:"waitMs"`
+	// FailedMs sums the durations of the stage's failed and killed
+	// attempts.
+	FailedMs int64 `json:"failedMs"`
+	// TaskBytesMedian is the median over its successful tasks of the bytes
+	// each read and wrote (HostStage.Bytes' measure).
+	TaskBytesMedian int64 `json:"taskBytesMedian"`
+	// Last is the successful attempt that finished last: the one the
+	// stage's end waited for.
+	Last LastTask `json:"last"`
+}
+
+// LastTask is the attempt a stage finished with: where it ran, how long,
+// on how many bytes, its garbage collection, and how long the failed
+// attempts of the same task ran before it.
+type LastTask struct {
+	Host    string `json:"host,omitempty"`
+	Ms      int64  `json:"ms"`
+	Bytes   int64  `json:"bytes"`
+	GCMs    int64  `json:"gcMs"`
+	RetryMs int64  `json:"retryMs"`
 }
 
 // HostStage is the successful task attempts of one stage attempt on one

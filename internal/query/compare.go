@@ -51,15 +51,7 @@ type ConfigDiff struct {
 // shape, rows, time and bytes per operator, and the SQL settings.
 func Compare(a *model.App, qa Query, b *model.App, qb Query) Diff {
 	d := Diff{A: Ref{a.ID, a.AttemptID, qa.ID, qa.Description}, B: Ref{b.ID, b.AttemptID, qb.ID, qb.Description}, WallMs: [2]int64{qa.WallMs, qb.WallMs}}
-	names := func(q Query) []string {
-		var out []string
-		for _, op := range q.Operators {
-			out = append(out, op.Name)
-		}
-		return out
-	}
-	d.SamePlan = slices.Equal(names(qa), names(qb))
-	d.PlanChanges = countChanges(qa.Operators, qb.Operators)
+	d.SamePlan, d.PlanChanges = ComparePlans(Names(qa.Operators), Names(qb.Operators))
 	// The k-th operator of each name in A pairs with the k-th in B.
 	usedB := make([]bool, len(qb.Operators))
 	nth := func(ops []Operator, name string, k int) int {
@@ -96,16 +88,28 @@ func Compare(a *model.App, qa Query, b *model.App, qb Query) Diff {
 	return d
 }
 
-// countChanges lists the operators whose count differs, in name order.
-func countChanges(a, b []Operator) []string {
+// Names are the operators' names in plan order: a plan's shape, as the run
+// history keeps it.
+func Names(ops []Operator) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.Name
+	}
+	return out
+}
+
+// ComparePlans compares two plans' shapes (operator names in plan order):
+// same when they are equal; changes lists the operators whose count
+// differs, in name order ("SortMergeJoin 0→1").
+func ComparePlans(a, b []string) (same bool, changes []string) {
 	pa, pb := &model.SQLPlan{}, &model.SQLPlan{}
-	for _, op := range a {
-		pa.Nodes = append(pa.Nodes, model.SQLNode{Name: op.Name})
+	for _, n := range a {
+		pa.Nodes = append(pa.Nodes, model.SQLNode{Name: n})
 	}
-	for _, op := range b {
-		pb.Nodes = append(pb.Nodes, model.SQLNode{Name: op.Name})
+	for _, n := range b {
+		pb.Nodes = append(pb.Nodes, model.SQLNode{Name: n})
 	}
-	return planChanges(pa, pb, true)
+	return slices.Equal(a, b), planChanges(pa, pb, true)
 }
 
 // sqlSettings are the application's spark.sql.* properties overridden by

@@ -116,6 +116,20 @@ var migrations = [][]string{
 		`INSERT INTO history_logs (path, size, mtime, fingerprint, in_progress, runs, error, indexed_at, version, deleted)
 			SELECT path, size, -1, '', in_progress, runs, error, indexed_at, version + 1, deleted FROM history_logs FINAL`,
 	},
+	{ // 3: what explaining a run needs (stage times, driver time, configuration, SQL plans), in tables of their
+		// own (18.16 has no ADD COLUMN IF NOT EXISTS); every log is read again
+		`CREATE TABLE IF NOT EXISTS history_stage_times (run String, gen UInt64, stage Int64, attempt Int64,
+			submit_ms Int64, complete_ms Int64, slot_ms Int64, wait_ms Int64, failed_ms Int64, task_bytes_median Int64,
+			last_host String, last_ms Int64, last_bytes Int64, last_gc_ms Int64, last_retry_ms Int64)
+			ENGINE = MergeTree ORDER BY (run, gen, stage, attempt)`,
+		`CREATE TABLE IF NOT EXISTS history_run_context (run String, gen UInt64, driver_ms Int64, executor_wait_ms Int64,
+			config String) ENGINE = MergeTree ORDER BY (run, gen)`,
+		`CREATE TABLE IF NOT EXISTS history_configs (id String, config String) ENGINE = ReplacingMergeTree ORDER BY id`,
+		`CREATE TABLE IF NOT EXISTS history_queries (run String, gen UInt64, ord Int64, exec_id Int64, description String,
+			wall_ms Int64, stages String, plan String) ENGINE = MergeTree ORDER BY (run, gen, ord)`,
+		`INSERT INTO history_logs (path, size, mtime, fingerprint, in_progress, runs, error, indexed_at, version, deleted)
+			SELECT path, size, -1, '', in_progress, runs, error, indexed_at, version + 1, deleted FROM history_logs FINAL`,
+	},
 }
 
 // migrate brings the database to history.SchemaVersion. Statements are

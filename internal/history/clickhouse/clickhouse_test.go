@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/history/clickhouse"
 	"github.com/clusterlens/clusterlens/internal/history/historytest"
@@ -101,49 +103,63 @@ func TestScale(t *testing.T) {
 		size, size/int64(len(runs)), float64(size)/float64(tasks), len(runs), tasks)
 }
 
-// TestMigrateToVersion2 is the SQLite store's migration test on
-// ClickHouse: a version-1 database gets the facts table and every log a
+// TestMigrate is the SQLite store's migration test on ClickHouse: a
+// database of schema version 1 or 2 gets the newer tables and every log a
 // newer state without its time and fingerprint, so the next index pass
 // reads it again; the runs stay.
-func TestMigrateToVersion2(t *testing.T) {
-	u := database(t)
-	ctx := context.Background()
-	s, err := clickhouse.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
-	st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
-	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Exec(ctx, `DROP TABLE history_host_facts`); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetSchemaVersion(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if s, err = clickhouse.Open(ctx, u); err != nil {
-		t.Fatal(err)
-	}
-	logs, err := s.Logs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 || len(logs[0].Runs) != 1 {
-		t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
-	}
-	got, err := s.Runs(ctx, history.Filter{Detail: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || len(got[0].Stages) != 3 || len(got[0].HostFacts) != 0 {
-		t.Fatalf("run after the migration: %d runs, want 1 with its stages and no facts yet", len(got))
-	}
-	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = s.Runs(ctx, history.Filter{Detail: true}); len(got) != 1 || len(got[0].HostFacts) != len(r.HostFacts) {
-		t.Errorf("run read again: %d facts, want %d", len(got[0].HostFacts), len(r.HostFacts))
+func TestMigrate(t *testing.T) {
+	v3 := []string{`DROP TABLE history_stage_times`, `DROP TABLE history_run_context`, `DROP TABLE history_configs`, `DROP TABLE history_queries`}
+	for _, from := range []struct {
+		version int
+		drop    []string
+	}{{1, append([]string{`DROP TABLE history_host_facts`}, v3...)}, {2, v3}} {
+		t.Run(fmt.Sprintf("from%d", from.version), func(t *testing.T) {
+			u := database(t)
+			ctx := context.Background()
+			s, err := clickhouse.Open(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
+			st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
+			if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range from.drop {
+				if err := s.Exec(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.SetSchemaVersion(ctx, from.version); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = clickhouse.Open(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			logs, err := s.Logs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 || len(logs[0].Runs) != 1 {
+				t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
+			}
+			got, err := s.Runs(ctx, history.Filter{Detail: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || len(got[0].Stages) != 3 || got[0].Stages[0].Times.SlotMs != 0 || got[0].Config != nil || got[0].Queries != nil {
+				t.Fatalf("run after the migration: %d runs, want 1 with its stages and no times, configuration or queries yet", len(got))
+			}
+			if from.version == 1 && len(got[0].HostFacts) != 0 {
+				t.Errorf("run after the migration from 1 has %d facts, want none yet", len(got[0].HostFacts))
+			}
+			if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ = s.Runs(ctx, history.Filter{Detail: true})
+			if diff := cmp.Diff(r, got[0]); diff != "" {
+				t.Errorf("run read again differs (-put +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -356,6 +356,9 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, gens []uint64, 
 	if err != nil {
 		return err
 	}
+	if err := s.explainDetail(ctx, byKey, current); err != nil {
+		return err
+	}
 	dags, err := s.dags(ctx, jobKeys(runs))
 	if err != nil {
 		return err
@@ -364,6 +367,109 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, gens []uint64, 
 		r.DAG = dags[r.JobKey].DAG
 	}
 	return nil
+}
+
+// explainDetail fills the stage times, driver times, configurations and
+// queries of the runs in byKey, whose current generations current selects.
+func (s *Store) explainDetail(ctx context.Context, byKey map[string]*history.Run, current string) error {
+	type key struct {
+		run            string
+		stage, attempt int64
+	}
+	times := map[key]history.StageTimes{}
+	err := s.query(ctx, `SELECT run, stage, attempt, submit_ms, complete_ms, slot_ms, wait_ms, failed_ms, task_bytes_median,
+		last_host, last_ms, last_bytes, last_gc_ms, last_retry_ms FROM history_stage_times WHERE `+current+` FORMAT RowBinary`,
+		func(d *clickhttp.RowReader) error {
+			r := reader{d: d}
+			var k key
+			var t history.StageTimes
+			r.str(&k.run)
+			for _, p := range []*int64{&k.stage, &k.attempt, &t.SubmitMs, &t.CompleteMs, &t.SlotMs, &t.WaitMs, &t.FailedMs, &t.TaskBytesMedian} {
+				r.int(p)
+			}
+			r.str(&t.Last.Host)
+			for _, p := range []*int64{&t.Last.Ms, &t.Last.Bytes, &t.Last.GCMs, &t.Last.RetryMs} {
+				r.int(p)
+			}
+			times[k] = t
+			return r.err
+		})
+	if err != nil {
+		return err
+	}
+	for k, r := range byKey {
+		for i := range r.Stages {
+			st := &r.Stages[i]
+			st.Times = times[key{k, int64(st.ID), int64(st.Attempt)}]
+		}
+	}
+	confOf := map[string]string{}
+	err = s.query(ctx, `SELECT run, driver_ms, executor_wait_ms, config FROM history_run_context WHERE `+current+` FORMAT RowBinary`,
+		func(d *clickhttp.RowReader) error {
+			r := reader{d: d}
+			var k, conf string
+			var driver, wait int64
+			r.str(&k)
+			r.int(&driver)
+			r.int(&wait)
+			r.str(&conf)
+			if run := byKey[k]; run != nil && r.err == nil {
+				run.DriverMs, run.ExecutorWaitMs = driver, wait
+				if conf != "" {
+					confOf[k] = conf
+				}
+			}
+			return r.err
+		})
+	if err != nil {
+		return err
+	}
+	if len(confOf) > 0 {
+		ids := make([]string, 0, len(confOf))
+		for _, id := range confOf {
+			ids = append(ids, id)
+		}
+		texts := map[string]string{}
+		err = s.query(ctx, `SELECT id, any(config) FROM history_configs WHERE id IN `+inList(ids)+` GROUP BY id FORMAT RowBinary`,
+			func(d *clickhttp.RowReader) error {
+				r := reader{d: d}
+				var id, text string
+				r.str(&id)
+				r.str(&text)
+				texts[id] = text
+				return r.err
+			})
+		if err != nil {
+			return err
+		}
+		for k, id := range confOf {
+			if byKey[k].Config, err = history.ParseConfig(texts[id]); err != nil {
+				return fmt.Errorf("run %s: %w", k, err)
+			}
+		}
+	}
+	return s.query(ctx, `SELECT run, exec_id, description, wall_ms, stages, plan FROM history_queries WHERE `+current+
+		` ORDER BY run, ord FORMAT RowBinary`, func(d *clickhttp.RowReader) error {
+		r := reader{d: d}
+		var k, stages, plan string
+		var q history.Query
+		r.str(&k)
+		r.int(&q.ID)
+		r.str(&q.Description)
+		r.int(&q.WallMs)
+		r.str(&stages)
+		r.str(&plan)
+		if r.err == nil {
+			r.err = json.Unmarshal([]byte(stages), &q.Stages)
+		}
+		if r.err == nil {
+			r.err = json.Unmarshal([]byte(plan), &q.Plan)
+		}
+		if run := byKey[k]; run != nil && r.err == nil {
+			run.Queries = append(run.Queries, q)
+		}
+		return r.err
+	})
 }
 
 func jobKeys(runs []*history.Run) []string {

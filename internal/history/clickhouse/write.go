@@ -29,7 +29,7 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 	if err != nil {
 		return s.err(what, err)
 	}
-	var stages, hosts, facts, rows, dags, logs []byte
+	var stages, hosts, facts, rows, dags, logs, times, contexts, configs, queries []byte
 	for _, e := range entries {
 		v := s.version()
 		st := e.State
@@ -46,6 +46,22 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 			}
 			for j := range r.HostFacts {
 				facts = appendHostFact(facts, r.Key, v, &r.HostFacts[j])
+			}
+			for j := range r.Stages {
+				times = appendStageTimes(times, r.Key, v, &r.Stages[j])
+			}
+			confID, confText := history.ConfigID(r.Config)
+			if confID != "" {
+				configs = clickhttp.AppendString(configs, confID)
+				configs = clickhttp.AppendString(configs, confText)
+			}
+			contexts = clickhttp.AppendString(contexts, r.Key)
+			contexts = clickhttp.AppendUint64(contexts, v)
+			contexts = clickhttp.AppendInt64(contexts, r.DriverMs)
+			contexts = clickhttp.AppendInt64(contexts, r.ExecutorWaitMs)
+			contexts = clickhttp.AppendString(contexts, confID)
+			for j := range r.Queries {
+				queries = appendQuery(queries, r.Key, v, j, &r.Queries[j])
 			}
 			rows = appendRun(rows, r, v)
 			dags = clickhttp.AppendString(dags, r.JobKey)
@@ -68,6 +84,10 @@ func (s *Store) Put(ctx context.Context, entries ...history.Entry) error {
 		{"history_stages", stageColumns, stages},
 		{"history_host_stages", hostColumns, hosts},
 		{"history_host_facts", factColumns, facts},
+		{"history_stage_times", timesColumns, times},
+		{"history_run_context", "run, gen, driver_ms, executor_wait_ms, config", contexts},
+		{"history_configs", "id, config", configs},
+		{"history_queries", queryColumns, queries},
 		{"history_dags", "job_key, engine, name_key, dag", dags},
 		{"history_runs", runColumns + ", version, deleted", rows},
 		{"history_logs", logColumns + ", version, deleted", logs},
@@ -236,6 +256,36 @@ func appendHostFact(b []byte, run string, gen uint64, f *history.HostFact) []byt
 		b = clickhttp.AppendInt64(b, n)
 	}
 	return clickhttp.AppendString(b, f.InstanceType)
+}
+
+const timesColumns = `run, gen, stage, attempt, submit_ms, complete_ms, slot_ms, wait_ms, failed_ms, task_bytes_median,
+	last_host, last_ms, last_bytes, last_gc_ms, last_retry_ms`
+
+func appendStageTimes(b []byte, run string, gen uint64, st *history.Stage) []byte {
+	t := &st.Times
+	b = clickhttp.AppendString(b, run)
+	b = clickhttp.AppendUint64(b, gen)
+	for _, n := range []int64{int64(st.ID), int64(st.Attempt), t.SubmitMs, t.CompleteMs, t.SlotMs, t.WaitMs, t.FailedMs, t.TaskBytesMedian} {
+		b = clickhttp.AppendInt64(b, n)
+	}
+	b = clickhttp.AppendString(b, t.Last.Host)
+	for _, n := range []int64{t.Last.Ms, t.Last.Bytes, t.Last.GCMs, t.Last.RetryMs} {
+		b = clickhttp.AppendInt64(b, n)
+	}
+	return b
+}
+
+const queryColumns = `run, gen, ord, exec_id, description, wall_ms, stages, plan`
+
+func appendQuery(b []byte, run string, gen uint64, ord int, q *history.Query) []byte {
+	b = clickhttp.AppendString(b, run)
+	b = clickhttp.AppendUint64(b, gen)
+	b = clickhttp.AppendInt64(b, int64(ord))
+	b = clickhttp.AppendInt64(b, q.ID)
+	b = clickhttp.AppendString(b, q.Description)
+	b = clickhttp.AppendInt64(b, q.WallMs)
+	b = clickhttp.AppendString(b, jsonText(q.Stages))
+	return clickhttp.AppendString(b, jsonText(q.Plan))
 }
 
 // jsonText is v as JSON (nil slices as []).

@@ -71,6 +71,10 @@ func SampleRun(rng *rand.Rand, i int) *history.Run {
 			Class: history.ClassCPU, Status: "COMPLETE", Tasks: 10, DurationMs: rng.Int64N(10_000),
 			Quantiles: [5]float64{1, 2, 3, 4, float64(5 + rng.IntN(100))}, InputBytes: rng.Int64N(1 << 30),
 			RunTimeMs: rng.Int64N(1e6), CPUTimeMs: rng.Int64N(1e6), InputRecords: rng.Int64N(1e9)}
+		st.Times = history.StageTimes{SubmitMs: r.Start + int64(s)*1000, CompleteMs: r.Start + int64(s)*1000 + st.DurationMs,
+			SlotMs: 12 * st.DurationMs, WaitMs: rng.Int64N(1000), FailedMs: rng.Int64N(5000), TaskBytesMedian: rng.Int64N(1 << 27),
+			Last: history.LastTask{Host: fmt.Sprintf("host%02d", (s+i)%7), Ms: rng.Int64N(10_000), Bytes: rng.Int64N(1 << 28),
+				GCMs: rng.Int64N(500), RetryMs: rng.Int64N(2) * rng.Int64N(3000)}}
 		r.Stages = append(r.Stages, st)
 		r.DAG = append(r.DAG, st.Signature)
 		for h := range 3 {
@@ -88,6 +92,16 @@ func SampleRun(rng *rand.Rand, i int) *history.Run {
 		}
 	}
 	sortHosts(r)
+	r.DriverMs, r.ExecutorWaitMs = rng.Int64N(5000), rng.Int64N(2)*rng.Int64N(2000)
+	if i%5 != 4 { // some runs have no configuration
+		r.Config = [][2]string{{"spark.executor.cores", "4"}, {"spark.executor.memory", fmt.Sprintf("%dg", 4+i%2)},
+			{"spark.sql.shuffle.partitions", "200"}}
+	}
+	if job == 1 { // and one job runs SQL
+		r.Queries = []history.Query{{ID: 0, Description: "SELECT k, count(*) FROM t GROUP BY k -- 'quoted'", WallMs: 1200,
+			Stages: []int32{0, 1}, Plan: []string{"HashAggregate", "Exchange", "HashAggregate", "Scan parquet t"}},
+			{ID: 1, Description: "", WallMs: 30, Stages: []int32{}, Plan: []string{}}}
+	}
 	r.JobKey = history.JobKey(r.Engine, r.NameKey, r.DAG)
 	if i%3 == 0 {
 		r.Findings = append(r.Findings, history.Finding{Detector: "data-skew", Severity: finding.Severity(1 + i%4),
@@ -132,6 +146,7 @@ func runs(t *testing.T, s history.Store, f history.Filter) []*history.Run {
 func summaryOnly(r *history.Run) *history.Run {
 	c := *r
 	c.Stages, c.Hosts, c.HostFacts, c.DAG = nil, nil, nil, nil
+	c.DriverMs, c.ExecutorWaitMs, c.Config, c.Queries = 0, 0, nil, nil
 	return &c
 }
 
@@ -480,6 +495,9 @@ func awkward(t *testing.T, open Opener) {
 	r.Hosts[0].Host = "ip-10-0-0-1.ec2.internal'"
 	r.HostFacts[0].Host, r.HostFacts[0].InstanceType, r.HostFacts[0].Rack = r.Hosts[0].Host, "it's \"big\"", "/rack'1"
 	sortHosts(r)
+	r.Stages[1].Times.Last.Host = r.Hosts[0].Host
+	r.Config = [][2]string{{"spark.driver.extraJavaOptions", r.Name}, {"spark.x'y", "\\"}}
+	r.Queries = []history.Query{{ID: 7, Description: r.Name, Stages: []int32{1}, Plan: []string{"Scan \"x\"'", "ünïcode"}}}
 	r.Findings = []history.Finding{{Detector: "x", Severity: finding.Critical, Scope: "application", Title: r.Name, Summary: r.Name}}
 	r.Worst = finding.Critical
 	put(t, s, logOf(r, 1), r)

@@ -173,6 +173,9 @@ func (s *Store) detail(ctx context.Context, runs []*history.Run, ids []int64, ho
 	if err := s.hostFacts(ctx, byID, idList, host); err != nil {
 		return err
 	}
+	if err := s.explainDetail(ctx, byID, idList); err != nil {
+		return err
+	}
 	dags := map[string][]string{}
 	for _, r := range runs {
 		dags[r.JobKey] = nil
@@ -217,6 +220,86 @@ func (s *Store) hostFacts(ctx context.Context, byID map[int64]*history.Run, idLi
 		}
 		r := byID[id]
 		r.HostFacts = append(r.HostFacts, f)
+	}
+	return rows.Err()
+}
+
+// explainDetail fills the stage times, driver times, configurations and
+// queries of the runs in byID (ids in idList).
+func (s *Store) explainDetail(ctx context.Context, byID map[int64]*history.Run, idList string) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT run, stage, attempt, submit_ms, complete_ms, slot_ms, wait_ms, failed_ms,
+		task_bytes_median, last_host, last_ms, last_bytes, last_gc_ms, last_retry_ms
+		FROM history_stage_times WHERE run IN (SELECT value FROM json_each(?))`, idList)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type key struct {
+		run            int64
+		stage, attempt int32
+	}
+	times := map[key]history.StageTimes{}
+	for rows.Next() {
+		var k key
+		var t history.StageTimes
+		if err := rows.Scan(&k.run, &k.stage, &k.attempt, &t.SubmitMs, &t.CompleteMs, &t.SlotMs, &t.WaitMs, &t.FailedMs,
+			&t.TaskBytesMedian, &t.Last.Host, &t.Last.Ms, &t.Last.Bytes, &t.Last.GCMs, &t.Last.RetryMs); err != nil {
+			return err
+		}
+		times[k] = t
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, r := range byID {
+		for i := range r.Stages {
+			st := &r.Stages[i]
+			st.Times = times[key{id, st.ID, st.Attempt}]
+		}
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT c.run, c.driver_ms, c.executor_wait_ms, coalesce(f.config, '')
+		FROM history_run_context c LEFT JOIN history_configs f ON f.id = c.config
+		WHERE c.run IN (SELECT value FROM json_each(?))`, idList)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var conf string
+		var driver, wait int64
+		if err := rows.Scan(&id, &driver, &wait, &conf); err != nil {
+			return err
+		}
+		r := byID[id]
+		r.DriverMs, r.ExecutorWaitMs = driver, wait
+		if r.Config, err = history.ParseConfig(conf); err != nil {
+			return fmt.Errorf("run %s: %w", r.Key, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT run, exec_id, description, wall_ms, stages, plan FROM history_queries
+		WHERE run IN (SELECT value FROM json_each(?)) ORDER BY run, ord`, idList)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var q history.Query
+		var stages, plan string
+		if err := rows.Scan(&id, &q.ID, &q.Description, &q.WallMs, &stages, &plan); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(stages), &q.Stages); err != nil {
+			return fmt.Errorf("query %d's stages: %w", q.ID, err)
+		}
+		if err := json.Unmarshal([]byte(plan), &q.Plan); err != nil {
+			return fmt.Errorf("query %d's plan: %w", q.ID, err)
+		}
+		byID[id].Queries = append(byID[id].Queries, q)
 	}
 	return rows.Err()
 }

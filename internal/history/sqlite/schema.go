@@ -134,6 +134,43 @@ var migrations = [][]string{
 		) WITHOUT ROWID`,
 		`UPDATE history_logs SET mtime = -1, fingerprint = ''`,
 	},
+	{ // 3: what explaining a run needs (stage times, driver time, configuration, SQL plans); every log is read again
+		`CREATE TABLE history_stage_times (
+			run               INTEGER NOT NULL,
+			stage             INTEGER NOT NULL,
+			attempt           INTEGER NOT NULL,
+			submit_ms         INTEGER NOT NULL,
+			complete_ms       INTEGER NOT NULL,
+			slot_ms           INTEGER NOT NULL,
+			wait_ms           INTEGER NOT NULL,
+			failed_ms         INTEGER NOT NULL,
+			task_bytes_median INTEGER NOT NULL,
+			last_host         TEXT NOT NULL,
+			last_ms           INTEGER NOT NULL,
+			last_bytes        INTEGER NOT NULL,
+			last_gc_ms        INTEGER NOT NULL,
+			last_retry_ms     INTEGER NOT NULL,
+			PRIMARY KEY (run, stage, attempt)
+		) WITHOUT ROWID`,
+		`CREATE TABLE history_run_context (
+			run              INTEGER PRIMARY KEY,
+			driver_ms        INTEGER NOT NULL,
+			executor_wait_ms INTEGER NOT NULL,
+			config           TEXT NOT NULL
+		)`,
+		`CREATE TABLE history_configs (id TEXT PRIMARY KEY, config TEXT NOT NULL)`,
+		`CREATE TABLE history_queries (
+			run         INTEGER NOT NULL,
+			ord         INTEGER NOT NULL,
+			exec_id     INTEGER NOT NULL,
+			description TEXT NOT NULL,
+			wall_ms     INTEGER NOT NULL,
+			stages      TEXT NOT NULL,
+			plan        TEXT NOT NULL,
+			PRIMARY KEY (run, ord)
+		) WITHOUT ROWID`,
+		`UPDATE history_logs SET mtime = -1, fingerprint = ''`,
+	},
 }
 
 // migrate brings the file's history tables to history.SchemaVersion inside

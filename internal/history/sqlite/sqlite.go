@@ -153,6 +153,9 @@ func deleteRuns(ctx context.Context, tx *sql.Tx, where string, args ...any) erro
 		`DELETE FROM history_stages WHERE run IN (` + sel + `)`,
 		`DELETE FROM history_host_stages WHERE run IN (` + sel + `)`,
 		`DELETE FROM history_host_facts WHERE run IN (` + sel + `)`,
+		`DELETE FROM history_stage_times WHERE run IN (` + sel + `)`,
+		`DELETE FROM history_run_context WHERE run IN (` + sel + `)`,
+		`DELETE FROM history_queries WHERE run IN (` + sel + `)`,
 		`DELETE FROM history_runs WHERE ` + where,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
@@ -214,6 +217,30 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *history.Run, newHo
 		return append(args, id, factIDs[i], f.Rack, f.Executors, f.Cores, f.MemoryMB, f.InstanceType)
 	}); err != nil {
 		return fmt.Errorf("host facts: %w", err)
+	}
+	if err := insertRows(ctx, tx, `INSERT INTO history_stage_times VALUES `, 14, len(r.Stages), func(i int, args []any) []any {
+		st := &r.Stages[i]
+		t := &st.Times
+		return append(args, id, st.ID, st.Attempt, t.SubmitMs, t.CompleteMs, t.SlotMs, t.WaitMs, t.FailedMs, t.TaskBytesMedian,
+			t.Last.Host, t.Last.Ms, t.Last.Bytes, t.Last.GCMs, t.Last.RetryMs)
+	}); err != nil {
+		return fmt.Errorf("stage times: %w", err)
+	}
+	confID, confText := history.ConfigID(r.Config)
+	if confID != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_configs (id, config) VALUES (?, ?)`, confID, confText); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO history_run_context (run, driver_ms, executor_wait_ms, config) VALUES (?, ?, ?, ?)`,
+		id, r.DriverMs, r.ExecutorWaitMs, confID); err != nil {
+		return fmt.Errorf("run context: %w", err)
+	}
+	if err := insertRows(ctx, tx, `INSERT INTO history_queries VALUES `, 7, len(r.Queries), func(i int, args []any) []any {
+		q := &r.Queries[i]
+		return append(args, id, i, q.ID, q.Description, q.WallMs, jsonText(q.Stages), jsonText(q.Plan))
+	}); err != nil {
+		return fmt.Errorf("queries: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_dags (job_key, engine, name_key, dag) VALUES (?, ?, ?, ?)`,
 		r.JobKey, r.Engine, r.NameKey, jsonText(r.DAG))

@@ -3,11 +3,14 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/history/historytest"
@@ -80,54 +83,67 @@ func TestScale(t *testing.T) {
 		st.Size(), st.Size()/int64(len(runs)), float64(st.Size())/float64(tasks), len(runs), tasks)
 }
 
-// TestMigrateToVersion2: a version-1 file (no host facts) is migrated on
-// open: the facts table is made, every log is marked to be read again (its
-// time and fingerprint cleared, so the next index pass re-reads it and
-// fills the facts), and the runs stay until then.
-func TestMigrateToVersion2(t *testing.T) {
-	ctx := context.Background()
-	p := filepath.Join(t.TempDir(), "h.db")
-	s, err := sqlite.Open(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
-	st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
-	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DROP TABLE history_host_facts`, `UPDATE history_meta SET value = '1' WHERE key = 'schema_version'`} {
-		if _, err := s.DB().Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	if s, err = sqlite.Open(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	logs, err := s.Logs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 {
-		t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
-	}
-	got, err := s.Runs(ctx, history.Filter{Detail: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || len(got[0].Stages) != 3 || len(got[0].HostFacts) != 0 {
-		t.Fatalf("run after the migration: %d runs, want 1 with its stages and no facts yet", len(got))
-	}
-	if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = s.Runs(ctx, history.Filter{Detail: true}); len(got) != 1 || len(got[0].HostFacts) != len(r.HostFacts) {
-		t.Errorf("run read again: %d facts, want %d", len(got[0].HostFacts), len(r.HostFacts))
-	}
-	var v string
-	if err := s.DB().QueryRow(`SELECT value FROM history_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
-		t.Errorf("schema version %q (%v), want 2", v, err)
+// TestMigrate: a file of schema version 1 (no host facts) or 2 (no stage
+// times, driver times, configurations or queries) is migrated on open: the
+// new tables are made, every log is marked to be read again (its time and
+// fingerprint cleared, so the next index pass re-reads it and fills them),
+// and the runs stay until then.
+func TestMigrate(t *testing.T) {
+	v3 := []string{`DROP TABLE history_stage_times`, `DROP TABLE history_run_context`, `DROP TABLE history_configs`, `DROP TABLE history_queries`}
+	for _, from := range []struct {
+		version int
+		drop    []string
+	}{{1, append([]string{`DROP TABLE history_host_facts`}, v3...)}, {2, v3}} {
+		t.Run(fmt.Sprintf("from%d", from.version), func(t *testing.T) {
+			ctx := context.Background()
+			p := filepath.Join(t.TempDir(), "h.db")
+			s, err := sqlite.Open(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := historytest.SampleRun(rand.New(rand.NewPCG(1, 1)), 1)
+			st := history.LogState{Path: r.Log, Size: 10, ModTime: 1000, Fingerprint: "fp", IndexedAt: 2000}
+			if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range append(from.drop, fmt.Sprintf(`UPDATE history_meta SET value = '%d' WHERE key = 'schema_version'`, from.version)) {
+				if _, err := s.DB().Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			if s, err = sqlite.Open(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			logs, err := s.Logs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(logs) != 1 || logs[0].Fingerprint != "" || logs[0].ModTime != -1 || logs[0].Size != 10 {
+				t.Errorf("log after the migration: %+v, want its time and fingerprint cleared", logs)
+			}
+			got, err := s.Runs(ctx, history.Filter{Detail: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || len(got[0].Stages) != 3 || got[0].Stages[0].Times.SlotMs != 0 || got[0].Config != nil || got[0].Queries != nil {
+				t.Fatalf("run after the migration: %d runs, want 1 with its stages and no times, configuration or queries yet", len(got))
+			}
+			if from.version == 1 && len(got[0].HostFacts) != 0 {
+				t.Errorf("run after the migration from 1 has %d facts, want none yet", len(got[0].HostFacts))
+			}
+			if err := s.Put(ctx, history.Entry{State: st, Runs: []*history.Run{r}}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ = s.Runs(ctx, history.Filter{Detail: true})
+			if diff := cmp.Diff(r, got[0]); diff != "" {
+				t.Errorf("run read again differs (-put +got):\n%s", diff)
+			}
+			var v string
+			if err := s.DB().QueryRow(`SELECT value FROM history_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+				t.Errorf("schema version %q (%v), want 3", v, err)
+			}
+		})
 	}
 }
