@@ -126,7 +126,8 @@ func (p *planInfo) equal(o *planInfo) bool {
 	return true
 }
 
-// graphBuilder is SparkPlanGraph.buildSparkPlanGraphNode (Spark 3.5).
+// graphBuilder is SparkPlanGraph.buildSparkPlanGraphNode (Spark 4.0: a
+// ResultQueryStage, SPARK-51008, is skipped as a TableCacheQueryStage is).
 type graphBuilder struct {
 	plan   *model.SQLPlan
 	reused map[uint64][]reusable // exchanges and subqueries by plan
@@ -166,7 +167,7 @@ func (b *graphBuilder) add(p *planInfo, parent, cluster int32) {
 		if head != nil {
 			b.add(head, parent, id)
 		}
-	case p.name == "InputAdapter", p.name == "TableCacheQueryStage":
+	case p.name == "InputAdapter", p.name == "TableCacheQueryStage", p.name == "ResultQueryStage":
 		if head != nil {
 			b.add(head, parent, -1)
 		}
@@ -194,13 +195,26 @@ func (b *graphBuilder) add(p *planInfo, parent, cluster int32) {
 	default:
 		id := b.newNode(p, cluster)
 		if strings.Contains(p.name, "Exchange") || p.name == "Subquery" {
-			b.reused[p.hash] = append(b.reused[p.hash], reusable{p, id})
+			b.register(p, id)
 		}
 		b.edge(id, parent)
 		for _, c := range p.children {
 			b.add(c, id, cluster)
 		}
 	}
+}
+
+// register keeps id as the node of p's plan: Spark's map of exchanges is
+// keyed by the plan, so an equal plan met later takes the key over.
+func (b *graphBuilder) register(p *planInfo, id int32) {
+	rs := b.reused[p.hash]
+	for i := range rs {
+		if rs[i].info.equal(p) {
+			rs[i].id = id
+			return
+		}
+	}
+	b.reused[p.hash] = append(rs, reusable{p, id})
 }
 
 func (b *graphBuilder) has(p *planInfo) bool {
