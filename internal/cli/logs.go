@@ -82,9 +82,7 @@ func readLogs(e *env, paths []string, opts decodelogs.Options) (*decodelogs.Resu
 	res := decodelogs.Logs(logs, opts)
 	done()
 	res.Skipped = skipped
-	if ferr != nil {
-		res.Problems = append(res.Problems, ferr)
-	}
+	res.Paths = decodelogs.PathErrors(ferr)
 	return res, nil
 }
 
@@ -109,14 +107,17 @@ func partial(e *env, res *decodelogs.Result) error {
 	if notLogs > maxNotLogs {
 		fmt.Fprintf(e.stderr, "clusterlens: note: and %d more files skipped as not logs\n", notLogs-maxNotLogs)
 	}
+	for _, p := range res.Paths {
+		fmt.Fprintf(e.stderr, "clusterlens: warning: %v%s\n", p, hint(p))
+	}
 	for _, p := range res.Problems {
 		fmt.Fprintf(e.stderr, "clusterlens: warning: %v%s\n", p, hint(p))
 	}
-	unreadable := len(res.Unreadable())
+	unreadable := len(res.Unreadable()) + len(res.Paths)
 	if len(res.Problems) == 0 && unreadable == 0 {
 		return nil
 	}
-	return withCode(ExitPartial, fmt.Errorf("output from part of the input: %d logs read in part, %d files or folders unreadable (named above)", len(res.Problems), unreadable))
+	return withCode(ExitPartial, fmt.Errorf("output from part of the input: %d logs read in part, %d paths, files or folders unreadable (named above)", len(res.Problems), unreadable))
 }
 
 // explain adds to err the flag that would have let it pass.

@@ -66,7 +66,7 @@ func TestServeWatchesBucket(t *testing.T) {
 	dir := events(t)
 	prefix := fmt.Sprintf("serve-%d/", time.Now().UnixNano())
 	putFile(t, put, filepath.Join(dir, "local-1422981780767"), prefix+"local-1422981780767")
-	addr, stop := startServe(t, serveOptions{logs: "s3://" + objstoretest.S3Bucket + "/" + prefix, addr: "127.0.0.1:0", rescan: 100 * time.Millisecond})
+	addr, stop := startServe(t, serveOptions{logs: []string{"s3://" + objstoretest.S3Bucket + "/" + prefix}, addr: "127.0.0.1:0", rescan: 100 * time.Millisecond})
 	ids := func() []string {
 		body := getRead(t, addr, "applications")
 		var apps []struct{ ID string }

@@ -225,7 +225,7 @@ func TestServeExit3(t *testing.T) {
 	done := make(chan error, 1)
 	var logb bytes.Buffer
 	go func() {
-		done <- runServe(ctx, serveOptions{logs: dir, addr: "127.0.0.1:0"}, slog.New(slog.NewTextHandler(&logb, nil)), ready)
+		done <- runServe(ctx, serveOptions{logs: []string{dir}, addr: "127.0.0.1:0"}, slog.New(slog.NewTextHandler(&logb, nil)), ready)
 	}()
 	select {
 	case addr := <-ready:
@@ -249,5 +249,56 @@ func TestAPIExit3OnRealBrokenLog(t *testing.T) {
 	code, out, errs := run(t, "api", path, "applications")
 	if code != ExitPartial || !strings.HasPrefix(out, "[") || len(warnings(errs)) != 1 {
 		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+// TestMissingPathNotALogReadInPart: `summary good_log /missing` reads the
+// good log, names the missing path once and counts it as a path that could
+// not be read, not as a log read in part (issue 23); exit 3.
+func TestMissingPathNotALogReadInPart(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, filepath.Join(dir, "app-1"), []byte(tinyLog("app-1")))
+	missing := filepath.Join(dir, "missing")
+	code, out, errb := run(t, "summary", good, missing)
+	if code != ExitPartial || !strings.Contains(out, "app-1") {
+		t.Fatalf("exit %d, stdout %q; want 3 and the good log's summary", code, out)
+	}
+	if !strings.Contains(errb, "0 logs read in part, 1 paths, files or folders unreadable") {
+		t.Errorf("stderr does not count the missing path as unreadable:\n%s", errb)
+	}
+	if n := strings.Count(errb, missing); n != 1 {
+		t.Errorf("stderr names %s %d times, want once:\n%s", missing, n, errb)
+	}
+}
+
+// TestUnsupportedSchemeNamed: a URL of a scheme no store reads is refused
+// naming the scheme, not as a file that does not exist; file:// URLs (as
+// spark.eventLog.dir writes them) are local paths.
+func TestUnsupportedSchemeNamed(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"ftp://x/y", `unsupported URL scheme "ftp"`},
+		{"http://shs.example:18080/x", `unsupported URL scheme "http"`},
+		{"hdfs://nn/spark-events", "HDFS is not readable yet"},
+	} {
+		code, _, errb := run(t, "summary", c.path)
+		if code != ExitError || !strings.Contains(errb, c.want) || strings.Contains(errb, "no such file") {
+			t.Errorf("summary %s: exit %d, stderr %q; want 1 and %q", c.path, code, errb, c.want)
+		}
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "app-2"), []byte(tinyLog("app-2")))
+	if code, out, errb := run(t, "summary", "file://"+dir); code != 0 || !strings.Contains(out, "app-2") {
+		t.Errorf("summary file://%s: exit %d, stderr %q", dir, code, errb)
+	}
+}
+
+// TestServeNoSourceExit1: serve with no readable source exits 1 at once,
+// naming the source and the cause on stderr.
+func TestServeNoSourceExit1(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "spark-events")
+	code, _, errb := run(t, "serve", "--logs", missing, "--addr", "127.0.0.1:0")
+	if code != ExitError || !strings.Contains(errb, "no log source can be read") || !strings.Contains(errb, missing+": ") ||
+		!strings.Contains(errb, "no such file or directory") {
+		t.Errorf("exit %d, stderr %q; want 1 naming %s and the cause", code, errb, missing)
 	}
 }

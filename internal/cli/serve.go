@@ -21,7 +21,7 @@ import (
 
 // serveOptions are the flags of `clusterlens serve`.
 type serveOptions struct {
-	logs   string
+	logs   []string
 	addr   string
 	rescan time.Duration
 	load   decodelogs.Options
@@ -73,6 +73,9 @@ func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<
 	if errors.Is(err, server.ErrPartial) {
 		return withCode(ExitPartial, err)
 	}
+	if errors.Is(err, server.ErrNoSource) {
+		return withCode(ExitError, err)
+	}
 	if errors.Is(err, server.ErrExposed) || errors.Is(err, server.ErrTLSPair) {
 		return withCode(ExitUsage, err)
 	}
@@ -99,7 +102,7 @@ logs, and the logs are indexed into it every --rescan (docs/HISTORY.md).
 It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				if o.logs == "" {
+				if len(o.logs) == 0 {
 					return withCode(ExitUsage, errors.New("--logs is required"))
 				}
 				var err error
@@ -112,7 +115,7 @@ It stops cleanly on SIGINT or SIGTERM. See docs/API.md for the endpoints.`,
 				return runServe(ctx, o, log, nil)
 			},
 		}
-		cmd.Flags().StringVar(&o.logs, "logs", "", "folder (or file) of Spark event logs, or an object-store URL")
+		cmd.Flags().StringArrayVar(&o.logs, "logs", nil, "folder (or file) of Spark event logs, or an object-store URL; repeat for several (serve fails at start when none can be read)")
 		cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:18080", "address to listen on")
 		cmd.Flags().DurationVar(&o.rescan, "rescan", 0, "look for new and changed logs this often (0: never; 1m for an object-store URL; 10s with --store)")
 		cmd.Flags().StringVar(&o.metrics, "metrics", "", "node sample store for the web UI's node metrics (sqlite:PATH or clickhouse+http://HOST:8123/DB, as collect writes)")

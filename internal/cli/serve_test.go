@@ -19,7 +19,7 @@ import (
 // byte for byte what the offline api command answers.
 func TestServe(t *testing.T) {
 	dir := events(t)
-	addr, stop := startServe(t, serveOptions{logs: dir, addr: "127.0.0.1:0"})
+	addr, stop := startServe(t, serveOptions{logs: []string{dir}, addr: "127.0.0.1:0"})
 	for _, req := range []string{"applications", "applications/local-1430917381534/stages"} {
 		body := getRead(t, addr, req)
 		var want, errb bytes.Buffer
@@ -112,7 +112,7 @@ func TestServeFromStore(t *testing.T) {
 	if code, _, errs := run(t, "index", "--store", dsn, dir); code != ExitOK && code != ExitPartial {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
-	addr, stop := startServe(t, serveOptions{logs: dir, addr: "127.0.0.1:0", store: dsn, rescan: 200 * time.Millisecond})
+	addr, stop := startServe(t, serveOptions{logs: []string{dir}, addr: "127.0.0.1:0", store: dsn, rescan: 200 * time.Millisecond})
 	defer stop()
 	get := func(req string) []byte {
 		resp, err := http.Get("http://" + addr + "/api/v1/" + req)
@@ -191,7 +191,7 @@ func TestServeSafetyFlags(t *testing.T) {
 	if err := os.WriteFile(tok, []byte("t0ken\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr, stop := startServe(t, serveOptions{logs: dir, addr: "127.0.0.1:0", tokenFile: tok})
+	addr, stop := startServe(t, serveOptions{logs: []string{dir}, addr: "127.0.0.1:0", tokenFile: tok})
 	defer stop()
 	for _, c := range []struct {
 		path, auth string

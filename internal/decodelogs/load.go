@@ -76,6 +76,20 @@ type Result struct {
 	// (records lost, see model.Quality.Lost), one error each naming the
 	// log; the partial applications are in Apps.
 	Problems []error
+	// Paths are the paths given that could not be read or hold no log,
+	// one error each naming the path (source.Find's, split).
+	Paths []error
+}
+
+// PathErrors splits the error source.Find returns into one error per path.
+func PathErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // Unreadable returns the skipped files and folders that could not be read.
@@ -89,9 +103,12 @@ func (r *Result) Unreadable() []source.Skipped {
 	return out
 }
 
-// Partial reports whether some input was lost: a log read in part, or a
-// file or folder that could not be read.
-func (r *Result) Partial() bool { return len(r.Problems) > 0 || len(r.Unreadable()) > 0 }
+// Partial reports whether some input was lost: a log read in part, a
+// path given that could not be read, or a file or folder that could not be
+// read.
+func (r *Result) Partial() bool {
+	return len(r.Problems) > 0 || len(r.Paths) > 0 || len(r.Unreadable()) > 0
+}
 
 // Find lists the logs under paths, keeping the kinds asked for.
 func Find(paths []string, opts Options) ([]*source.Log, []source.Skipped, error) {
@@ -123,9 +140,7 @@ func Paths(paths []string, opts Options) (*Result, error) {
 	}
 	res := Logs(logs, opts)
 	res.Skipped = skipped
-	if err != nil {
-		res.Problems = append(res.Problems, err)
-	}
+	res.Paths = PathErrors(err)
 	return res, nil
 }
 
@@ -239,9 +254,7 @@ func (c *Cache) Paths(paths []string, opts Options) (res *Result, fresh int, err
 		res.add(e.read)
 	}
 	c.logs = kept
-	if ferr != nil {
-		res.Problems = append(res.Problems, ferr)
-	}
+	res.Paths = PathErrors(ferr)
 	return res, len(stale), nil
 }
 

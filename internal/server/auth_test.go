@@ -72,7 +72,7 @@ func serveDir(t *testing.T, o Options) (base, outsideID string) {
 	if err := os.WriteFile(filepath.Join(root, "secret.txt"), []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o.Logs = logs
+	o.Logs = []string{logs}
 	if o.Addr == "" {
 		o.Addr = "127.0.0.1:0"
 	}
@@ -216,7 +216,7 @@ func TestServeExposure(t *testing.T) {
 			t.Errorf("%+v: %v, want allowed %v", c.o, err, c.want)
 		}
 	}
-	err := Run(context.Background(), Options{Logs: t.TempDir(), Addr: "0.0.0.0:0"}, slog.New(slog.DiscardHandler), nil)
+	err := Run(context.Background(), Options{Logs: []string{t.TempDir()}, Addr: "0.0.0.0:0"}, slog.New(slog.DiscardHandler), nil)
 	if !errors.Is(err, ErrExposed) {
 		t.Errorf("Run on 0.0.0.0 without a token: %v, want ErrExposed", err)
 	}
@@ -345,7 +345,7 @@ func TestHistoryReadsOnlyUnderRoots(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := newHistorySource(st, []string{logs}, indexer.Options{}, slog.New(slog.DiscardHandler))
+	src := newHistorySource(st, []string{logs}, indexer.Options{}, newSourceHealth([]string{logs}, slog.New(slog.DiscardHandler)), slog.New(slog.DiscardHandler))
 	if err := src.refresh(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,13 @@ import (
 // rescan keeps the store current. A request about one application reads
 // its logs in full; the last few applications read are kept.
 type historySource struct {
-	st    history.Store
-	paths []string
-	opts  indexer.Options
-	log   *slog.Logger
-	ld    *decodelogs.Loader
-	ix    atomic.Pointer[shs.Index]
+	st     history.Store
+	paths  []string
+	health *sourceHealth
+	opts   indexer.Options
+	log    *slog.Logger
+	ld     *decodelogs.Loader
+	ix     atomic.Pointer[shs.Index]
 
 	mu       sync.Mutex
 	heads    []*model.App // a stub per Spark run in the store
@@ -48,8 +49,8 @@ type readApp struct {
 // keepRead is how many applications read in full are kept.
 const keepRead = 16
 
-func newHistorySource(st history.Store, paths []string, opts indexer.Options, log *slog.Logger) *historySource {
-	return &historySource{st: st, paths: paths, opts: opts, log: log, ld: decodelogs.NewLoader(opts.Load)}
+func newHistorySource(st history.Store, paths []string, opts indexer.Options, health *sourceHealth, log *slog.Logger) *historySource {
+	return &historySource{st: st, paths: paths, health: health, opts: opts, log: log, ld: decodelogs.NewLoader(opts.Load)}
 }
 
 // Index implements shs.Source.
@@ -171,9 +172,22 @@ func (s *historySource) AppLog(appID string) (*source.Log, bool) {
 // scan indexes the logs into the store and, when something changed,
 // refreshes the index.
 func (s *historySource) scan(ctx context.Context) {
-	stats, err := indexer.Pass(ctx, s.st, s.paths, s.opts)
+	// A source that cannot be read is left out of the pass (its runs stay
+	// in the history) and named on the pages until it can be read again.
+	var paths []string
+	for _, p := range s.paths {
+		err := source.Check(p)
+		s.health.set(p, err)
+		if err == nil {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	stats, err := indexer.Pass(ctx, s.st, paths, s.opts)
 	if err != nil {
-		s.log.Warn("index pass", "paths", s.paths, "err", err)
+		s.log.Warn("index pass", "paths", paths, "err", err)
 		return
 	}
 	for _, p := range stats.Problems {

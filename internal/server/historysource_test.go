@@ -39,7 +39,7 @@ func TestStoreListingAtScale(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	src := newHistorySource(st, nil, indexer.Options{}, slog.New(slog.DiscardHandler))
+	src := newHistorySource(st, nil, indexer.Options{}, newSourceHealth(nil, slog.New(slog.DiscardHandler)), slog.New(slog.DiscardHandler))
 	if err := src.refresh(ctx); err != nil {
 		t.Fatal(err)
 	}

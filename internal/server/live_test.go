@@ -50,7 +50,7 @@ func TestServeStopsWithLiveStreams(t *testing.T) {
 	defer cancel()
 	ready, done := make(chan string, 1), make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Logs: dir, Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), ready)
+		done <- Run(ctx, Options{Logs: []string{dir}, Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), ready)
 	}()
 	base := "http://" + <-ready
 	var res2 *http.Response

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"runtime"
@@ -25,10 +26,11 @@ import (
 // has its logs read first. Logs unchanged since the last scan
 // (decodelogs.Signature) are not read again.
 type logSource struct {
-	path string
-	opts decodelogs.Options // Spark event logs only
-	log  *slog.Logger
-	ix   atomic.Pointer[shs.Index]
+	paths  []string
+	health *sourceHealth
+	opts   decodelogs.Options // Spark event logs only
+	log    *slog.Logger
+	ix     atomic.Pointer[shs.Index]
 	// readFull reads one log in full: decodelogs.Log (tests hold it back).
 	readFull func(*source.Log) ([]*model.App, error)
 
@@ -45,6 +47,7 @@ type logSource struct {
 // servedLog is one log and what serve read of it.
 type servedLog struct {
 	l    *source.Log
+	src  string     // the source (a path of Logs) it was found under
 	head *model.App // the application its first events name, nil if none
 	once sync.Once
 	read chan struct{} // closed when apps and err are set
@@ -52,14 +55,14 @@ type servedLog struct {
 	err  error         // what reading lost, nil when nothing
 }
 
-// newLogSource reads the Spark event logs under path with opts (its Kinds
-// replaced).
-func newLogSource(path string, opts decodelogs.Options, log *slog.Logger) *logSource {
+// newLogSource reads the Spark event logs under paths with opts (its Kinds
+// replaced), recording each path's state in health.
+func newLogSource(paths []string, opts decodelogs.Options, health *sourceHealth, log *slog.Logger) *logSource {
 	heads := make(chan struct{})
 	close(heads)
 	opts.Kinds = []source.Kind{source.SparkEventLog}
 	ld := decodelogs.NewLoader(opts)
-	return &logSource{path: path, opts: opts, log: log, byApp: map[string][]*servedLog{}, heads: heads, readFull: ld.Log}
+	return &logSource{paths: paths, health: health, opts: opts, log: log, byApp: map[string][]*servedLog{}, heads: heads, readFull: ld.Log}
 }
 
 // partial reports whether the logs of the last scan read so far lost
@@ -125,14 +128,40 @@ func (s *logSource) AppLog(appID string) (*source.Log, bool) {
 	return logs[len(logs)-1].l, true
 }
 
+// find lists the logs under each source. A source that cannot be read
+// keeps the logs found under it before (shown as last read) and is
+// recorded in s.health; one that holds no log yet is not a failure.
+func (s *logSource) find() (found []*source.Log, from []string, skipped []source.Skipped) {
+	s.mu.Lock()
+	before := map[string][]*source.Log{}
+	for _, sl := range s.logs {
+		before[sl.src] = append(before[sl.src], sl.l)
+	}
+	s.mu.Unlock()
+	for _, p := range s.paths {
+		logs, sk, err := decodelogs.Find([]string{p}, s.opts)
+		if errors.Is(err, source.ErrNotLog) {
+			s.log.Info("no log found yet", "source", p, "err", err)
+			err = nil
+		}
+		s.health.set(p, err)
+		if err != nil {
+			logs = before[p]
+		}
+		found = append(found, logs...)
+		for range logs {
+			from = append(from, p)
+		}
+		skipped = append(skipped, sk...)
+	}
+	return found, from, skipped
+}
+
 // scan finds the logs, reads the first events of the new ones, then reads
 // them in full, until ctx ends.
 func (s *logSource) scan(ctx context.Context) {
 	start := time.Now()
-	found, skipped, err := decodelogs.Find([]string{s.path}, s.opts)
-	if err != nil {
-		s.log.Warn("find logs", "path", s.path, "err", err)
-	}
+	found, from, skipped := s.find()
 	unreadable := false
 	for _, sk := range skipped {
 		if sk.Err != nil {
@@ -150,10 +179,15 @@ func (s *logSource) scan(ctx context.Context) {
 	}
 	var fresh []*servedLog
 	s.logs = s.logs[:0:0]
-	for _, l := range found {
+	seen := map[string]bool{}
+	for i, l := range found {
+		if seen[l.Name] { // under two sources
+			continue
+		}
+		seen[l.Name] = true
 		sl := old[l.Name]
 		if sl == nil || decodelogs.Signature(sl.l) != decodelogs.Signature(l) {
-			sl = &servedLog{l: l, read: make(chan struct{})}
+			sl = &servedLog{l: l, src: from[i], read: make(chan struct{})}
 			fresh = append(fresh, sl)
 		}
 		s.logs = append(s.logs, sl)
@@ -176,11 +210,11 @@ func (s *logSource) scan(ctx context.Context) {
 	})
 	close(heads)
 	s.publish(true)
-	s.log.Info("logs listed", "path", s.path, "logs", len(found), "new", len(fresh), "took", time.Since(start).Round(time.Millisecond))
+	s.log.Info("logs listed", "paths", s.paths, "logs", len(found), "new", len(fresh), "took", time.Since(start).Round(time.Millisecond))
 	each(ctx, fresh, workers, s.readLog)
 	s.publish(true)
 	if ctx.Err() == nil {
-		s.log.Info("logs read", "path", s.path, "logs", len(fresh), "took", time.Since(start).Round(time.Millisecond))
+		s.log.Info("logs read", "paths", s.paths, "logs", len(fresh), "took", time.Since(start).Round(time.Millisecond))
 	}
 }
 

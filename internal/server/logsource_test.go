@@ -28,7 +28,7 @@ func TestServeListsBeforeReading(t *testing.T) {
 	const n = 40
 	dir := t.TempDir()
 	ids := writeLogs(t, dir, n)
-	src := newLogSource(dir, decodelogs.Options{}, slog.New(slog.DiscardHandler))
+	src := newLogSource([]string{dir}, decodelogs.Options{}, newSourceHealth([]string{dir}, slog.New(slog.DiscardHandler)), slog.New(slog.DiscardHandler))
 	var mu sync.Mutex
 	allowed := map[string]bool{}
 	gate := make(chan struct{})
@@ -135,7 +135,7 @@ func countListed(t *testing.T, ix *shs.Index) int {
 func TestServeRescan(t *testing.T) {
 	dir := t.TempDir()
 	ids := writeLogs(t, dir, 5)
-	src := newLogSource(dir, decodelogs.Options{}, slog.New(slog.DiscardHandler))
+	src := newLogSource([]string{dir}, decodelogs.Options{}, newSourceHealth([]string{dir}, slog.New(slog.DiscardHandler)), slog.New(slog.DiscardHandler))
 	var mu sync.Mutex
 	var reads []string
 	full := src.readFull

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
@@ -22,14 +23,17 @@ import (
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
+	"github.com/clusterlens/clusterlens/internal/source"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/web"
 )
 
 // Options configure Run.
 type Options struct {
-	// Logs is the folder, file or object-store URL of the event logs.
-	Logs string
+	// Logs are the folders, files or object-store URLs of the event logs:
+	// Run fails at start when none can be read, and serves the others
+	// (with a banner naming the failing ones) when some cannot.
+	Logs []string
 	// Addr is the address to listen on.
 	Addr string
 	// Rescan is how often to look for new and changed logs (0: never, or
@@ -82,10 +86,21 @@ const defaultBucketRescan = time.Minute
 // ErrPartial after a clean stop when the logs it served last were read in
 // part.
 func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) error {
-	if o.Rescan == 0 && objstore.IsURL(o.Logs) {
-		o.Rescan = defaultBucketRescan
+	if len(o.Logs) == 0 {
+		return fmt.Errorf("%w: none given", ErrNoSource)
+	}
+	o.Logs = slices.Clone(o.Logs)
+	for i, p := range o.Logs {
+		o.Logs[i] = source.Canonical(p)
+		if o.Rescan == 0 && objstore.IsURL(p) {
+			o.Rescan = defaultBucketRescan
+		}
 	}
 	if err := checkExposure(o); err != nil {
+		return err
+	}
+	health := newSourceHealth(o.Logs, log)
+	if err := checkSources(o.Logs, health); err != nil {
 		return err
 	}
 	tlsConfig, err := loadTLS(o)
@@ -101,14 +116,14 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 		if o.Rescan == 0 {
 			o.Rescan = defaultStoreRescan
 		}
-		hs := newHistorySource(o.Store, []string{o.Logs}, indexer.Options{Load: o.Load}, log)
+		hs := newHistorySource(o.Store, o.Logs, indexer.Options{Load: o.Load}, health, log)
 		if err := hs.refresh(ctx); err != nil {
 			ln.Close()
 			return err
 		}
 		src = hs
 	} else {
-		src = newLogSource(o.Logs, o.Load, log)
+		src = newLogSource(o.Logs, o.Load, health, log)
 	}
 	stopped := func() error {
 		if src.partial() {

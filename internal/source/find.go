@@ -17,7 +17,8 @@ import (
 // recursively), zip archives, and globs (filepath.Match syntax), on the
 // local disk or in an object store (s3://, gs://, abfss://, wasbs://
 // URLs, read through internal/objstore; a glob's literal prefix is the
-// store's listing prefix). Each path
+// store's listing prefix; file:// URLs are local paths; a URL of another
+// scheme is refused, wrapping ErrUnsupportedScheme). Each path
 // must hold at least one log: err (errors.Join of one error per bad path)
 // names each path that does not exist, matches nothing, or holds no log
 // (wrapping ErrNotLog), while logs and skipped hold what the other paths
@@ -27,7 +28,12 @@ func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err err
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range paths {
-		if objstore.IsURL(p) {
+		local, isLocal, err := localPath(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !isLocal {
 			s, err := findURL(p, opts)
 			if err != nil {
 				errs = append(errs, err)
@@ -35,6 +41,7 @@ func Find(paths []string, opts Options) (logs []*Log, skipped []Skipped, err err
 			logs, skipped = s.keep(logs, skipped, seen)
 			continue
 		}
+		p = local
 		matches := []string{p}
 		if hasMeta(p) {
 			if _, err := os.Lstat(p); err != nil {

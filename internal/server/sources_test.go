@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
+)
+
+// refusingS3 is an S3 endpoint that refuses every request as AWS refuses
+// wrong credentials (403 InvalidAccessKeyId), and the environment that
+// points the S3 client at it with such credentials.
+func refusingS3(t *testing.T) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code>`+
+			`<Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>`)
+	}))
+	t.Cleanup(srv.Close)
+	none := filepath.Join(t.TempDir(), "none")
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_S3": srv.URL, "AWS_ACCESS_KEY_ID": "AKIAWRONGWRONGWRONG0",
+		"AWS_SECRET_ACCESS_KEY": "wrong", "AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none} {
+		t.Setenv(k, v)
+	}
+}
+
+// TestRunFailsWithoutReadableSource: serve given only sources that cannot
+// be read (a path that does not exist, an HDFS URL, an S3 bucket that
+// refuses the credentials) fails at start, before listening, naming each
+// source and its cause, instead of serving an empty UI (issue 23).
+func TestRunFailsWithoutReadableSource(t *testing.T) {
+	refusingS3(t)
+	missing := filepath.Join(t.TempDir(), "no-such-folder")
+	bucket := fmt.Sprintf("s3://refused-%d/spark-events/", time.Now().UnixNano())
+	for _, c := range []struct {
+		logs []string
+		want []string
+	}{
+		{[]string{missing}, []string{missing, "no such file or directory"}},
+		{[]string{"hdfs://nn:8020/spark-events"}, []string{"hdfs://nn:8020/spark-events", "HDFS is not readable yet"}},
+		{[]string{bucket}, []string{strings.TrimSuffix(bucket, "spark-events/"), "403 Forbidden", "InvalidAccessKeyId", "credentials tried"}},
+		{[]string{missing, "ftp://x/y"}, []string{missing, `unsupported URL scheme "ftp"`}},
+	} {
+		ready := make(chan string, 1)
+		start := time.Now()
+		err := Run(context.Background(), Options{Logs: c.logs, Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), ready)
+		if !errors.Is(err, ErrNoSource) {
+			t.Errorf("%v: Run = %v, want ErrNoSource", c.logs, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not say %q", c.logs, err, w)
+			}
+		}
+		if len(ready) > 0 {
+			t.Errorf("%v: listened before failing", c.logs)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: took %s to fail", c.logs, d)
+		}
+	}
+}
+
+// TestSourceFailsLater: of two sources, one that goes away after the first
+// scan is named (with its cause, since when) while its applications stay
+// listed as last read; once it is back, it is no longer named.
+func TestSourceFailsLater(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeLogs(t, a, 2)
+	writeLogs(t, b, 3) // app-0000..app-0002: two share ids with a's, one is b's alone
+	health := newSourceHealth([]string{a, b}, slog.New(slog.DiscardHandler))
+	src := newLogSource([]string{a, b}, decodelogs.Options{}, health, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	src.scan(ctx)
+	if n := countListed(t, src.Index()); n != 3 || len(health.Problems()) != 0 {
+		t.Fatalf("first scan: %d listed, problems %v; want 3 and none", n, health.Problems())
+	}
+	moved := b + ".away"
+	if err := os.Rename(b, moved); err != nil {
+		t.Fatal(err)
+	}
+	src.scan(ctx)
+	ps := health.Problems()
+	if len(ps) != 1 || ps[0].Source != b || !errors.Is(ps[0].Err, os.ErrNotExist) || ps[0].Since.IsZero() {
+		t.Fatalf("after %s went away: problems %+v, want it alone, not found", b, ps)
+	}
+	if n := countListed(t, src.Index()); n != 3 {
+		t.Errorf("after %s went away: %d listed, want the 3 read before", b, n)
+	}
+	if err := os.Rename(moved, b); err != nil {
+		t.Fatal(err)
+	}
+	src.scan(ctx)
+	if ps := health.Problems(); len(ps) != 0 {
+		t.Errorf("after %s came back: problems %+v", b, ps)
+	}
+}
