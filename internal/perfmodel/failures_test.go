@@ -81,10 +81,14 @@ func TestRetryWorkloadByHand(t *testing.T) {
 // 3000 ms task), the stage completes 50 ms later, the job 50 and the
 // application 50: 7650 ms for 8000 recorded; merging the attempts into one
 // wave, as before, gave 6350. At 1 slot: 1100 + 4500 + 100 + 1900 = 7600,
-// + 200 + 800 + 100 + 5350 = 14050, + 150 = 14200. At 2 slots: attempt 0
+// + 200 + 800 + 100 + 5350 = 14050, + 150 = 14200. At 2 slots the replay
+// halves the executors at every moment, as the recorded ones came and went:
+// 2 slots, 1 while executor 2 is lost (3000 to 6000), 2 again. Attempt 0
 // of stage 0 ends at 3700 (1000 then 900 on one slot, 1200 then 1400 on the
-// other), its retry at 4900 (3800 + 1100), stage 1's attempt 0 at 5600
-// (5100 + 500), its retry's 3000 ms task at 8700 (5700 + 3000): 8850.
+// other), its retry runs on the one slot left: 800 from 3800, 1100 from
+// 4600 to 5700; stage 1 is ready at 5900, its 500 ms task runs to 6400 and
+// its 300 ms one from 6000 (executor 3) to 6300; its retry starts at 6500
+// and its 3000 ms task ends at 9500: + 150 = 9650.
 func TestRetryReplayByHand(t *testing.T) {
 	w, err := FromApp(loadOne(t, retryLog))
 	if err != nil {
@@ -97,7 +101,7 @@ func TestRetryReplayByHand(t *testing.T) {
 		t.Errorf("Sparklens critical path %d, want 4400", f.CriticalPathMs)
 	}
 	p := NewPlan(w)
-	for slots, want := range map[int]int64{1: 14200, 2: 8850, 4: 7650, 8: 7650} {
+	for slots, want := range map[int]int64{1: 14200, 2: 9650, 4: 7650, 8: 7650} {
 		if got, err := p.Replay(slots); err != nil || got != want {
 			t.Errorf("replay at %d slots: %d ms (%v), want %d", slots, got, err, want)
 		}

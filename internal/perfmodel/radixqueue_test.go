@@ -67,7 +67,7 @@ func checkQueueOrder(t *testing.T, newQueue func() runningTasks, advance func(ru
 			if round%7 == 6 && rng.IntN(50) == 0 {
 				k = now - rng.Int64N(1000) - 1 // below the last pop
 			}
-			q.push(taskItem{t: k, i: step})
+			q.push(taskItem{t: k, i: int32(step)})
 			ref = append(ref, k)
 		}
 	}

@@ -26,6 +26,12 @@ type Plan struct {
 	byPrereq        []int // job indexes by prerequisite count
 	// appTail is the time from the last job's completion to the application end.
 	appTail int64
+	// steps are the slots the executors offered over time, nil when steady
+	// (capacitySteps); peak is the recorded slots.
+	steps []capStep
+	peak  int
+	// impact is the plan Without replays (impactPlan), once built.
+	impact *Plan
 }
 
 // NewPlan prepares w for replay. The delays are measured on the recorded run
@@ -51,7 +57,9 @@ type Plan struct {
 //   - the application ends its recorded lag after its last job.
 func NewPlan(w *Workload) *Plan {
 	p := &Plan{w: w, ord: jobOrder(w)}
-	slots := CoresOf(w).Slots
+	c := CoresOf(w)
+	slots := c.Slots
+	p.steps, p.peak = capacitySteps(w, c), slots
 	n := len(w.Stages)
 	p.startDelay, p.endDelay = make([]int64, n), make([]int64, n)
 	p.children = make([][]int, n)
@@ -101,7 +109,10 @@ func NewPlan(w *Workload) *Plan {
 }
 
 // Replay runs the plan on slots task slots (cores / spark.task.cpus) and
-// returns the application's completion time in milliseconds.
+// returns the application's completion time in milliseconds. When the
+// recorded executors came and went while tasks ran (dynamic allocation,
+// executors lost and replaced), the slots follow them over time, scaled so
+// that the most at once is slots.
 //
 // The scheduler follows Sparklens's CompletionEstimator and
 // PQParallelStageScheduler: stages start when their parents end, each task
@@ -132,6 +143,22 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 	w := p.w
 	r := newRun(p, slots)
 	defer r.tasks.release()
+	switch {
+	case p.steps != nil && slots == p.peak:
+		// The recorded configuration: each executor's slots for its life.
+		r.pool = &slotPool{lives: executorLives(w)}
+		for e, l := range r.pool.lives {
+			r.at(max(0, l.added), evExecutor, e)
+			r.pool.last = max(r.pool.last, l.added)
+		}
+	case p.steps != nil:
+		r.free = 0
+		prev := 0
+		for _, st := range scaledSteps(p.steps, p.peak, slots) {
+			r.atCapacity(st.t, st.slots-prev)
+			prev = st.slots
+		}
+	}
 	for _, k := range p.byPrereq {
 		if p.ord.prereq[k] > 0 {
 			break
@@ -152,12 +179,16 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 		now = next
 		for r.tasks.Len() > 0 && r.tasks.min() == now || r.events.Len() > 0 && r.events.items[0].t == now {
 			if r.tasks.Len() > 0 && r.tasks.min() == now {
-				it := r.tasks.pop()
-				r.finish(now, it.i)
+				r.finish(now, r.tasks.pop())
 				continue
 			}
 			it := r.events.pop()
 			switch it.kind {
+			case evCapacity:
+				r.free += it.i
+			case evExecutor:
+				l := r.pool.lives[it.i]
+				r.pool.add(l.ended, int32(it.i), l.slots)
 			case evJobRelease:
 				r.jobReleased[it.i] = true
 				j := &w.Jobs[it.i]

@@ -7,7 +7,9 @@ import (
 
 // Event kinds of the replay, in the order they are handled at one instant.
 const (
-	evStageDone = iota
+	evCapacity = iota // executors came or went: i is the change in slots
+	evExecutor        // executor i was added (the replay with a slot pool)
+	evStageDone
 	evJobDone
 	evJobRelease
 	evStageReady
@@ -76,8 +78,9 @@ func (h *itemHeap) pop() item {
 
 // taskItem is a running task's finish time and stage index.
 type taskItem struct {
-	t int64
-	i int
+	t    int64
+	i    int32 // stage index
+	exec int32 // executor index in the slot pool, when there is one
 }
 
 // stageHeap orders runnable stages by Spark's FIFO priority: job id, then stage id.
@@ -124,6 +127,10 @@ type run struct {
 	prefix            int  // jobs done in completion order, a prefix length
 	released          int  // jobs released, in p.byPrereq order
 	starved           bool // a runnable task once found no free slot
+	// pool, when set, holds the free slots with their executors' lives
+	// (the replay at the recorded configuration with executors coming and
+	// going); free is then unused.
+	pool *slotPool
 }
 
 func newRun(p *Plan, slots int) *run {
@@ -143,6 +150,13 @@ func newRun(p *Plan, slots int) *run {
 	return r
 }
 
+// atCapacity schedules a change of delta slots at t.
+func (r *run) atCapacity(t int64, delta int) {
+	if delta != 0 {
+		r.at(t, evCapacity, delta)
+	}
+}
+
 // at schedules an event.
 func (r *run) at(t int64, kind, i int) {
 	r.seq++
@@ -153,12 +167,16 @@ func (r *run) at(t int64, kind, i int) {
 func (r *run) launch(now int64) {
 	w := r.p.w
 	r.tasks.advance(now)
+	if r.pool != nil {
+		r.launchPooled(now)
+		return
+	}
 	for r.free > 0 && r.runnable.Len() > 0 {
 		si := r.runnable.st[0]
 		d := w.Stages[si].Durations
 		end := r.attemptEnd(si)
 		for r.free > 0 && r.nextTask[si] < end {
-			r.tasks.push(taskItem{t: now + d[r.nextTask[si]], i: si})
+			r.tasks.push(taskItem{t: now + d[r.nextTask[si]], i: int32(si)})
 			r.nextTask[si]++
 			r.free--
 		}
@@ -166,8 +184,37 @@ func (r *run) launch(now int64) {
 			heap.Pop(&r.runnable) // all launched, or its next attempt waits for this one
 		}
 	}
-	if r.free == 0 && r.runnable.Len() > 0 {
+	if r.free <= 0 && r.runnable.Len() > 0 {
 		r.starved = true
+	}
+}
+
+// launchPooled is launch with a slot pool: each task, in priority order,
+// takes a slot whose executor outlives it; the first that finds none waits,
+// and the tasks behind it with it.
+func (r *run) launchPooled(now int64) {
+	w := r.p.w
+	for r.runnable.Len() > 0 {
+		si := r.runnable.st[0]
+		d := w.Stages[si].Durations
+		end := r.attemptEnd(si)
+		failed := w.Stages[si].Failed
+		for r.nextTask[si] < end {
+			k := r.nextTask[si]
+			lost := k < len(failed) && failed[k]
+			e, dies, ok := r.pool.take(now, d[k], lost)
+			if !ok {
+				r.starved = true
+				return
+			}
+			t := now + d[k]
+			if lost {
+				t = min(t, max(now, dies)) // it dies with its executor
+			}
+			r.tasks.push(taskItem{t: t, i: int32(si), exec: e})
+			r.nextTask[si]++
+		}
+		heap.Pop(&r.runnable) // all launched, or its next attempt waits for this one
 	}
 }
 
@@ -184,8 +231,15 @@ func (r *run) attemptEnd(si int) int {
 // finish records a task of stage si finishing at now: the stage completes
 // after its last task, and its next attempt becomes ready after the last
 // task of the one before it.
-func (r *run) finish(now int64, si int) {
-	r.free++
+func (r *run) finish(now int64, it taskItem) {
+	si := int(it.i)
+	if r.pool != nil {
+		if l := r.pool.lives[it.exec]; l.ended > now {
+			r.pool.add(l.ended, it.exec, 1)
+		}
+	} else {
+		r.free++
+	}
 	r.finished[si]++
 	s := &r.p.w.Stages[si]
 	switch k := r.retry[si]; {
@@ -233,6 +287,19 @@ func (r *run) releaseFollowers(now int64) {
 // next job in order. It reports whether it found anything to start.
 func (r *run) unstick(now int64) bool {
 	w := r.p.w
+	if r.runnable.Len() > 0 && r.pool != nil {
+		// Every executor gone with work left and none to come: carry on
+		// with one that lives on.
+		r.pool.lives = append(r.pool.lives, life{now, 1<<62 - 1, max(1, r.p.peak)})
+		r.pool.add(1<<62-1, int32(len(r.pool.lives)-1), max(1, r.p.peak))
+		return true
+	}
+	if r.runnable.Len() > 0 && r.free <= 0 {
+		// Every executor gone with work left and none to come: carry on
+		// with the recorded slots.
+		r.free += max(1, r.p.peak)
+		return true
+	}
 	for si := range w.Stages {
 		if r.waiting[si] > 0 && r.jobReleased[w.Stages[si].Job] {
 			r.waiting[si] = 0

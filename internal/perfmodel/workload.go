@@ -35,6 +35,9 @@ type Workload struct {
 	TaskCPUs int
 	// ObservedConcurrency is the most task attempts recorded running at once.
 	ObservedConcurrency int
+	// MapReduce is set for a MapReduce job, whose reduces start before its
+	// maps end (slow-start) and wait for them.
+	MapReduce bool
 }
 
 // Stage is one stage id of the workload with its task attempts.
@@ -55,6 +58,16 @@ type Stage struct {
 	// without metrics, for a finished map task whose output was lost, and
 	// Sparklens skips it for the missing metrics; the rerun is a new attempt.
 	Durations []int64
+	// TaskIDs and Launches are each attempt's task id (Spark's task id;
+	// MapReduce: the attempt's sequence number) and launch time (epoch
+	// ms), parallel to Durations as FromApp builds them; a workload made
+	// otherwise may leave them empty.
+	TaskIDs, Launches []int64
+	// Failed is set, parallel to Durations, for the attempts that did not
+	// succeed (failed, or killed).
+	Failed []bool
+	// Kind is the stage's kind (MapReduce: map, reduce, setup, cleanup).
+	Kind model.StageKind
 	// Attempts is the number of stage attempts merged.
 	Attempts int
 	// Retries are the later attempts of a stage Spark resubmitted (after a
@@ -164,7 +177,8 @@ func FromApp(app *model.App) (*Workload, error) { return FromAppWith(app, Option
 
 // FromAppWith is FromApp with options.
 func FromAppWith(app *model.App, opts Options) (*Workload, error) {
-	w := &Workload{AppID: app.ID, Start: app.Start, End: app.End, Complete: app.Complete && app.End > 0, TaskCPUs: 1}
+	w := &Workload{AppID: app.ID, Start: app.Start, End: app.End, Complete: app.Complete && app.End > 0, TaskCPUs: 1,
+		MapReduce: app.Engine == model.MapReduce}
 	if v, ok := app.Env.SparkProp("spark.task.cpus"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
 			w.TaskCPUs = n
@@ -186,7 +200,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		if !ok {
 			i = len(w.Stages)
 			byID[st.ID] = i
-			w.Stages = append(w.Stages, Stage{ID: st.ID, Name: st.Name})
+			w.Stages = append(w.Stages, Stage{ID: st.ID, Name: st.Name, Kind: st.Kind})
 			tasks = append(tasks, nil)
 			parents = append(parents, nil)
 			jobIDs = append(jobIDs, nil)
@@ -212,7 +226,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 				st.TaskMetrics(k, &m)
 				d = max(0, m[model.ExecutorRunTime])
 			}
-			tasks[i] = append(tasks[i], taskRef{st.Attempt, t.Launch, t.ID, d, t.Finish})
+			tasks[i] = append(tasks[i], taskRef{st.Attempt, t.Launch, t.ID, d, t.Finish, t.Status != model.TaskSuccess})
 		}
 	}
 	// Keep stages with tasks, in id order.
@@ -234,6 +248,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		ts := sortByLaunch(tasks[i])
 		tasks[i] = ts
 		s.Durations = make([]int64, len(ts))
+		s.TaskIDs, s.Launches, s.Failed = make([]int64, len(ts)), make([]int64, len(ts)), make([]bool, len(ts))
 		s.FirstLaunch = ts[0].launch
 		timesOf := func(attempt int32) attemptTimes {
 			for _, a := range attemptsOf[i] {
@@ -246,7 +261,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 		first := timesOf(ts[0].attempt)
 		var firstLast int64 // last finish of the first attempt's tasks
 		for k, t := range ts {
-			s.Durations[k] = t.dur
+			s.Durations[k], s.TaskIDs[k], s.Launches[k], s.Failed[k] = t.dur, t.id, t.launch, t.failed
 			s.LastFinish = max(s.LastFinish, t.finish)
 			if t.attempt == ts[0].attempt {
 				firstLast = max(firstLast, t.finish)
@@ -313,6 +328,7 @@ func FromAppWith(app *model.App, opts Options) (*Workload, error) {
 type taskRef struct {
 	attempt                 int32
 	launch, id, dur, finish int64
+	failed                  bool
 }
 
 // byLaunch orders task references by stage attempt, launch and task id.

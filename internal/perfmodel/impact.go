@@ -1,0 +1,153 @@
+package perfmodel
+
+import (
+	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// Edit describes the run without one problem, for Plan.Without: what each
+// attempt, stage or job would have taken had the problem not been there.
+// Nil functions keep the recorded values.
+type Edit struct {
+	// Duration is an attempt's duration without the problem, given its
+	// stage index in Workload.Stages, its position in the stage's Durations
+	// and its recorded duration; 0 means it would not have run (a failed
+	// attempt never made). It may only shorten an attempt.
+	Duration func(stage, k int, d int64) int64
+	// StartDelay is a stage's delay from becoming ready to its first task
+	// launch (the scheduler's).
+	StartDelay func(stage int, d int64) int64
+	// JobGap is a job's gap after the jobs before it completed (the
+	// driver's time between actions).
+	JobGap func(job int, d int64) int64
+	// Steady replays on the recorded peak slots all along, as if no
+	// executor had been lost or added late.
+	Steady bool
+	// Slots, when positive, replays on that many slots instead of the
+	// recorded executors.
+	Slots int
+}
+
+// Saving is what the run would have saved without a problem: the replay
+// without it against the replay of the recorded run at the recorded
+// configuration (both by the same model, so its error largely cancels; the
+// plan's Check gives that error).
+type Saving struct {
+	// WallMs is the wall-clock time saved; CoreMs the task time (core-ms,
+	// times spark.task.cpus) the attempts would not have taken.
+	WallMs int64 `json:"wallMs"`
+	CoreMs int64 `json:"coreMs"`
+	// BaseMs is the replay of the recorded run the saving is measured from.
+	BaseMs int64 `json:"baseMs"`
+}
+
+// Without replays the run without a problem and returns what that saves.
+//
+// For a MapReduce job the replay knows that the reduces wait for the maps:
+// each reduce attempt keeps only its part after the last map finished (the
+// part before was the wait of slow-start, and its shuffle of the maps
+// already done), and the reduce phase follows the map phase, so that maps
+// finishing sooner bring the job's end forward by as much.
+func (p *Plan) Without(e Edit) (Saving, error) {
+	ip := p.impactPlan()
+	slots := max(1, p.peak)
+	if e.Slots > 0 {
+		slots = e.Slots
+	}
+	base, err := ip.Replay(max(1, p.peak))
+	if err != nil {
+		return Saving{}, err
+	}
+	w := ip.w
+	edited := *w
+	edited.Stages = slices.Clone(w.Stages)
+	var coreMs int64
+	if e.Duration != nil {
+		orig := p.w
+		for i := range edited.Stages {
+			s := &edited.Stages[i]
+			o := &orig.Stages[i]
+			var durs []int64
+			for k, d := range o.Durations {
+				nd := max(0, min(d, e.Duration(i, k, d)))
+				if nd == d {
+					continue
+				}
+				if durs == nil {
+					durs = slices.Clone(s.Durations)
+				}
+				// The replay's duration (for a reduce, the part after the
+				// maps) shortens by what the attempt would have saved.
+				durs[k] = max(0, s.Durations[k]-(d-nd))
+				coreMs += d - nd
+			}
+			if durs != nil {
+				s.Durations = durs
+			}
+		}
+	}
+	np := *ip
+	np.w = &edited
+	if e.StartDelay != nil {
+		np.startDelay = slices.Clone(ip.startDelay)
+		for i, d := range np.startDelay {
+			np.startDelay[i] = max(0, min(d, e.StartDelay(i, d)))
+		}
+	}
+	if e.JobGap != nil {
+		np.jobGap = slices.Clone(ip.jobGap)
+		for k, d := range np.jobGap {
+			np.jobGap[k] = max(0, min(d, e.JobGap(k, d)))
+		}
+	}
+	if e.Steady {
+		np.steps = nil
+	}
+	t, err := np.Replay(slots)
+	if err != nil {
+		return Saving{}, err
+	}
+	return Saving{WallMs: base - t, CoreMs: coreMs * int64(max(1, w.TaskCPUs)), BaseMs: base}, nil
+}
+
+// impactPlan is the plan Without replays: the plan itself for Spark, and for
+// a MapReduce job one whose reduces follow its maps (see Without). It is
+// built once.
+func (p *Plan) impactPlan() *Plan {
+	if !p.w.MapReduce {
+		return p
+	}
+	if p.impact != nil {
+		return p.impact
+	}
+	w := *p.w
+	w.Stages = slices.Clone(p.w.Stages)
+	mapIdx, mapEnd := -1, int64(0)
+	for i := range w.Stages {
+		if w.Stages[i].Kind == model.StageMap {
+			mapIdx, mapEnd = i, w.Stages[i].LastFinish
+		}
+	}
+	for i := range w.Stages {
+		s := &w.Stages[i]
+		if s.Kind != model.StageReduce || mapIdx < 0 || len(s.Launches) != len(s.Durations) {
+			continue
+		}
+		s.Parents = append(slices.Clone(s.Parents), mapIdx)
+		s.Durations = slices.Clone(s.Durations)
+		first := int64(-1)
+		for k, d := range s.Durations {
+			start := max(s.Launches[k], mapEnd)
+			s.Durations[k] = max(0, s.Launches[k]+d-start)
+			if first < 0 || start < first {
+				first = start
+			}
+		}
+		s.FirstLaunch = max(s.FirstLaunch, first)
+		s.BusyAtSubmit = 0
+	}
+	p.impact = NewPlan(&w)
+	p.impact.steps, p.impact.peak = p.steps, p.peak
+	return p.impact
+}
