@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // Candidates are the models the choice tries, by name.
-var Candidates = []string{"ernest", "kernel", "optimistic", "power"}
+var Candidates = []string{"ernest", "kernel", "optimistic", "power", "amdahl"}
 
 // NewModel returns an unfitted model by name.
 func NewModel(name string) (Model, error) {
@@ -23,6 +21,8 @@ func NewModel(name string) (Model, error) {
 		return &Optimistic{}, nil
 	case "power":
 		return &Power{}, nil
+	case "amdahl":
+		return &Amdahl{}, nil
 	case "gboost":
 		return &GBoost{}, nil
 	}
@@ -34,24 +34,30 @@ type ChoiceOptions struct {
 	// Models are the candidates (default Candidates); one model is fitted
 	// without a choice.
 	Models []string
-	// Level is the share of cross-validation errors the interval covers
-	// (default 0.9).
+	// Level is the interval's coverage (default 0.9).
 	Level float64
-	// Holdouts is how many of the largest (or smallest) scale-outs or data
-	// sizes the extrapolation splits predict, one split each (default 3).
-	Holdouts int
-	// Rivals is how much larger than the chosen model's a candidate's
-	// cross-validated error may be for its estimate to count when the
-	// question lies beyond the runs (default 2; negative: none counts):
-	// the interval then reaches every such rival's estimate.
+	// MinTrainKeys is the fewest scale-outs (or data sizes) the first
+	// forward-chaining split trains on (default 4, Ernest's parameters;
+	// fewer when the runs have fewer).
+	MinTrainKeys int
+	// Mean fits the models on each configuration's mean runtime, as the
+	// papers do (Ernest's predictor.py fits every run); by default on its
+	// median, which a run far off its configuration's others does not
+	// move (docs/PREDICT.md: on Ellis's runs, where a job sometimes takes
+	// ten times its usual time, the median's errors are lower).
+	Mean bool
+	// Rivals bounds the candidates whose residuals calibrate an interval
+	// beyond the runs: those whose cross-validated error is at most Rivals
+	// times the chosen one's (0: every candidate).
 	Rivals float64
 }
 
 // Split kinds of the cross-validation.
 const (
 	SplitInterpolation = "interpolation" // leave each interior scale-out out (Bell)
-	SplitExtrapolation = "extrapolation" // predict each of the largest (smallest) from those below (above)
+	SplitExtrapolation = "extrapolation" // forward chaining: fit on the smaller (larger), score the larger (smaller)
 	SplitKFold         = "k-fold"        // five folds over configurations, when neither fits
+	SplitNone          = "none"          // too few configurations to hold any out
 )
 
 // Choice is the model chosen for a question, with what the choice rests on.
@@ -63,16 +69,19 @@ type Choice struct {
 	Scores map[string]float64 `json:"cvMeanRelativeError"`
 	Unfit  map[string]string  `json:"unfit,omitempty"`
 	Split  string             `json:"split"`
-	// Errors are the chosen model's signed relative errors (predicted −
-	// measured) / measured over the held-out runs.
-	Errors []float64 `json:"-"`
-	// Reach is the mean extrapolation distance of the extrapolation
-	// splits (ln of held-out over nearest fitted), 0 otherwise.
-	Reach float64 `json:"-"`
-	Range Range   `json:"range"`
-	Runs  int     `json:"runs"`
-	// fitted are the candidates fitted on every run, by name.
-	fitted map[string]Model
+	// Axis is what the splits hold out: "machines" or "data".
+	Axis string `json:"axis"`
+	// Calibration is how the interval was calibrated, with its coverage.
+	Calibration *Calibration `json:"calibration"`
+	Range       Range        `json:"range"`
+	Runs        int          `json:"runs"`
+	// Configurations is the number of distinct (machines, data size)
+	// configurations the runs cover.
+	Configurations int `json:"configurations"`
+	// fitted are the candidates fitted on every run, by name; residuals
+	// their cross-validation residuals.
+	fitted    map[string]Model
+	residuals map[string][]residual
 }
 
 // Choose picks, among the candidate models, the one with the least mean
@@ -84,10 +93,12 @@ type Choice struct {
 // least cross-validated error among BasicOptimisticModel, gradient
 // boosting and Ernest) choose the same way. The split follows the target:
 // inside the fitted machines and data sizes it is Bell's (leave each
-// interior scale-out out); beyond them it predicts each of the Holdouts
-// largest scale-outs (or data sizes, or smallest ones) from the runs below
-// it, since a model that interpolates well may extrapolate badly (the
-// papers score interpolation only). Gradient boosting is not among the
+// interior scale-out out); beyond them it is forward chaining in the
+// asked direction: fit on the runs up to each scale-out (or data size)
+// from the MinTrainKeys-th on and score every run above it (below, for a
+// question below the runs), since a model that interpolates well may
+// extrapolate badly (the papers score interpolation only). The residuals
+// calibrate the interval (Calibrate). Gradient boosting is not among the
 // candidates: C3O's collaborative setting has hundreds of runs of many
 // contexts, one recurring job's history rarely has.
 func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, error) {
@@ -100,18 +111,20 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	if opt.Level <= 0 || opt.Level >= 1 {
 		opt.Level = 0.9
 	}
-	if opt.Holdouts <= 0 {
-		opt.Holdouts = 3
+	if opt.MinTrainKeys <= 0 {
+		opt.MinTrainKeys = 4
 	}
-	agg := aggregate(pts)
-	c := &Choice{Scores: map[string]float64{}, Unfit: map[string]string{}, Range: rangeOf(agg), fitted: map[string]Model{}}
+	agg := aggregateBy(pts, !opt.Mean)
+	c := &Choice{Scores: map[string]float64{}, Unfit: map[string]string{}, Range: rangeOf(agg),
+		fitted: map[string]Model{}, residuals: map[string][]residual{}, Configurations: len(agg)}
 	for _, p := range agg {
 		c.Runs += int(p.weight())
 	}
-	var splits []split
-	splits, c.Split, c.Reach = splitsFor(agg, c.Range, machines, data, opt.Holdouts)
+	splits, kind, ax := splitsFor(pts, c.Range, machines, data, opt.MinTrainKeys, !opt.Mean)
+	c.Split, c.Axis = kind, ax.String()
 	var fitErrs []error
 	best := math.Inf(1)
+	var unscored []string
 	for _, name := range opt.Models {
 		m, err := NewModel(name)
 		if err != nil {
@@ -122,29 +135,43 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 			fitErrs = append(fitErrs, err)
 			continue
 		}
-		score, errs := cvScore(name, agg, splits)
-		if len(opt.Models) > 1 && math.IsInf(score, 1) {
-			c.Unfit[name] = "could not be scored on the " + c.Split + " splits"
+		c.fitted[name] = m
+		score, res := cvScore(name, splits)
+		if math.IsInf(score, 1) {
+			unscored = append(unscored, name)
 			continue
 		}
 		c.Scores[name] = score
-		c.fitted[name] = m
+		c.residuals[name] = res
 		if score < best || c.Model == nil {
-			best, c.Model, c.Name, c.Errors = score, m, name, errs
+			best, c.Model, c.Name = score, m, name
+		}
+	}
+	if c.Model == nil && len(unscored) > 0 {
+		// Fitted, but no split could score it: the first in the order
+		// of preference (opt.Models), uncalibrated.
+		c.Name, c.Model = unscored[0], c.fitted[unscored[0]]
+	}
+	for _, name := range unscored {
+		if name != c.Name || len(splits) > 0 {
+			c.Unfit[name] = "could not be scored on the " + c.Split + " splits"
 		}
 	}
 	if c.Model == nil {
-		return nil, tooFew(agg, fitErrs)
+		return nil, tooFew(agg, fitErrs, machines, data)
 	}
+	c.Calibration = c.calibrate(splits, opt.Level, opt.Rivals)
 	return c, nil
 }
 
-// split is one cross-validation split over aggregated points.
-type split struct{ train, test []Point }
-
-// minExtrapolationKeys is the fewest distinct scale-outs (or data sizes)
-// an extrapolation split trains on: Ernest's four parameters.
-const minExtrapolationKeys = 4
+// split is one cross-validation split: the aggregated training points,
+// the held-out runs, and per held-out run its distance from the training
+// runs along the split's axis (ln units; 0 for interpolation).
+type split struct {
+	train []Point
+	test  []Point
+	reach []float64
+}
 
 // axis is the dimension a split holds runs out along.
 type axis bool
@@ -153,6 +180,13 @@ const (
 	alongMachines axis = false
 	alongData     axis = true
 )
+
+func (a axis) String() string {
+	if a == alongData {
+		return "data"
+	}
+	return "machines"
+}
 
 // key groups points along the axis (data sizes by their dataTol bin).
 func (a axis) key(p Point) float64 {
@@ -170,61 +204,72 @@ func (a axis) value(p Point) float64 {
 	return p.Machines
 }
 
-// splitsFor builds the splits the target calls for, their kind and, for
-// extrapolation, their mean reach (ln of the held-out value over the
-// nearest fitted one).
-func splitsFor(agg []Point, r Range, machines, data float64, holdouts int) ([]split, string, float64) {
+// splitsFor builds the splits the target calls for over the runs pts, their
+// kind and axis. Beyond the runs (up or down the axis) they chain forward:
+// for each scale-out from the minTrain-th (fewer when there are fewer, at
+// least one held out), fit on those up to it and hold out every run beyond
+// it. Inside the runs they leave each interior scale-out out (Bell).
+func splitsFor(pts []Point, r Range, machines, data float64, minTrain int, median bool) ([]split, string, axis) {
+	agg := aggregateBy(pts, median)
 	ms, ds := distinct(agg, alongMachines.key), distinct(agg, alongData.key)
 	ax, keys := alongMachines, ms
 	up, down := machines > r.MaxMachines, machines < r.MinMachines
-	if !up && !down && len(ds) >= 3 && (data > r.MaxData*(1+dataTol) || data < r.MinData*(1-dataTol)) {
+	if !up && !down && len(ds) >= 2 && (data > r.MaxData*(1+dataTol) || data < r.MinData*(1-dataTol)) {
 		ax, keys = alongData, ds
 		up, down = data > r.MaxData, data < r.MinData
 	}
-	if len(keys) < 3 && len(ds) >= 3 {
+	if len(keys) < 2 && len(ds) >= 2 {
 		ax, keys = alongData, ds
 	}
-	if (up || down) && len(keys) >= minExtrapolationKeys+1 {
+	if (up || down) && len(keys) >= 3 {
+		first := min(minTrain, len(keys)-1)
 		var out []split
-		reach := 0.0
-		n := min(holdouts, len(keys)-minExtrapolationKeys)
-		for k := range n {
-			v := keys[len(keys)-1-k]
+		for n := first; n < len(keys); n++ {
+			edge := keys[n-1]
 			if down {
-				v = keys[k]
+				edge = keys[len(keys)-n]
 			}
 			var s split
 			near := math.NaN()
 			for _, p := range agg {
-				switch a := ax.key(p); {
-				case a == v:
-					s.test = append(s.test, p)
-				case up && a < v || down && a > v:
+				if a := ax.key(p); up && a <= edge || down && a >= edge {
 					s.train = append(s.train, p)
 					if x := ax.value(p); math.IsNaN(near) || up && x > near || down && x < near {
 						near = x
 					}
 				}
 			}
+			for _, p := range pts {
+				if a := ax.key(p); up && a > edge || down && a < edge {
+					s.test = append(s.test, p)
+					s.reach = append(s.reach, math.Abs(math.Log(ax.value(p)/near)))
+				}
+			}
 			out = append(out, s)
-			reach += math.Abs(math.Log(ax.value(s.test[0]) / near))
 		}
-		return out, SplitExtrapolation, reach / float64(n)
+		return out, SplitExtrapolation, ax
 	}
 	if len(keys) >= 3 {
 		var out []split
 		for _, v := range keys[1 : len(keys)-1] {
 			var s split
 			for _, p := range agg {
+				if ax.key(p) != v {
+					s.train = append(s.train, p)
+				}
+			}
+			for _, p := range pts {
 				if ax.key(p) == v {
 					s.test = append(s.test, p)
-				} else {
-					s.train = append(s.train, p)
+					s.reach = append(s.reach, 0)
 				}
 			}
 			out = append(out, s)
 		}
-		return out, SplitInterpolation, 0
+		return out, SplitInterpolation, ax
+	}
+	if len(agg) < 3 {
+		return nil, SplitNone, ax
 	}
 	var out []split
 	folds := min(5, len(agg))
@@ -232,78 +277,65 @@ func splitsFor(agg []Point, r Range, machines, data float64, holdouts int) ([]sp
 		var s split
 		for i, p := range agg {
 			if i%folds == f {
-				s.test = append(s.test, p)
+				for _, q := range pts {
+					if sameConfig(p, q) {
+						s.test = append(s.test, q)
+						s.reach = append(s.reach, 0)
+					}
+				}
 			} else {
 				s.train = append(s.train, p)
 			}
 		}
 		out = append(out, s)
 	}
-	return out, SplitKFold, 0
+	return out, SplitKFold, ax
+}
+
+// sameConfig reports whether run q is of configuration p (aggregate's bins).
+func sameConfig(p, q Point) bool {
+	return p.Machines == q.Machines && alongData.key(p) == alongData.key(q)
+}
+
+// residual is one held-out run's ln(measured/predicted), its reach and
+// the split it was held out in.
+type residual struct {
+	r, reach float64
+	split    int
 }
 
 // cvScore fits a fresh model of the name on each split's training runs and
-// returns the mean relative error over the held-out runs (weighted by
-// runs) and the signed errors; +Inf when a split cannot be fitted or
+// returns the mean relative error over the held-out runs and their
+// residuals; +Inf when there are no splits or one cannot be fitted or
 // predicted.
-func cvScore(name string, agg []Point, splits []split) (float64, []float64) {
+func cvScore(name string, splits []split) (float64, []residual) {
 	var sum, n float64
-	var errs []float64
-	for _, s := range splits {
+	var res []residual
+	for i, s := range splits {
 		m, _ := NewModel(name)
 		if len(s.train) == 0 || m.Fit(s.train) != nil {
 			return math.Inf(1), nil
 		}
-		for _, p := range s.test {
+		for j, p := range s.test {
 			pred, ok := m.Predict(p.Machines, p.Data)
 			if !ok {
 				return math.Inf(1), nil
 			}
-			e := (pred - p.Runtime) / p.Runtime
-			sum += p.weight() * math.Abs(e)
+			sum += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
 			n += p.weight()
-			errs = append(errs, e)
+			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i})
 		}
 	}
 	if n == 0 {
 		return math.Inf(1), nil
 	}
-	return sum / n, errs
-}
-
-// Interval is the estimate's range at the choice's level: the level
-// quantile q of the absolute cross-validation errors, est/(1 + q) to
-// est·(1 + q) (symmetric in ratio, so it never reaches zero); beyond
-// the fitted runs q grows in proportion to how far (Range.Outside) against
-// how far the cross-validation reached (Reach), or doubles per doubling
-// when it did not extrapolate, and is at least DefaultWidening per doubling.
-func (c *Choice) Interval(est, machines, data, level float64) (lo, hi float64, extrapolated bool) {
-	abs := make([]float64, len(c.Errors))
-	for i, e := range c.Errors {
-		abs[i] = math.Abs(e)
-	}
-	q := 0.0
-	if len(abs) > 0 {
-		q = stats.Quantiles(abs, []float64{level})[0]
-	}
-	if d := c.Range.Outside(machines, data); d > 0 {
-		extrapolated = true
-		if c.Reach > 0 {
-			q *= max(1, d/c.Reach)
-		} else {
-			q *= 1 + d/math.Ln2
-		}
-		// At least the widening of the per-byte models (DefaultWidening per
-		// doubling), for a model the cross-validation found exact.
-		q = max(q, widening(d, 0)-1)
-	}
-	return est / (1 + q), est * (1 + q), extrapolated
+	return sum / n, res
 }
 
 // tooFew turns the candidates' fit errors into one message naming how many
-// more runs, at which machines or data sizes, would let the least
-// demanding model fit.
-func tooFew(agg []Point, errs []error) error {
+// more runs would let the least demanding model fit, and the run that
+// would help most (NextRun).
+func tooFew(agg []Point, errs []error, machines, data float64) error {
 	var least *TooFewError
 	for _, err := range errs {
 		var tf *TooFewError
@@ -316,21 +348,18 @@ func tooFew(agg []Point, errs []error) error {
 	}
 	ms := distinct(agg, machinesOf)
 	if least == nil {
-		return fmt.Errorf("no model could be cross-validated on the %d runs at %s machines: run the job at more cluster sizes", runsOf(agg), joinFloats(ms))
+		return fmt.Errorf("no model could be fitted on the %d runs at %s machines: run the job at more cluster sizes", runsOf(agg), joinFloats(ms))
 	}
 	hint := fmt.Sprintf("the %d runs are at %s machines", runsOf(agg), joinFloats(ms))
 	if dataVaries(agg) {
 		r := rangeOf(agg)
-		hint += fmt.Sprintf(" with data sizes %.4g to %.4g", r.MinData, r.MaxData)
+		hint += fmt.Sprintf(" with data sizes %s to %s", Plain(r.MinData), Plain(r.MaxData))
 	}
 	more := least.Need - least.Have
-	next := ms[len(ms)-1]
-	var want []float64
-	for range more {
-		next *= 2
-		want = append(want, next)
+	hint += fmt.Sprintf("; run the job %d more time(s) at other cluster sizes", more)
+	if next := NextRun(agg, machines, data); next != nil {
+		hint += fmt.Sprintf(", first at %s machines (%s)", Plain(next.Machines), next.Why)
 	}
-	hint += fmt.Sprintf("; run the job %d more time(s) at other cluster sizes, for example at %s machines", more, joinFloats(want))
 	return &TooFewError{Model: least.Model, Have: least.Have, Need: least.Need, What: least.What, Hint: hint}
 }
 
@@ -345,7 +374,7 @@ func runsOf(agg []Point) int {
 func joinFloats(v []float64) string {
 	s := make([]string, len(v))
 	for i, x := range v {
-		s[i] = fmt.Sprintf("%g", x)
+		s[i] = Plain(x)
 	}
 	if len(s) > 1 {
 		return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]

@@ -21,8 +21,8 @@ type Estimate struct {
 	// alone), "icpe13" (MapReduce platform and job profiles with ARIA's
 	// bounds) or "spark-stages" (Spark stage profiles replayed).
 	Method string `json:"method"`
-	// Model is the model used (ernest, kernel, optimistic, power; or the
-	// method's own).
+	// Model is the model used (ernest, kernel, optimistic, power, amdahl,
+	// pooled; or the method's own).
 	Model string `json:"model"`
 	// Machines and Data are what was asked for (Data in the runs' unit;
 	// bytes from logs and the history).
@@ -33,17 +33,28 @@ type Estimate struct {
 	Lower float64 `json:"lower"`
 	Upper float64 `json:"upper"`
 	Unit  string  `json:"unit"`
+	// Level is the interval's intended coverage (history: its
+	// calibration's; 0 for ARIA's bounds, which are bounds).
+	Level float64 `json:"level,omitempty"`
 	// Extrapolated is set when the question lies outside what the model
 	// was fitted on; the interval is then widened (Notes say by how much).
-	Extrapolated bool     `json:"extrapolated"`
+	Extrapolated bool `json:"extrapolated"`
+	// Uncalibrated is set when too few configurations were held out to
+	// calibrate the interval: a rule of thumb, wider (history only).
+	Uncalibrated bool     `json:"uncalibrated,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
-	// Choice is the model choice behind a "history" estimate.
-	Choice *Choice `json:"choice,omitempty"`
+	// Choice is the model choice behind a "history" estimate; Next the
+	// run that would help this question most.
+	Choice *Choice     `json:"choice,omitempty"`
+	Next   *Suggestion `json:"nextRun,omitempty"`
 }
 
 // FromRuns predicts the runtime on machines for data from a table of past
 // runs: Choose picks the model, which is fitted on every run; the interval
-// is the choice's (Choice.Interval) at level (default 0.9).
+// is the choice's calibrated one (Calibration) at opt.Level (default 0.9).
+// It answers whenever one candidate can be fitted, labelled uncalibrated
+// when no configuration could be held out; it refuses (a *TooFewError
+// naming the run that would help) only when none can.
 func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate, error) {
 	if !(machines > 0) || !(data > 0) {
 		return nil, fmt.Errorf("predict for %g machines and data %g: both must be positive", machines, data)
@@ -54,36 +65,37 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	}
 	v, ok := c.Model.Predict(machines, data)
 	if !ok {
-		return nil, fmt.Errorf("%s: no positive runtime at %g machines and data %g", c.Name, machines, data)
+		// The next best scored candidate with an answer.
+		best := math.Inf(1)
+		for name, m := range c.fitted {
+			if s, scored := c.Scores[name]; scored && s < best && name != c.Name {
+				if w, ok2 := m.Predict(machines, data); ok2 {
+					best, v, ok = s, w, true
+					c.Name, c.Model = name, m
+				}
+			}
+		}
 	}
-	level := opt.Level
-	if level <= 0 || level >= 1 {
-		level = 0.9
+	if !ok {
+		return nil, fmt.Errorf("%s: no positive runtime at %s machines and data %s", c.Name, Plain(machines), Plain(data))
 	}
-	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c}
-	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data, level)
+	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c,
+		Level: c.Calibration.Level}
+	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data)
 	if e.Extrapolated {
-		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %g–%g machines and data %.4g–%.4g; the interval is widened with the distance (%.2f in ln units beyond)",
-			c.Range.MinMachines, c.Range.MaxMachines, c.Range.MinData, c.Range.MaxData, c.Range.Outside(machines, data)))
-		rivals := opt.Rivals
-		if rivals == 0 {
-			rivals = 2
-		}
-		for _, name := range Candidates {
-			m, ok := c.fitted[name]
-			if name == c.Name || !ok || rivals < 0 || !(c.Scores[name] <= rivals*c.Scores[c.Name]) {
-				continue
-			}
-			if r, ok := m.Predict(machines, data); ok && (r < e.Lower || r > e.Upper) {
-				e.Lower, e.Upper = min(e.Lower, r), max(e.Upper, r)
-				e.Notes = append(e.Notes, fmt.Sprintf("the interval reaches %s's estimate %.4g (cross-validated error %.1f%% against the chosen %.1f%%): beyond the runs the models part ways",
-					name, r, 100*c.Scores[name], 100*c.Scores[c.Name]))
-			}
-		}
+		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %s–%s machines and data %s–%s; %s beyond them in ln units, the interval grows with the distance",
+			Plain(c.Range.MinMachines), Plain(c.Range.MaxMachines), Plain(c.Range.MinData), Plain(c.Range.MaxData), Plain(c.Range.Outside(machines, data))))
 	}
-	if math.IsInf(c.Scores[c.Name], 1) || len(c.Errors) == 0 {
-		e.Notes = append(e.Notes, "no cross-validation was possible: the interval is the estimate alone")
+	cal := c.Calibration
+	if cal.Method == "conformal" {
+		e.Notes = append(e.Notes, fmt.Sprintf("%.0f%% interval calibrated on %d held-out runs (%s cross-validation along %s, residuals of %s); it held %.0f%% of %d held-out runs when calibrated without their split",
+			100*cal.Level, cal.Residuals, c.Split, c.Axis, strings.Join(cal.Models, ", "), 100*cal.Coverage, cal.CoverageRuns))
+	} else {
+		e.Uncalibrated = true
+		e.Notes = append(e.Notes, fmt.Sprintf("uncalibrated: %d configuration(s) leave none to hold out; the interval spans the fitted models' estimates, widened by %.0f%% per doubling beyond the runs (at least %.0f%%)",
+			c.Configurations, 100*DefaultWidening, 100*DefaultWidening))
 	}
+	e.Next = NextRun(t.Points, machines, data)
 	return e, nil
 }
 

@@ -126,8 +126,9 @@ type Power struct {
 // Name implements Model.
 func (*Power) Name() string { return "power" }
 
-// Fit implements Model: one configuration more than the exponents fitted
-// (of machines, data size or both, whichever vary).
+// Fit implements Model: as many configurations as the parameters fitted
+// (of machines, data size or both, whichever vary), two at the least; with
+// exactly that many the curve passes through them.
 func (pw *Power) Fit(pts []Point) error {
 	if err := checkPoints(pts); err != nil {
 		return err
@@ -141,8 +142,8 @@ func (pw *Power) Fit(pts []Point) error {
 	if dataVaries(agg) {
 		cols = append(cols, 2)
 	}
-	if need := len(cols) + 1; len(cols) == 1 || len(agg) < need {
-		return &TooFewError{Model: "power", Have: len(agg), Need: max(need, 3), What: "distinct (machines, data size) configurations"}
+	if need := len(cols); len(cols) == 1 || len(agg) < need {
+		return &TooFewError{Model: "power", Have: len(agg), Need: max(need, 2), What: "distinct (machines, data size) configurations"}
 	}
 	x := stats.NewDense(len(agg), 3)
 	y, w := make([]float64, len(agg)), make([]float64, len(agg))

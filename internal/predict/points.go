@@ -86,35 +86,67 @@ func dataVaries(pts []Point) bool {
 // logarithm, binned) data size into one weighted point of their weighted
 // mean runtime, so that models cost per distinct configuration, not per
 // run. The order is by machines, then data.
-func aggregate(pts []Point) []Point {
+func aggregate(pts []Point) []Point { return aggregateBy(pts, false) }
+
+// aggregateBy is aggregate with the weighted median runtime instead of the
+// mean when median is set: one run three times its configuration's others
+// (a retried stage, a busy cluster) then moves no model.
+func aggregateBy(pts []Point, median bool) []Point {
 	type key struct {
 		m   float64
 		bin int64
 	}
-	sums := map[key]*Point{}
+	groups := map[key][]Point{}
 	var keys []key
 	for _, p := range pts {
 		k := key{p.Machines, int64(math.Round(math.Log(p.Data) / math.Log1p(dataTol)))}
-		s, ok := sums[k]
-		if !ok {
-			s = &Point{Machines: p.Machines}
-			sums[k] = s
+		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
-		w := p.weight()
-		s.Data += w * p.Data
-		s.Runtime += w * p.Runtime
-		s.Weight += w
+		groups[k] = append(groups[k], p)
 	}
 	out := make([]Point, 0, len(keys))
 	for _, k := range keys {
-		s := sums[k]
-		out = append(out, Point{Machines: s.Machines, Data: s.Data / s.Weight, Runtime: s.Runtime / s.Weight, Weight: s.Weight})
+		g := groups[k]
+		s := Point{Machines: k.m}
+		for _, p := range g {
+			w := p.weight()
+			s.Data += w * p.Data
+			s.Runtime += w * p.Runtime
+			s.Weight += w
+		}
+		s.Data /= s.Weight
+		s.Runtime /= s.Weight
+		if median && len(g) > 2 {
+			s.Runtime = weightedMedian(g)
+		}
+		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Point) int {
 		return cmp.Or(cmp.Compare(a.Machines, b.Machines), cmp.Compare(a.Data, b.Data))
 	})
 	return out
+}
+
+// weightedMedian is the runtime at half the points' total weight.
+func weightedMedian(g []Point) float64 {
+	s := slices.Clone(g)
+	slices.SortFunc(s, func(a, b Point) int { return cmp.Compare(a.Runtime, b.Runtime) })
+	total := 0.0
+	for _, p := range s {
+		total += p.weight()
+	}
+	acc := 0.0
+	for i, p := range s {
+		acc += p.weight()
+		if acc > total/2 {
+			return p.Runtime
+		}
+		if acc == total/2 && i+1 < len(s) {
+			return (p.Runtime + s[i+1].Runtime) / 2
+		}
+	}
+	return s[len(s)-1].Runtime
 }
 
 // distinct returns the sorted distinct values of f over the points.

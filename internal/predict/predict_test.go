@@ -83,7 +83,7 @@ func TestTooFewRunsSaysHowManyMore(t *testing.T) {
 		t.Fatalf("error %v, want a TooFewError", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"ernest", "2 distinct", "need 4 (2 more)", "at 4 and 8 machines", "2 more time(s)", "16 and 32 machines"} {
+	for _, want := range []string{"ernest", "2 distinct", "need 4 (2 more)", "at 4 and 8 machines", "2 more time(s)", "first at 15 machines", "experiment design"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
@@ -105,7 +105,7 @@ func TestExtrapolationIsLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Extrapolated || len(in.Notes) != 0 {
+	if in.Extrapolated || strings.Contains(strings.Join(in.Notes, " "), "extrapolated") {
 		t.Errorf("14 machines inside 4–24: extrapolated %v, notes %v", in.Extrapolated, in.Notes)
 	}
 	near, _ := FromRuns(tab, 32, 1, ChoiceOptions{})
@@ -346,5 +346,31 @@ func TestGBoost(t *testing.T) {
 	}
 	if e, err := FromRuns(&RunTable{Points: pts}, 14, 30, ChoiceOptions{Models: []string{"gboost"}}); err != nil || e.Model != "gboost" {
 		t.Errorf("FromRuns with gboost: %v %+v", err, e)
+	}
+}
+
+// TestAnswersFromFewConfigurations: two cluster sizes are enough for an
+// answer (Amdahl's law or the power law), labelled uncalibrated with a
+// wider interval; one is not, and the refusal names the run that helps.
+func TestAnswersFromFewConfigurations(t *testing.T) {
+	two := []Point{{Machines: 4, Data: 1, Runtime: 100}, {Machines: 4, Data: 1, Runtime: 104}, {Machines: 8, Data: 1, Runtime: 60}}
+	e, err := FromRuns(&RunTable{Points: two, Unit: "s"}, 16, 1, ChoiceOptions{})
+	if err != nil {
+		t.Fatalf("two configurations: %v", err)
+	}
+	if !e.Uncalibrated || !e.Extrapolated || e.Choice.Calibration.Method != "uncalibrated" {
+		t.Errorf("two configurations: uncalibrated %v extrapolated %v (%+v)", e.Uncalibrated, e.Extrapolated, e.Choice.Calibration)
+	}
+	if !(e.Value > 20 && e.Value < 60) || e.Upper/e.Lower < 1.5 {
+		t.Errorf("two configurations at 16 machines: %g (%g–%g), want between Amdahl's 40 and the power law's, wide", e.Value, e.Lower, e.Upper)
+	}
+	if e.Next == nil || e.Next.Machines <= 8 || e.Next.Machines >= 16 {
+		t.Errorf("next run %+v: want a cluster size between the runs' 8 and the question's 16", e.Next)
+	}
+	one := []Point{{Machines: 4, Data: 1, Runtime: 100}, {Machines: 4, Data: 1, Runtime: 104}}
+	_, err = FromRuns(&RunTable{Points: one}, 16, 1, ChoiceOptions{})
+	var tf *TooFewError
+	if !errors.As(err, &tf) || !strings.Contains(err.Error(), "first at") {
+		t.Errorf("one configuration: %v, want a refusal naming the next run", err)
 	}
 }
