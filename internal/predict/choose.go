@@ -316,11 +316,13 @@ func cvScore(name string, splits []split) (float64, []residual) {
 		if len(s.train) == 0 || m.Fit(s.train) != nil {
 			return math.Inf(1), nil
 		}
+		r := rangeOf(s.train)
 		for j, p := range s.test {
 			pred, ok := m.Predict(p.Machines, p.Data)
 			if !ok {
 				return math.Inf(1), nil
 			}
+			pred = linearBound(m, r, p.Machines, p.Data, pred)
 			sum += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
 			n += p.weight()
 			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i})

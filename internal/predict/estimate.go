@@ -79,6 +79,7 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	if !ok {
 		return nil, fmt.Errorf("%s: no positive runtime at %s machines and data %s", c.Name, Plain(machines), Plain(data))
 	}
+	v = linearBound(c.Model, c.Range, machines, data, v)
 	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c,
 		Level: c.Calibration.Level}
 	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data)

@@ -298,3 +298,108 @@ func TestRuntimeCoverage(t *testing.T) {
 		t.Errorf("bell extrapolation: worst error against the scale-outs' medians %.1f%%, Ernest's %.1f%%", 100*c.worst, 100*e.worst)
 	}
 }
+
+// ellisRule is Ellis's own per-job predictor (EllisUtils.computePredictions
+// in enel-experiments): the mean for two or fewer scale-outs, Ernest for up
+// to five or outside the fitted ones, Bell's kernel inside them.
+func ellisRule(pts []Point, m float64) (float64, bool) {
+	ms := distinct(pts, machinesOf)
+	if len(ms) <= 2 {
+		s := 0.0
+		for _, p := range pts {
+			s += p.Runtime
+		}
+		return s / float64(len(pts)), true
+	}
+	var mod Model = &Ernest{}
+	if len(ms) > 5 && m >= ms[0] && m <= ms[len(ms)-1] {
+		mod = &Kernel{}
+	}
+	if mod.Fit(pts) != nil {
+		return 0, false
+	}
+	return mod.Predict(m, 1)
+}
+
+// ellisChronological asks, for every run after the first ten of an
+// application, each job's duration at its scale-out from the earlier runs
+// (choice, plain Ernest, Ellis's rule), and, where the run changed its
+// scale-out, the time from the first job after the change to the run's
+// end.
+func ellisChronological(jobs []JobRun) (perJob, remaining map[string][]float64, held, asked, refused int) {
+	perJob, remaining = map[string][]float64{}, map[string][]float64{}
+	runs := RunsOf(jobs)
+	for i := 10; i < len(runs); i++ {
+		var hist []JobRun
+		for _, r := range runs[:i] {
+			hist = append(hist, r...)
+		}
+		for _, j := range runs[i] {
+			pts := JobPoints(hist, j.Job)
+			if len(pts) == 0 {
+				continue
+			}
+			y := max(j.DurationMs, 1)
+			if e, err := FromRuns(&RunTable{Points: pts}, j.ScaleOut, 1, ChoiceOptions{}); err == nil {
+				perJob["choice"] = append(perJob["choice"], (e.Value-y)/y)
+			}
+			if e, err := FromRuns(&RunTable{Points: pts}, j.ScaleOut, 1, ChoiceOptions{Models: []string{"ernest"}, Mean: true}); err == nil {
+				perJob["ernest"] = append(perJob["ernest"], (e.Value-y)/y)
+			}
+			if v, ok := ellisRule(pts, j.ScaleOut); ok {
+				perJob["ellis"] = append(perJob["ellis"], (v-y)/y)
+			}
+		}
+		k := 1
+		for k < len(runs[i]) && runs[i][k].ScaleOut == runs[i][k-1].ScaleOut {
+			k++
+		}
+		if k == len(runs[i]) {
+			continue
+		}
+		rest := runs[i][k:]
+		measured := 0.0
+		for _, j := range rest {
+			measured += j.DurationMs
+		}
+		asked++
+		e, err := Remaining(hist, rest, ChoiceOptions{})
+		if err != nil {
+			refused++
+			continue
+		}
+		remaining["choice"] = append(remaining["choice"], (e.Value-measured)/measured)
+		if measured >= e.Lower && measured <= e.Upper {
+			held++
+		}
+		if e, err := Remaining(hist, rest, ChoiceOptions{Models: []string{"ernest"}, Mean: true}); err == nil {
+			remaining["ernest"] = append(remaining["ernest"], (e.Value-measured)/measured)
+		}
+		sum, ok := 0.0, true
+		for _, j := range rest {
+			v, good := ellisRule(JobPoints(hist, j.Job), j.ScaleOut)
+			sum, ok = sum+v, ok && good
+		}
+		if ok {
+			remaining["ellis"] = append(remaining["ellis"], (sum-measured)/measured)
+		}
+	}
+	return perJob, remaining, held, asked, refused
+}
+
+// TestEllisChronological prints, per application, the jobs predicted from
+// earlier runs and the remaining time after a rescale (CLUSTERLENS_EVAL=1).
+func TestEllisChronological(t *testing.T) {
+	if os.Getenv("CLUSTERLENS_EVAL") == "" {
+		t.Skip("set CLUSTERLENS_EVAL=1 for the chronological evaluation on Ellis")
+	}
+	ellis := readEllis(t)
+	for _, n := range slices.Sorted(mapKeys(ellis)) {
+		if os.Getenv("DESIGN_ONLY") != "" && !ellisDesign[n] {
+			continue
+		}
+		per, rem, held, asked, refused := ellisChronological(ellis[n])
+		t.Logf("ellis %-18s jobs from earlier runs: choice %v | ernest %v | ellis's rule %v", n, summarize(per["choice"]), summarize(per["ernest"]), summarize(per["ellis"]))
+		t.Logf("ellis %-18s remaining after a rescale (%d runs, %d refused): choice %v | ernest %v | ellis's rule %v; interval held %d", n, asked, refused, summarize(rem["choice"]), summarize(rem["ernest"]), summarize(rem["ellis"]), held)
+	}
+}
