@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,8 @@ import (
 // predictFlags are the predict command's flags.
 type predictFlags struct {
 	runs, job, dsn, platform, metrics string
+	unit                              string
+	sparkJob, fromJob                 int
 	input, deadline, format, model    string
 	machinesFrom, speeds, from, to    string
 	bound, estimator, speculation     string
@@ -61,6 +64,9 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		}
 		fl := cmd.Flags()
 		fl.StringVar(&f.runs, "runs", "", "CSV of past runs: a machines, an optional data-size and a runtime column")
+		fl.StringVar(&f.unit, "unit", "", "--runs: the runtime column's unit (ms, s, min, h) when its header does not say")
+		fl.IntVar(&f.sparkJob, "spark-job", -1, "--runs with a job-level table (Ellis's): predict this Spark job's duration (its index in a run)")
+		fl.IntVar(&f.fromJob, "from-job", -1, "--runs with a job-level table: predict the remaining time of a run from this job's index on (default: the whole run)")
 		fl.StringVar(&f.job, "job", "", "recurring job of the run history (id, id prefix or name)")
 		historyStoreFlag(cmd, &f.dsn)
 		fl.StringVar(&f.platform, "platform", "", "MapReduce platform model (JSON from clusterlens predict platform)")
@@ -254,16 +260,60 @@ func choiceOptions(f predictFlags) (predict.ChoiceOptions, error) {
 }
 
 func predictFromCSV(f predictFlags, deadline float64) (*predictOutput, error) {
-	r, err := os.Open(f.runs)
+	b, err := os.ReadFile(f.runs)
 	if err != nil {
 		return nil, fmt.Errorf("--runs: %w", err)
 	}
-	defer r.Close()
-	t, err := predict.ReadRunsCSV(r, f.runs)
+	if head, _, _ := strings.Cut(string(b), "\n"); strings.Contains(head, "JOB_ID") && strings.Contains(head, "SCALE_OUT") {
+		return predictFromJobTable(b, f)
+	}
+	t, err := predict.ReadRunsCSV(bytes.NewReader(b), f.runs)
 	if err != nil {
 		return nil, err
 	}
-	return predictFromTable(t, f, deadline)
+	if f.unit != "" {
+		t.Unit = f.unit
+	}
+	t.AssumeUnit()
+	out, err := predictFromTable(t, f, deadline)
+	if err == nil && t.UnitAssumed {
+		out.Estimate.Notes = append(out.Estimate.Notes, fmt.Sprintf("the runtime column's header names no unit: %s assumed from the values (--unit to say)", t.Unit))
+	}
+	return out, err
+}
+
+// predictFromJobTable answers from a job-level table (Ellis's): one Spark
+// job's duration (--spark-job) or the rest of a run (--from-job, default
+// the whole run) at --machines nodes (default: the latest job's).
+func predictFromJobTable(b []byte, f predictFlags) (*predictOutput, error) {
+	jobs, err := predict.ReadJobRuns(bytes.NewReader(b), f.runs)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := choiceOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	scale := f.machines
+	if scale <= 0 {
+		scale = jobs[len(jobs)-1].ScaleOut
+	}
+	if f.sparkJob >= 0 {
+		pts := predict.JobPoints(jobs, f.sparkJob)
+		if len(pts) == 0 {
+			return nil, withCode(ExitUsage, fmt.Errorf("--spark-job %d: no run has that job", f.sparkJob))
+		}
+		est, err := predict.FromRuns(&predict.RunTable{Points: pts, Unit: "ms"}, scale, 1, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &predictOutput{Estimate: est}, nil
+	}
+	est, err := predict.RemainingAt(jobs, max(f.fromJob, 0), scale, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &predictOutput{Estimate: est}, nil
 }
 
 func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (*predictOutput, error) {
@@ -571,8 +621,14 @@ func writePredictText(w io.Writer, o *predictOutput) {
 		fmt.Fprint(w, "  EXTRAPOLATED")
 	}
 	fmt.Fprintln(w)
+	if est.Uncalibrated {
+		fmt.Fprintln(w, "UNCALIBRATED: too few configurations to hold any out; the interval is a rule of thumb")
+	}
 	if c := est.Choice; c != nil {
-		fmt.Fprintf(w, "fitted on %d runs, %g–%g machines; %s cross-validation, mean relative error:", c.Runs, c.Range.MinMachines, c.Range.MaxMachines, c.Split)
+		fmt.Fprintf(w, "fitted on %d runs (%d configurations), %s–%s machines", c.Runs, c.Configurations, predict.Plain(c.Range.MinMachines), predict.Plain(c.Range.MaxMachines))
+		if c.Split != predict.SplitNone {
+			fmt.Fprintf(w, "; %s cross-validation along %s, mean relative error:", c.Split, c.Axis)
+		}
 		for _, m := range predict.Candidates {
 			if v, ok := c.Scores[m]; ok {
 				fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
@@ -584,6 +640,13 @@ func writePredictText(w io.Writer, o *predictOutput) {
 				fmt.Fprintf(w, "  %s not used: %s\n", m, why)
 			}
 		}
+	}
+	if n := est.Next; n != nil {
+		fmt.Fprintf(w, "the run that would help most: %s machines", predict.Plain(n.Machines))
+		if est.Choice != nil && est.Choice.Range.MaxData > est.Choice.Range.MinData {
+			fmt.Fprintf(w, " with data %s", predict.Plain(n.Data))
+		}
+		fmt.Fprintf(w, " (%s)\n", n.Why)
 	}
 	if p := o.Profile; p != nil {
 		fmt.Fprintf(w, "job profile %q from %d run(s): %.0f maps of %s, map selectivity %.3f, reduce selectivity %.3f, map function %.4f ms/record, reduce function %.4f ms/record; phase boundaries from %v\n",
@@ -615,13 +678,13 @@ func writePredictText(w io.Writer, o *predictOutput) {
 	}
 }
 
-// formatValue prints ms as a duration, bytes with a binary unit, anything
-// else as a number with its unit.
+// formatValue prints times as durations (ms, s, min, h), bytes with a
+// binary unit, anything else as a plain number with its unit.
 func formatValue(v float64, unit string) string {
-	switch unit {
-	case "ms":
-		return time.Duration(v * float64(time.Millisecond)).Round(100 * time.Millisecond).String()
-	case "B":
+	if d, ok := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}[unit]; ok {
+		return time.Duration(v * float64(d)).Round(100 * time.Millisecond).String()
+	}
+	if unit == "B" {
 		for _, u := range []struct {
 			s string
 			m float64
@@ -632,5 +695,5 @@ func formatValue(v float64, unit string) string {
 		}
 		return fmt.Sprintf("%.0f B", v)
 	}
-	return strings.TrimSpace(fmt.Sprintf("%.4g %s", v, unit))
+	return strings.TrimSpace(predict.Plain(v) + " " + unit)
 }

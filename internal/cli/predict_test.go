@@ -66,6 +66,7 @@ func TestPredictFromCSV(t *testing.T) {
 
 func TestPredictUsage(t *testing.T) {
 	csv := tempFile(t, "runs.csv", "nodes,runtime\n4,100\n8,60\n")
+	one := tempFile(t, "one.csv", "nodes,runtime\n4,100\n4,104\n")
 	for _, c := range []struct {
 		args []string
 		code int
@@ -78,7 +79,7 @@ func TestPredictUsage(t *testing.T) {
 		{[]string{"predict", "--runs", csv, "--deadline", "soon"}, ExitUsage, "--deadline"},
 		{[]string{"predict", "--runs", csv, "--model", "magic"}, ExitUsage, "unknown model"},
 		{[]string{"predict", "--runs", csv, "--node-speeds", "x.json"}, ExitUsage, "go together"},
-		{[]string{"predict", "--runs", csv}, ExitError, "need 3 (1 more): the 2 runs are at 4 and 8 machines; run the job 1 more time(s) at other cluster sizes, for example at 16 machines"},
+		{[]string{"predict", "--runs", one}, ExitError, "need 2 (1 more): the 2 runs are at 4 machines; run the job 1 more time(s) at other cluster sizes, first at"},
 		{[]string{"predict", "--runs", filepath.Join(t.TempDir(), "none.csv")}, ExitError, "--runs"},
 		{[]string{"predict", "bench", "--slots", "0"}, ExitUsage, "--slots"},
 	} {
@@ -226,5 +227,48 @@ func TestPredictNodeSpeedsFromHistory(t *testing.T) {
 	}
 	if code, _, errs := run(t, "predict", logs, "--store", store, "--node-speeds", "history", "--from-type", "class-1", "--to-type", "no-such-class"); code != ExitUsage || !strings.Contains(errs, "no cpu, disk or network speed") {
 		t.Errorf("unknown class: exit %d %s", code, errs)
+	}
+}
+
+// TestPredictUnitsAndPlainNumbers: a CSV whose header names no unit gets
+// one (assumed from the values, said so), and neither the text nor the
+// JSON prints a number with an exponent; a job-level table (Ellis's)
+// answers one Spark job and the rest of a run.
+func TestPredictUnitsAndPlainNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Nodes,Runtime\n")
+	for _, m := range []int{4, 8, 12, 16, 20, 24} {
+		for k := range 3 {
+			fmt.Fprintf(&b, "%d,%d\n", m, 200000+4000000/m+1000*k)
+		}
+	}
+	csv := tempFile(t, "bell.csv", b.String())
+	code, out, errs := run(t, "predict", "--runs", csv, "--machines", "48")
+	if code != ExitOK || strings.Contains(out, "e+") || !strings.Contains(out, "ms assumed") || !strings.Contains(out, "the run that would help most") {
+		t.Errorf("text: exit %d %s\n%s", code, errs, out)
+	}
+	code, doc, errs := predictJSON(t, "--runs", csv, "--machines", "48")
+	if code != ExitOK || doc.Estimate.Unit != "ms" || doc.Estimate.Level != 0.9 || doc.Estimate.Choice.Calibration.Method != "conformal" {
+		t.Errorf("json: exit %d %s %+v", code, errs, doc.Estimate)
+	}
+	_, raw, _ := run(t, "predict", "--runs", csv, "--machines", "48", "--format", "json")
+	if strings.Contains(raw, "e+") {
+		t.Errorf("json has an exponent:\n%s", raw)
+	}
+	b.Reset()
+	b.WriteString("ID|APP_ID|STARTED_AT|FINISHED_AT|APP_EVENT_ID|JOB_ID|STARTED_AT|FINISHED_AT|DURATION_MS|SCALE_OUT\n")
+	for r, so := range []int{4, 6, 8, 10, 12, 4, 8} {
+		for j := range 3 {
+			fmt.Fprintf(&b, "%d|App|2021-07-04 19:22:18.08|2021-07-04 19:36:51.115|%d|%d|2021-07-04 19:22:18.08|2021-07-04 19:22:18.901|%d|%d\n", r+1, r+1, j, 1000*(j+1)+60000/so, so)
+		}
+	}
+	jobs := tempFile(t, "ellis.csv", b.String())
+	code, doc, errs = predictJSON(t, "--runs", jobs, "--spark-job", "2", "--machines", "6")
+	if code != ExitOK || doc.Estimate.Value < 11000 || doc.Estimate.Value > 14000 {
+		t.Errorf("one Spark job at 6 nodes (measured 13,000 ms): exit %d %s %+v", code, errs, doc.Estimate)
+	}
+	code, doc, errs = predictJSON(t, "--runs", jobs, "--from-job", "1", "--machines", "6")
+	if code != ExitOK || doc.Estimate.Value < 22000 || doc.Estimate.Value > 28000 {
+		t.Errorf("jobs 1–2 at 6 nodes (measured 25,000 ms): exit %d %s %+v", code, errs, doc.Estimate)
 	}
 }

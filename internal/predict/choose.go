@@ -152,8 +152,8 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 		// of preference (opt.Models), uncalibrated.
 		c.Name, c.Model = unscored[0], c.fitted[unscored[0]]
 	}
-	for _, name := range unscored {
-		if name != c.Name || len(splits) > 0 {
+	if len(splits) > 0 {
+		for _, name := range unscored {
 			c.Unfit[name] = "could not be scored on the " + c.Split + " splits"
 		}
 	}

@@ -21,7 +21,9 @@ type Suggestion struct {
 // x_c x_cᵀ)⁻¹x over the candidates x_c, x the question's features — over
 // cluster sizes cheaper than the question's (up to its machines, at its
 // data size, and at half of it when the data sizes vary), each new run
-// counting once. Nil when no candidate is new.
+// counting once: between the question and the fitted cluster sizes
+// nearest it (beyond the largest: up to the question). Nil when no
+// candidate is new.
 func NextRun(pts []Point, machines, data float64) *Suggestion {
 	agg := aggregate(pts)
 	r := rangeOf(agg)
@@ -30,12 +32,27 @@ func NextRun(pts []Point, machines, data float64) *Suggestion {
 		addOuter(&g, ernestFeatures(p.Machines, p.Data), p.weight())
 	}
 	target := ernestFeatures(machines, data)
-	lo := max(1, math.Floor(min(r.MinMachines, machines)/2))
+	// Between the question and the nearest fitted cluster sizes around it.
+	ms0 := distinct(agg, machinesOf)
+	lo, hi := 1.0, machines
+	for _, m := range ms0 {
+		if m < machines {
+			lo = m
+		} else if m > machines {
+			hi = min(hi, m)
+			if hi == machines {
+				hi = m
+			}
+			break
+		}
+	}
+	if machines > r.MaxMachines {
+		lo, hi = r.MaxMachines, machines
+	}
 	var ms []float64
-	for _, m := range geomGrid(lo, machines, 24) {
+	for _, m := range geomGrid(max(lo, 1), hi, 24) {
 		ms = append(ms, math.Round(m))
 	}
-	ms = append(ms, math.Round((r.MaxMachines+machines)/2))
 	slices.Sort(ms)
 	ms = slices.Compact(ms)
 	datas := []float64{data}
@@ -46,8 +63,8 @@ func NextRun(pts []Point, machines, data float64) *Suggestion {
 	bestVar := math.Inf(1)
 	for _, d := range datas {
 		for _, m := range ms {
-			if m < 1 || m >= machines && d >= data*(1-dataTol) {
-				continue // the question itself, or dearer
+			if m < 1 || m <= lo && lo > 1 || m >= hi || m == machines && d >= data*(1-dataTol) {
+				continue // fitted already, or the question itself
 			}
 			if slices.ContainsFunc(agg, func(p Point) bool { return sameConfig(p, Point{Machines: m, Data: d}) }) {
 				continue
@@ -61,7 +78,7 @@ func NextRun(pts []Point, machines, data float64) *Suggestion {
 		}
 	}
 	if best != nil {
-		best.Why = fmt.Sprintf("of the cluster sizes up to %s machines, the run that most narrows Ernest's fit at the question (Ernest's experiment design, c-optimal)", Plain(machines))
+		best.Why = fmt.Sprintf("of the cluster sizes between %s and %s machines, the run that most narrows Ernest's fit at the question (Ernest's experiment design, c-optimal)", Plain(lo), Plain(hi))
 	}
 	return best
 }

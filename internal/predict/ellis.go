@@ -186,3 +186,30 @@ func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, e
 	e.Data = 1
 	return e, nil
 }
+
+// RemainingAt predicts the rest of a run of the application whose jobs the
+// table holds, from job index from on, every job at scaleOut: the jobs are
+// the latest run's from that index (Remaining). A note names them.
+func RemainingAt(jobs []JobRun, from int, scaleOut float64, opt ChoiceOptions) (*Estimate, error) {
+	runs := RunsOf(jobs)
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs")
+	}
+	var rest []JobRun
+	for _, j := range runs[len(runs)-1] {
+		if j.Job >= from {
+			j.ScaleOut = scaleOut
+			rest = append(rest, j)
+		}
+	}
+	if len(rest) == 0 {
+		return nil, fmt.Errorf("the latest run has no job from index %d on (its last is %d)", from, runs[len(runs)-1][len(runs[len(runs)-1])-1].Job)
+	}
+	e, err := Remaining(jobs, rest, opt)
+	if err != nil {
+		return nil, err
+	}
+	e.Notes = append(e.Notes, fmt.Sprintf("the remaining %d jobs (%d–%d) of the latest run, each predicted at %s nodes from the %d runs' jobs of the same index and summed; the interval sums the jobs' intervals",
+		len(rest), rest[0].Job, rest[len(rest)-1].Job, Plain(scaleOut), len(runs)))
+	return e, nil
+}

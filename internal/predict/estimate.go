@@ -84,8 +84,12 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 		Level: c.Calibration.Level}
 	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data)
 	if e.Extrapolated {
-		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %s–%s machines and data %s–%s; %s beyond them in ln units, the interval grows with the distance",
-			Plain(c.Range.MinMachines), Plain(c.Range.MaxMachines), Plain(c.Range.MinData), Plain(c.Range.MaxData), Plain(c.Range.Outside(machines, data))))
+		span := fmt.Sprintf("%s–%s machines", Plain(c.Range.MinMachines), Plain(c.Range.MaxMachines))
+		if c.Range.MaxData > c.Range.MinData*(1+dataTol) {
+			span += fmt.Sprintf(" and data %s–%s", Plain(c.Range.MinData), Plain(c.Range.MaxData))
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %s, the question lies %s times beyond them; the interval grows with the distance",
+			span, Plain(math.Exp(c.Range.Outside(machines, data)))))
 	}
 	cal := c.Calibration
 	if cal.Method == "conformal" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,9 +18,32 @@ import (
 type RunTable struct {
 	Points []Point
 	Unit   string
+	// UnitAssumed is set when no header or flag said the runtime's unit
+	// and AssumeUnit guessed it from the values.
+	UnitAssumed bool
 	// MachinesColumn and DataColumn name where machines and data came
 	// from ("" for no data column: every run processed the same data).
 	MachinesColumn, DataColumn string
+}
+
+// AssumeUnit sets the runtime unit of a table whose header named none:
+// "ms" when the median runtime is at least 10,000 (ten seconds in ms; a
+// job of 2.8 hours in s is rarer than one of ten seconds in ms), else
+// "s"; UnitAssumed says it was a guess (published tables such as Bell's
+// have a bare "Runtime" column in ms).
+func (t *RunTable) AssumeUnit() {
+	if t.Unit != "" || len(t.Points) == 0 {
+		return
+	}
+	v := make([]float64, len(t.Points))
+	for i, p := range t.Points {
+		v[i] = p.Runtime
+	}
+	slices.Sort(v)
+	t.Unit, t.UnitAssumed = "s", true
+	if v[len(v)/2] >= 10000 {
+		t.Unit = "ms"
+	}
 }
 
 // Header names ReadRunsCSV recognizes, compared in lower case without '#'

@@ -97,4 +97,3 @@ func summarize(errs []float64) errorSummary {
 func (s errorSummary) String() string {
 	return fmt.Sprintf("%5.1f%% %5.1f%% %6.1f%%", 100*s.median, 100*s.mean, 100*s.worst)
 }
-
