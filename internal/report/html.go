@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/assets"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 )
 
 // The page's parts besides Apache ECharts (internal/assets): the stylesheet
@@ -57,16 +58,14 @@ func WriteHTML(w io.Writer, as []*analysis.Analysis, opts HTMLOptions) error {
 		title += fmt.Sprintf(": %d applications", len(as))
 	}
 	// Without JavaScript the page reads as tables rendered here.
-	var noscript strings.Builder
-	noscript.WriteString("<noscript><main class=\"noscript\">\n")
+	var noscript htmlw.Writer
+	noscript.Raw("<noscript><main class=\"noscript\">\n")
 	for _, a := range as {
-		if err := WriteTables(&noscript, BuildTables(a)); err != nil {
-			return err
-		}
+		WriteTables(&noscript, BuildTables(a))
 	}
-	noscript.WriteString("</main></noscript>\n")
+	noscript.Raw("</main></noscript>\n")
 	var b strings.Builder
-	b.Grow(noscript.Len() + len(assets.EChartsJS) + len(data) + len(reportJS) + len(reportCSS) + 4096)
+	b.Grow(len(noscript.Bytes()) + len(assets.EChartsJS) + len(data) + len(reportJS) + len(reportCSS) + 4096)
 	fmt.Fprintf(&b, `<!DOCTYPE html>
 <html lang="en">
 <head>

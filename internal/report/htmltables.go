@@ -2,25 +2,16 @@ package report
 
 import (
 	"cmp"
-	_ "embed"
 	"fmt"
-	"html/template"
-	"io"
 	"slices"
 	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/query"
 )
-
-//go:embed assets/tables.html
-var tablesHTML string
-
-// tablesTmpl renders an analysis as plain HTML tables: what the page reads
-// like without JavaScript.
-var tablesTmpl = template.Must(template.New("tables").Parse(tablesHTML))
 
 // Tables is one analysis as the server-rendered tables show it: the
 // overview, where the slot time went, the findings with their evidence,
@@ -152,10 +143,95 @@ func tableFinding(f finding.Finding) TableFinding {
 }
 
 // WriteTables writes the analysis as HTML tables (no script, no style of
-// its own: the page's stylesheet applies).
-func WriteTables(w io.Writer, t *Tables) error {
-	if err := tablesTmpl.Execute(w, t); err != nil {
-		return fmt.Errorf("write tables: %w", err)
+// its own: the page's stylesheet applies): what the page reads like
+// without JavaScript.
+func WriteTables(w *htmlw.Writer, t *Tables) {
+	w.Raw("<section class=\"app tables\">\n<h2>").Text(t.Title).Raw("</h2>\n")
+	for _, m := range t.Meta {
+		w.Raw(`<div class="meta">`).Text(m).Raw("</div>\n")
 	}
-	return nil
+	w.Raw(`<div class="cards">`)
+	for _, c := range t.Cards {
+		w.Raw(`<div class="card"><div class="k">`).Text(c[0]).Raw(`</div><div class="v">`).Text(c[1]).Raw(`</div><div class="d">`).Text(c[2]).Raw(`</div></div>`)
+	}
+	w.Raw("</div>\n")
+	if len(t.Causes) > 0 {
+		w.Raw("<h3>Where the slot time went</h3>\n<table class=\"nd\"><tr><th>cause</th><th>slot time</th><th>share</th></tr>\n")
+		for _, c := range t.Causes {
+			w.Raw("<tr><td>").Text(c[0]).Raw(`</td><td class="num">`).Text(c[1]).Raw(`</td><td class="num">`).Text(c[2]).Raw("</td></tr>\n")
+		}
+		w.Raw("</table>")
+	}
+	w.Raw("\n<h3>Findings (").Int(int64(len(t.Findings))).Raw(")</h3>\n")
+	for _, f := range t.Findings {
+		w.Raw(`<div class="finding `).Text(f.Severity).Raw(`"><div class="title"><span class="sev `).Text(f.Severity).Raw(`">`).Text(f.Severity).
+			Raw(`</span>`).Text(f.Title).Raw(`<span class="scope">`).Text(f.Scope).Raw("</span></div>\n<div class=\"summary\">").Text(f.Summary).Raw("</div>\n")
+		if len(f.Evidence) > 0 {
+			w.Raw("<table><tr><th>evidence</th><th>value</th><th>limits</th></tr>")
+			for _, e := range f.Evidence {
+				w.Raw("<tr><td>").Text(e[0]).Raw(`</td><td class="num">`).Text(e[1]).Raw("</td><td>").Text(e[2]).Raw("</td></tr>")
+			}
+			w.Raw("</table>")
+		}
+		w.Raw("\n")
+		if f.Recommendation != "" {
+			w.Raw(`<div class="reco">`).Text(f.Recommendation).Raw("</div>")
+		}
+		w.Raw(`<div class="source">`).Text(f.Source).Raw("</div></div>\n")
+	}
+	if len(t.Findings) == 0 {
+		w.Raw("<p class=\"explain\">Nothing to fix.</p>\n")
+	}
+	if len(t.Stages) > 0 {
+		w.Raw("<h3>Longest stages (").Int(int64(len(t.Stages))).Raw(" of ").Int(int64(t.StagesAll)).Raw(")</h3>\n")
+		writeGrid(w, t.StageHead, t.Stages)
+	}
+	w.Raw("\n")
+	if len(t.Nodes) > 0 {
+		w.Raw("<h3>Nodes (").Int(int64(len(t.Nodes))).Raw(" of ").Int(int64(t.NodesAll)).Raw(", share of allocated slot time)</h3>\n")
+		writeGrid(w, t.NodeHead, t.Nodes)
+	}
+	w.Raw("\n")
+	if len(t.WhatIf) > 0 {
+		w.Raw("<h3>What if (Sparklens replay)</h3>\n<table class=\"nd\"><tr><th>executors</th><th>slots</th><th>estimated time</th><th>utilization</th></tr>\n")
+		for _, e := range t.WhatIf {
+			w.Raw("<tr><td>").Text(e[0]).Raw(`</td><td class="num">`).Text(e[1]).Raw(`</td><td class="num">`).Text(e[2]).Raw(`</td><td class="num">`).Text(e[3]).Raw("</td></tr>\n")
+		}
+		w.Raw("</table>")
+	}
+	w.Raw("\n")
+	if len(t.Queries) > 0 {
+		w.Raw("<h3>SQL queries (").Int(int64(len(t.Queries))).Raw(" of ").Int(int64(t.QueriesAll)).
+			Raw(", the longest first)</h3>\n<table class=\"nd\"><tr><th>query</th><th>status</th><th>wall</th><th>jobs</th><th>description</th></tr>\n")
+		for _, q := range t.Queries {
+			w.Raw("<tr><td>").Text(q[0]).Raw("</td><td>").Text(q[1]).Raw(`</td><td class="num">`).Text(q[2]).Raw(`</td><td class="num">`).Text(q[3]).Raw("</td><td>").Text(q[4]).Raw("</td></tr>\n")
+		}
+		w.Raw("</table>")
+	}
+	w.Raw("\n")
+	if len(t.Notes) > 0 {
+		w.Raw(`<h3>Notes</h3><ul class="notes">`)
+		for _, n := range t.Notes {
+			w.Raw("<li>").Text(n).Raw("</li>")
+		}
+		w.Raw("</ul>")
+	}
+	w.Raw("\n</section>\n")
+}
+
+// writeGrid writes a table of a head row and rows of text.
+func writeGrid(w *htmlw.Writer, head []string, rows [][]string) {
+	w.Raw(`<table class="nd"><tr>`)
+	for _, h := range head {
+		w.Raw("<th>").Text(h).Raw("</th>")
+	}
+	w.Raw("</tr>\n")
+	for _, r := range rows {
+		w.Raw("<tr>")
+		for _, c := range r {
+			w.Raw("<td>").Text(c).Raw("</td>")
+		}
+		w.Raw("</tr>\n")
+	}
+	w.Raw("</table>")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/peer"
@@ -229,7 +230,7 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	d := &appData{App: app, Attempts: ix.Attempts(id), Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin),
 		CompareURL: "/compare?a=" + id}
 	d.MinutesShown = an.minutes[:min(len(an.minutes), maxMinuteRows)]
-	return &page{Title: cmp.Or(app.Name, app.ID), Template: "app", Data: d, Report: an.report,
+	return &page{Title: cmp.Or(app.Name, app.ID), View: "app", Content: func(w *htmlw.Writer) { writeApp(w, d) }, Report: an.report,
 		Sub:    fmt.Sprintf("%s · %s tasks", app.ID, strconv.Itoa(an.a.Summary.Totals.Tasks)),
 		Charts: minuteCharts(an.minutes, an.bin)}, nil
 }
@@ -322,7 +323,7 @@ func (u *UI) appsPage(r *http.Request) (*page, error) {
 	if d.Page < d.Pages {
 		d.Next = link(d.Page + 1)
 	}
-	return &page{Title: "Applications", Template: "apps", Data: d,
+	return &page{Title: "Applications", View: "apps", Content: func(w *htmlw.Writer) { writeApps(w, d) },
 		Sub: fmt.Sprintf("%d Spark applications read from the logs", d.All)}, nil
 }
 
@@ -330,7 +331,8 @@ func (u *UI) appsPage(r *http.Request) (*page, error) {
 // itself every two seconds until the analysis is there.
 func analyzingPage(app *model.App) *page {
 	title := cmp.Or(app.Name, app.ID)
-	return &page{Title: title, Template: "message", Refresh: 2, Data: message{Title: title,
-		Text: fmt.Sprintf("Analyzing %s: %d task attempts on %d executors. This page reloads when the analysis is done.",
-			app.ID, app.NumTasks(), len(app.Executors))}}
+	p := messagePage(title, fmt.Sprintf("Analyzing %s: %d task attempts on %d executors. This page reloads when the analysis is done.",
+		app.ID, app.NumTasks(), len(app.Executors)))
+	p.Refresh = 2
+	return p
 }

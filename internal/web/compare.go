@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/query"
 )
@@ -71,7 +72,7 @@ const maxCompareRows = 60
 func (u *UI) comparePage(r *http.Request) (*page, error) {
 	q := r.URL.Query()
 	d := &compareData{A: q.Get("a"), B: q.Get("b")}
-	p := &page{Title: "Compare two runs", Template: "compare", Data: d, Sub: "A before B: changes are B against A"}
+	p := &page{Title: "Compare two runs", View: "compare", Content: func(w *htmlw.Writer) { writeCompare(w, d) }, Sub: "A before B: changes are B against A"}
 	if d.A == "" || d.B == "" {
 		return p, nil
 	}

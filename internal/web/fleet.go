@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/stats"
@@ -315,7 +316,7 @@ func (u *UI) fleetPage(r *http.Request) (*page, error) {
 		d.Heads = append(d.Heads, fh)
 	}
 	d.Jobs = snap.jobs[:min(len(snap.jobs), 20)]
-	return &page{Title: "Fleet", Template: "fleet", Data: d,
+	return &page{Title: "Fleet", View: "fleet", Content: func(w *htmlw.Writer) { writeFleet(w, d) },
 		Sub:    fmt.Sprintf("%d runs in the run history, listed %s", len(snap.briefs), snap.at.UTC().Format("15:04:05Z")),
 		Charts: fleetCharts(matched)}, nil
 }
@@ -463,7 +464,7 @@ func (u *UI) jobPage(r *http.Request) (*page, error) {
 	if err != nil {
 		d.NoPredict = err.Error()
 	}
-	return &page{Title: job.Name, Template: "job", Data: d, Sub: "recurring job " + job.ID,
+	return &page{Title: job.Name, View: "job", Content: func(w *htmlw.Writer) { writeJob(w, d) }, Sub: "recurring job " + job.ID,
 		Charts: []chart{jobChart(runs, d.Predicted)}}, nil
 }
 

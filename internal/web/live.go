@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/live"
 	"github.com/clusterlens/clusterlens/internal/source"
 	"github.com/clusterlens/clusterlens/internal/summary"
@@ -21,7 +22,7 @@ import (
 // samples, with online peer diagnosis (/live). Each page is rendered
 // whole on the server, then its stream (server-sent events, at most one
 // event per liveEvery) sends the live part again as HTML rendered by the
-// same template, with its charts; the script swaps it in. When the source
+// same code, with its charts; the script swaps it in. When the source
 // ends (the application ended, its log is gone) the stream sends a last
 // "end" event and the page keeps the last data and says so.
 
@@ -38,7 +39,7 @@ type LogFinder interface {
 
 // liveUpdate is one event of a live stream.
 type liveUpdate struct {
-	// HTML is the live part of the page (the template's "live" block).
+	// HTML is the live part of the page (its LivePart).
 	HTML   string  `json:"html"`
 	Charts []chart `json:"charts"`
 	// Newest is the newest data's time (Unix ms); Ended says the source
@@ -150,10 +151,8 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 // liveEvent is the data of an event of page p: its live part rendered,
 // its charts, the newest data's time and why it ended ("": it did not).
 func liveEvent(p *page, newest int64, ended string) ([]byte, error) {
-	var b bytes.Buffer
-	if err := templates()[p.Template].ExecuteTemplate(&b, "live", p); err != nil {
-		return nil, fmt.Errorf("render %s: %w", p.Template, err)
-	}
+	var b htmlw.Writer
+	p.LivePart(&b)
 	// The event is read by JSON.parse, never put in a page's HTML: its
 	// markup needs no \u003c escapes (a third of the size).
 	var out bytes.Buffer
@@ -193,8 +192,7 @@ type runningApp struct{ ID, Name, User string }
 // state, the indictments as they happen, and the running applications.
 func (u *UI) liveNodesPage(r *http.Request) (*page, error) {
 	if u.live == nil {
-		return &page{Title: "Live", Template: "message", Data: message{Title: "Live",
-			Text: "The live nodes need the node sample store: start the server with --metrics DSN (and --peer-profile FILE for peer diagnosis)."}}, nil
+		return messagePage("Live", "The live nodes need the node sample store: start the server with --metrics DSN (and --peer-profile FILE for peer diagnosis)."), nil
 	}
 	if _, err := u.live.get(r.Context()); err != nil {
 		return nil, err
@@ -216,7 +214,8 @@ func (u *UI) liveNodesView() (*page, int64) {
 			}
 		}
 	}
-	p := &page{Title: "Live", Template: "livenodes", Data: d, Sub: "nodes, live"}
+	p := &page{Title: "Live", View: "livenodes", Sub: "nodes, live",
+		Content: func(w *htmlw.Writer) { writeLiveNodes(w, d) }, LivePart: func(w *htmlw.Writer) { writeLiveNodesPart(w, d) }}
 	if len(v.Nodes) > 0 {
 		c := chart{ID: "live-cpu", Title: "CPU of every node, newest sample (user + system + iowait)", Kind: "bar", YUnit: "%", Height: 240}
 		se := series{Name: "CPU"}
@@ -330,7 +329,8 @@ func liveAppView(f *live.App) (*page, int64) {
 	if err != nil {
 		d.Problem = err.Error()
 	}
-	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", Template: "liveapp", Data: d, Sub: a.ID + " · live"}
+	p := &page{Title: cmp.Or(a.Name, a.ID) + " (live)", View: "liveapp", Sub: a.ID + " · live",
+		Content: func(w *htmlw.Writer) { writeLiveApp(w, d) }, LivePart: func(w *htmlw.Writer) { writeLiveAppPart(w, d) }}
 	if pr.Newest > 0 && a.Start > 0 {
 		bin := throughputBin(pr.Newest - a.Start)
 		p.Charts = minuteCharts(summary.Minutes(a, bin), bin)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/store"
@@ -155,7 +156,7 @@ func (u *UI) nodesPage(r *http.Request) (*page, error) {
 		d.Rows = append(d.Rows, *r)
 	}
 	slices.SortFunc(d.Rows, func(a, b nodeRow) int { return strings.Compare(a.Host, b.Host) })
-	p := &page{Title: "Nodes", Template: "nodes", Data: d, Sub: fmt.Sprintf("%d nodes", len(d.Rows))}
+	p := &page{Title: "Nodes", View: "nodes", Content: func(w *htmlw.Writer) { writeNodes(w, d) }, Sub: fmt.Sprintf("%d nodes", len(d.Rows))}
 	if d.Assessment != nil && len(d.Assessment.Speeds) > 0 {
 		p.Charts = append(p.Charts, speedChart(d.Assessment))
 	}
@@ -231,7 +232,7 @@ func (u *UI) nodePage(r *http.Request) (*page, error) {
 		return nil, err
 	}
 	d := &nodeData{Host: host, From: from, To: to, NoMetrics: u.o.Metrics == nil, NoPeer: u.o.Peer == nil}
-	p := &page{Title: host, Template: "node", Data: d, Sub: "node"}
+	p := &page{Title: host, View: "node", Content: func(w *htmlw.Writer) { writeNode(w, d) }, Sub: "node"}
 	if u.o.History != nil {
 		d.History, err = history.NodeHistory(r.Context(), u.o.History, host, 200)
 		if err != nil && !errors.Is(err, history.ErrNotFound) {

@@ -1,43 +1,41 @@
 package web
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"html/template"
-	"io/fs"
-	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/clusterlens/clusterlens/internal/assets"
-	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
 
-// page is what a view renders: its template and data, the charts the
-// script draws, and, on an application page, the report's data for the
-// report's own script.
+// page is what a view renders: its body's content, the charts the script
+// draws, and, on an application page, the report's data for the report's
+// own script.
 type page struct {
 	Title string
 	// Sub is the header's explanation.
-	Sub      string
-	Template string
-	Data     any
-	Charts   []chart
+	Sub string
+	// View names the kind of page (the body's data-view attribute).
+	View string
+	// Content writes the page's content between the header and the
+	// footer (the view_*.go files).
+	Content func(w *htmlw.Writer)
+	Charts  []chart
 	// Report is the offline report's JSON (report.PageData) when the page
-	// embeds the report's sections; Tables is the same as tables, shown
-	// without JavaScript.
+	// embeds the report's sections.
 	Report []byte
-	Tables []*report.Tables
 	// Live, for a live view, is the URL of its server-sent events stream
-	// (the body's data-live attribute); empty for a static page.
-	Live string
+	// (the body's data-live attribute); empty for a static page. LivePart
+	// writes the part of the content the stream sends again.
+	Live     string
+	LivePart func(w *htmlw.Writer)
 	// Refresh, when positive, reloads the page after so many seconds.
 	Refresh int
 	// Nav is the navigation entry of the view; ServerMs how long the page
@@ -77,106 +75,64 @@ type series struct {
 	Data   [][2]float64 `json:"data"`
 }
 
-//go:embed templates/*.html
-var templateFS embed.FS
-
 //go:embed static
 var staticFS embed.FS
 
-// templates are the pages' templates, each parsed with the layout, when
-// first used: a command that serves no page does not parse them (they
-// took 3 ms of every process's start).
-var templates = sync.OnceValue(func() map[string]*template.Template {
-	funcs := template.FuncMap{
-		"ms":    report.Millis,
-		"bytes": report.Bytes,
-		"time":  report.Time,
-		"pct":   func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" },
-		"signed": func(f float64) string {
-			return fmt.Sprintf("%+.0f%%", 100*f)
-		},
-		"num":   func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) },
-		"nav":   func() [][2]string { return navigation },
-		"msf":   func(f float64) string { return report.Millis(int64(math.Round(f))) },
-		"inc":   func(i int) int { return i + 1 },
-		"dur":   func(a *model.App) int64 { return a.End - a.Start },
-		"sub":   func(a, b int64) int64 { return a - b },
-		"int64": func(f float64) int64 { return int64(f) },
-		// tables renders an analysis's tables (report.WriteTables): HTML
-		// escaped by that template.
-		"tables": func(t *report.Tables) (template.HTML, error) {
-			var b bytes.Buffer
-			err := report.WriteTables(&b, t)
-			return template.HTML(b.String()), err
-		},
-		"changed": func(c float64) bool { return math.Abs(c) >= 0.1 },
-		"change": func(c float64) string {
-			if math.IsNaN(c) {
-				return "-"
-			}
-			return fmt.Sprintf("%+.0f%%", 100*c)
-		},
-		"measure": func(kind string, v int64) string {
-			switch kind {
-			case "ms":
-				return report.Millis(v)
-			case "bytes":
-				return report.Bytes(v)
-			}
-			return strconv.FormatInt(v, 10)
-		},
-	}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	names, err := fs.Glob(templateFS, "templates/*.html")
-	if err != nil {
-		panic(err)
-	}
-	out := map[string]*template.Template{}
-	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" {
-			continue
-		}
-		out[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, n))
-	}
-	return out
-})
-
-// layoutData is what the layout template sees.
-type layoutData struct {
-	*page
-	ChartsJSON template.JS
-	ReportJSON template.JS
-	Static     func(string) string
-}
-
-// render writes a page with its status.
+// render writes a page with its status: the layout every page shares
+// around its content.
 func render(w http.ResponseWriter, status int, p *page) error {
-	t := templates()[p.Template]
-	if t == nil {
-		return fmt.Errorf("no template %q", p.Template)
+	var b htmlw.Writer
+	b.Raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"clusterlens\">\n")
+	if p.Refresh != 0 {
+		b.Raw(`<meta http-equiv="refresh" content="`).Int(int64(p.Refresh)).Raw("\">\n")
 	}
-	d := layoutData{page: p, Static: staticURL}
+	b.Raw("\n<title>").Text(p.Title).Raw(" · clusterlens</title>\n" +
+		`<script>window.__clErrors=[];addEventListener("error",function(e){window.__clErrors.push(String(e.message||e))});addEventListener("unhandledrejection",function(e){window.__clErrors.push(String(e.reason))});</script>` + "\n")
+	if len(p.Report) > 0 {
+		b.Raw(`<link rel="stylesheet" href="`).URL(staticURL("report.css")).Raw("\">\n")
+	}
+	b.Raw(`<link rel="stylesheet" href="`).URL(staticURL("web.css")).Raw("\">\n</head>\n")
+	b.Raw(`<body data-view="`).Text(p.View).Raw(`"`)
+	if p.Live != "" {
+		b.Raw(` data-live="`).Text(p.Live).Raw(`"`)
+	}
+	b.Raw(">\n<header class=\"top\"><a class=\"brand\" href=\"/\">clusterlens</a>\n<nav class=\"views\">")
+	for _, n := range navigation {
+		b.Raw(`<a href="`).URL(n[1]).Raw(`"`)
+		if n[0] == p.Nav {
+			b.Raw(` class="here"`)
+		}
+		b.Raw(">").Text(n[0]).Raw("</a>")
+	}
+	b.Raw(`<a href="/api/v1/applications">API</a></nav>` + "\n").Raw(`<span class="sub">`).Text(p.Sub).Raw("</span></header>\n<div class=\"web\">\n")
+	if p.Content != nil {
+		p.Content(&b)
+	}
+	b.Raw("\n</div>\n<footer class=\"web\"><div>clusterlens · page built in ").Text(strconv.FormatFloat(p.ServerMs, 'f', 1, 64)).
+		Raw(" ms on the server · times are UTC · charts by Apache ECharts (Apache License 2.0), embedded</div></footer>\n")
+	if len(p.Charts) > 0 || len(p.Report) > 0 || p.Live != "" {
+		b.Raw(`<script src="`).URL(staticURL("echarts.min.js")).Raw("\"></script>\n")
+	}
 	if len(p.Charts) > 0 {
 		// encoding/json escapes <, > and &: the blob cannot close its
 		// script element.
-		b, err := json.Marshal(p.Charts)
+		js, err := json.Marshal(p.Charts)
 		if err != nil {
 			return fmt.Errorf("encode charts: %w", err)
 		}
-		d.ChartsJSON = template.JS(b)
+		b.Raw(`<script type="application/json" id="cl-charts">`).Raw(string(js)).Raw("</script>\n")
 	}
-	if p.Report != nil {
-		d.ReportJSON = template.JS(p.Report)
+	if len(p.Report) > 0 {
+		// The report's JSON (report.PageData) is encoding/json's too.
+		b.Raw(`<script type="application/json" id="clusterlens-data">`).Raw(string(p.Report)).Raw("</script>\n")
+		b.Raw(`<script src="`).URL(staticURL("report.js")).Raw("\"></script>\n")
 	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", d); err != nil {
-		return fmt.Errorf("render %s: %w", p.Template, err)
-	}
+	b.Raw(`<script src="`).URL(staticURL("web.js")).Raw("\"></script>\n</body>\n</html>\n")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 

@@ -2,7 +2,7 @@
 // the History Server API: the fleet of runs from the run history, each
 // application (everything `analyze --html` shows, plus task throughput and
 // duration quantiles per minute), two runs compared, and the nodes. Pages
-// are rendered on the server with html/template, so their tables read
+// are rendered on the server (the view_*.go files), so their tables read
 // without JavaScript; charts are drawn in the browser by the embedded
 // Apache ECharts from a few hundred aggregated numbers per chart, never
 // from every task. It is read-only: it answers GET and HEAD, and no
@@ -179,7 +179,7 @@ func (u *UI) page(v view) http.Handler {
 			default:
 				u.o.Log.Warn("web page", "path", r.URL.Path, "err", err)
 			}
-			p = &page{Title: http.StatusText(status), Template: "message", Data: message{Title: http.StatusText(status), Text: err.Error()}}
+			p = messagePage(http.StatusText(status), err.Error())
 		}
 		p.Nav = v.nav
 		p.ServerMs = float64(time.Since(start).Microseconds()) / 1000
@@ -192,13 +192,9 @@ func (u *UI) page(v view) http.Handler {
 // needsHistory is the page of a view that needs the run history when the
 // server has none.
 func needsHistory(title string) *page {
-	return &page{Title: title, Template: "message", Data: message{Title: title,
-		Text: "This page needs the run history: start the server with --store (sqlite:PATH or clickhouse+http://HOST:8123/DB). " +
-			"The applications read from the logs are under Applications."}}
+	return messagePage(title, "This page needs the run history: start the server with --store (sqlite:PATH or clickhouse+http://HOST:8123/DB). "+
+		"The applications read from the logs are under Applications.")
 }
-
-// message is the data of the message page.
-type message struct{ Title, Text string }
 
 // fmtErr wraps err with the kind of failure (errNotFound, errBadRequest)
 // the page reports.
