@@ -25,8 +25,10 @@ import (
 // predictFlags are the predict command's flags.
 type predictFlags struct {
 	runs, job, dsn, platform, metrics string
-	unit                              string
+	unit, group                       string
 	sparkJob, fromJob                 int
+	pool                              bool
+	poolRuns                          map[string][]predict.Point
 	input, deadline, format, model    string
 	machinesFrom, speeds, from, to    string
 	bound, estimator, speculation     string
@@ -65,6 +67,8 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl := cmd.Flags()
 		fl.StringVar(&f.runs, "runs", "", "CSV of past runs: a machines, an optional data-size and a runtime column")
 		fl.StringVar(&f.unit, "unit", "", "--runs: the runtime column's unit (ms, s, min, h) when its header does not say")
+		fl.StringVar(&f.group, "group", "", "--runs with group columns (job, machine_type, ...): the group to predict (default: the latest run's); the others form the pool of C3O's pooled model")
+		fl.BoolVar(&f.pool, "pool", false, "--runs with a job-level table: pool each job with the other jobs (C3O's idea; a candidate chosen only when it validates better)")
 		fl.IntVar(&f.sparkJob, "spark-job", -1, "--runs with a job-level table (Ellis's): predict this Spark job's duration (its index in a run)")
 		fl.IntVar(&f.fromJob, "from-job", -1, "--runs with a job-level table: predict the remaining time of a run from this job's index on (default: the whole run)")
 		fl.StringVar(&f.job, "job", "", "recurring job of the run history (id, id prefix or name)")
@@ -249,7 +253,7 @@ func parseInput(s string, base float64) (float64, error) {
 }
 
 func choiceOptions(f predictFlags) (predict.ChoiceOptions, error) {
-	opt := predict.ChoiceOptions{Level: f.level}
+	opt := predict.ChoiceOptions{Level: f.level, Pool: f.poolRuns}
 	if f.model != "" && f.model != "auto" {
 		if _, err := predict.NewModel(f.model); err != nil {
 			return opt, withCode(ExitUsage, fmt.Errorf("--model: %w", err))
@@ -275,6 +279,11 @@ func predictFromCSV(f predictFlags, deadline float64) (*predictOutput, error) {
 		t.Unit = f.unit
 	}
 	t.AssumeUnit()
+	t, pool, err := t.Split(f.group)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--group: %w", err))
+	}
+	f.poolRuns = pool
 	out, err := predictFromTable(t, f, deadline)
 	if err == nil && t.UnitAssumed {
 		out.Estimate.Notes = append(out.Estimate.Notes, fmt.Sprintf("the runtime column's header names no unit: %s assumed from the values (--unit to say)", t.Unit))
@@ -298,10 +307,16 @@ func predictFromJobTable(b []byte, f predictFlags) (*predictOutput, error) {
 	if scale <= 0 {
 		scale = jobs[len(jobs)-1].ScaleOut
 	}
+	if f.pool {
+		opt.Pool = map[string][]predict.Point{}
+	}
 	if f.sparkJob >= 0 {
 		pts := predict.JobPoints(jobs, f.sparkJob)
 		if len(pts) == 0 {
 			return nil, withCode(ExitUsage, fmt.Errorf("--spark-job %d: no run has that job", f.sparkJob))
+		}
+		if f.pool {
+			opt.Pool = predict.JobPool(jobs, f.sparkJob)
 		}
 		est, err := predict.FromRuns(&predict.RunTable{Points: pts, Unit: "ms"}, scale, 1, opt)
 		if err != nil {

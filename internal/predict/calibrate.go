@@ -59,7 +59,7 @@ func (c *Choice) calibrate(splits []split, level, rivals float64) *Calibration {
 	cal := &Calibration{Method: "uncalibrated", Level: level, A: 1, Splits: len(splits)}
 	var pool []residual
 	if c.Split == SplitExtrapolation {
-		for _, name := range Candidates {
+		for _, name := range append(slices.Clone(Candidates), "pooled") {
 			if res, ok := c.residuals[name]; ok && (rivals <= 0 || c.Scores[name] <= rivals*c.Scores[c.Name]) {
 				cal.Models = append(cal.Models, name)
 				pool = append(pool, res...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +47,9 @@ type ChoiceOptions struct {
 	// move (docs/PREDICT.md: on Ellis's runs, where a job sometimes takes
 	// ten times its usual time, the median's errors are lower).
 	Mean bool
+	// Pool are other groups' runs (other jobs of the application, other
+	// machine types), by group: with it, Pooled is a candidate.
+	Pool map[string][]Point
 	// Rivals bounds the candidates whose residuals calibrate an interval
 	// beyond the runs: those whose cross-validated error is at most Rivals
 	// times the chosen one's (0: every candidate).
@@ -107,6 +111,9 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	}
 	if opt.Models == nil {
 		opt.Models = Candidates
+		if len(opt.Pool) > 0 {
+			opt.Models = append(slices.Clone(Candidates), "pooled")
+		}
 	}
 	if opt.Level <= 0 || opt.Level >= 1 {
 		opt.Level = 0.9
@@ -126,7 +133,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	best := math.Inf(1)
 	var unscored []string
 	for _, name := range opt.Models {
-		m, err := NewModel(name)
+		m, err := newModel(name, opt.Pool, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +143,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 			continue
 		}
 		c.fitted[name] = m
-		score, res := cvScore(name, splits)
+		score, res := cvScore(name, opt.Pool, splits)
 		if math.IsInf(score, 1) {
 			unscored = append(unscored, name)
 			continue
@@ -148,9 +155,14 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 		}
 	}
 	if c.Model == nil && len(unscored) > 0 {
-		// Fitted, but no split could score it: the first in the order
-		// of preference (opt.Models), uncalibrated.
-		c.Name, c.Model = unscored[0], c.fitted[unscored[0]]
+		// Fitted, but no split could score any: the one resting on most
+		// evidence (the pool's), else the physical shape with fewest
+		// parameters, uncalibrated.
+		for _, name := range []string{"pooled", "amdahl", "power", "kernel", "ernest", "optimistic", "gboost"} {
+			if m, ok := c.fitted[name]; ok && c.Model == nil {
+				c.Name, c.Model = name, m
+			}
+		}
 	}
 	if len(splits) > 0 {
 		for _, name := range unscored {
@@ -171,6 +183,8 @@ type split struct {
 	train []Point
 	test  []Point
 	reach []float64
+	// keep says which of a pool's runs the split may train on.
+	keep func(Point) bool
 }
 
 // axis is the dimension a split holds runs out along.
@@ -229,7 +243,7 @@ func splitsFor(pts []Point, r Range, machines, data float64, minTrain int, media
 			if down {
 				edge = keys[len(keys)-n]
 			}
-			var s split
+			s := split{keep: func(p Point) bool { a := ax.key(p); return up && a <= edge || down && a >= edge }}
 			near := math.NaN()
 			for _, p := range agg {
 				if a := ax.key(p); up && a <= edge || down && a >= edge {
@@ -252,7 +266,7 @@ func splitsFor(pts []Point, r Range, machines, data float64, minTrain int, media
 	if len(keys) >= 3 {
 		var out []split
 		for _, v := range keys[1 : len(keys)-1] {
-			var s split
+			s := split{keep: func(p Point) bool { return ax.key(p) != v }}
 			for _, p := range agg {
 				if ax.key(p) != v {
 					s.train = append(s.train, p)
@@ -308,11 +322,11 @@ type residual struct {
 // returns the mean relative error over the held-out runs and their
 // residuals; +Inf when there are no splits or one cannot be fitted or
 // predicted.
-func cvScore(name string, splits []split) (float64, []residual) {
+func cvScore(name string, pool map[string][]Point, splits []split) (float64, []residual) {
 	var sum, n float64
 	var res []residual
 	for i, s := range splits {
-		m, _ := NewModel(name)
+		m, _ := newModel(name, pool, s.keep)
 		if len(s.train) == 0 || m.Fit(s.train) != nil {
 			return math.Inf(1), nil
 		}
@@ -332,6 +346,14 @@ func cvScore(name string, splits []split) (float64, []residual) {
 		return math.Inf(1), nil
 	}
 	return sum / n, res
+}
+
+// newModel is NewModel, with the pool (filtered by keep) for "pooled".
+func newModel(name string, pool map[string][]Point, keep func(Point) bool) (Model, error) {
+	if name == "pooled" {
+		return &Pooled{Pool: pool, Keep: keep}, nil
+	}
+	return NewModel(name)
 }
 
 // tooFew turns the candidates' fit errors into one message naming how many

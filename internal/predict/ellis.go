@@ -138,6 +138,19 @@ func JobPoints(jobs []JobRun, job int) []Point {
 	return pts
 }
 
+// JobPool are the other job indices' runs, by index: the pool a job's
+// Pooled model borrows its scaling from.
+func JobPool(jobs []JobRun, except int) map[string][]Point {
+	out := map[string][]Point{}
+	for _, j := range jobs {
+		if j.Job != except {
+			k := strconv.Itoa(j.Job)
+			out[k] = append(out[k], Point{Machines: j.ScaleOut, Data: 1, Runtime: max(j.DurationMs, 1)})
+		}
+	}
+	return out
+}
+
 // RunsOf groups job rows by run, each run's jobs by index, the runs in
 // the order they first appear (the table's, which is by start).
 func RunsOf(jobs []JobRun) [][]JobRun {
@@ -161,7 +174,8 @@ func RunsOf(jobs []JobRun) [][]JobRun {
 // Remaining predicts how long the rest of a run takes: the jobs in rest
 // (indices), each at its scale-out, from the earlier runs' jobs of the
 // same index (FromRuns per job, Ellis's per-job models with the choice of
-// this package), summed; the interval is the sum of the jobs' bounds (as
+// this package; with a non-nil opt.Pool, each job pooled with the other
+// jobs, JobPool), summed; the interval is the sum of the jobs' bounds (as
 // if their errors went together, so at least their level). Jobs no
 // earlier run has are named in the error.
 func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, error) {
@@ -171,7 +185,11 @@ func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, e
 		if len(pts) == 0 {
 			return nil, fmt.Errorf("job %d: no earlier run has it", j.Job)
 		}
-		est, err := FromRuns(&RunTable{Points: pts, Unit: "ms"}, j.ScaleOut, 1, opt)
+		o := opt
+		if opt.Pool != nil {
+			o.Pool = JobPool(history, j.Job)
+		}
+		est, err := FromRuns(&RunTable{Points: pts, Unit: "ms"}, j.ScaleOut, 1, o)
 		if err != nil {
 			return nil, fmt.Errorf("job %d at %s nodes: %w", j.Job, Plain(j.ScaleOut), err)
 		}

@@ -16,6 +16,9 @@ type Point struct {
 	Data     float64 `json:"data"`
 	Runtime  float64 `json:"runtime"`
 	Weight   float64 `json:"weight,omitempty"`
+	// Group is the run's job or machine type when a table holds several
+	// (a CSV's group columns, joined by "/"); "" otherwise.
+	Group string `json:"group,omitempty"`
 }
 
 func (p Point) weight() float64 {

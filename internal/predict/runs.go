@@ -26,6 +26,35 @@ type RunTable struct {
 	MachinesColumn, DataColumn string
 }
 
+// Split returns the runs of one group (default: the latest run's) and
+// the others by group: the target and the pool of a Pooled model (nil
+// when the table has one group).
+func (t *RunTable) Split(group string) (*RunTable, map[string][]Point, error) {
+	if len(t.Points) == 0 {
+		return t, nil, nil
+	}
+	if group == "" {
+		group = t.Points[len(t.Points)-1].Group
+	}
+	target := *t
+	target.Points = nil
+	pool := map[string][]Point{}
+	for _, p := range t.Points {
+		if p.Group == group {
+			target.Points = append(target.Points, p)
+		} else {
+			pool[p.Group] = append(pool[p.Group], p)
+		}
+	}
+	if len(target.Points) == 0 {
+		return nil, nil, fmt.Errorf("group %q: no run has it", group)
+	}
+	if len(pool) == 0 {
+		pool = nil
+	}
+	return &target, pool, nil
+}
+
 // AssumeUnit sets the runtime unit of a table whose header named none:
 // "ms" when the median runtime is at least 10,000 (ten seconds in ms; a
 // job of 2.8 hours in s is rarer than one of ten seconds in ms), else
@@ -53,11 +82,13 @@ func (t *RunTable) AssumeUnit() {
 var (
 	machinesHeaders = []string{"machines", "nodes", "cores", "hosts", "executors", "instances", "instance_count", "scale-out", "scaleout", "workers"}
 	dataHeaders     = []string{"input fraction", "input_fraction", "data", "data size", "data_size", "data_size_mb", "datasize", "input", "input size", "input_bytes", "input bytes", "size", "scale", "problem_size"}
+	groupHeaders    = []string{"job", "app", "application", "algorithm", "machine_type", "machine type", "instance_type", "instance type", "node_type", "node type", "group"}
 	runtimeHeaders  = []string{"time", "runtime", "duration", "gross_runtime", "runtime_ms", "duration_ms", "elapsed"}
 )
 
 // ReadRunsCSV reads a table of past runs: a header line naming a machines
-// column, a runtime column and optionally a data-size column (names above;
+// column, a runtime column, optionally a data-size column and group
+// columns (the job, the machine type: C3O's tables hold several; names above;
 // a unit in parentheses, "Time (s)", is kept as the unit), then one run a
 // line. name is the file's name for errors, which give its line and column.
 func ReadRunsCSV(r io.Reader, name string) (*RunTable, error) {
@@ -73,10 +104,13 @@ func ReadRunsCSV(r io.Reader, name string) (*RunTable, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	mi, di, ti := -1, -1, -1
+	var gi []int
 	t := &RunTable{}
 	for i, h := range head {
 		base, unit := headerName(h)
 		switch {
+		case oneOf(base, groupHeaders):
+			gi = append(gi, i)
 		case mi < 0 && oneOf(base, machinesHeaders):
 			mi, t.MachinesColumn = i, strings.TrimSpace(h)
 		case di < 0 && oneOf(base, dataHeaders):
@@ -126,6 +160,13 @@ func ReadRunsCSV(r io.Reader, name string) (*RunTable, error) {
 				return nil, err
 			}
 		}
+		var g []string
+		for _, i := range gi {
+			if i < len(rec) {
+				g = append(g, strings.TrimSpace(rec[i]))
+			}
+		}
+		p.Group = strings.Join(g, "/")
 		t.Points = append(t.Points, p)
 	}
 	if len(t.Points) == 0 {

@@ -98,6 +98,9 @@ func extrapolate(pts []Point, cut float64, opt ChoiceOptions) *tally {
 			train = append(train, p)
 		}
 	}
+	if opt.Pool != nil {
+		opt.Pool = poolOf(opt.Pool, "", func(p Point) bool { return p.Machines <= cut })
+	}
 	t := &tally{}
 	ms, g := byMachines(pts)
 	for _, m := range ms {
@@ -123,9 +126,29 @@ func leaveOneOut(pts []Point, opt ChoiceOptions) *tally {
 				train = append(train, p)
 			}
 		}
-		t.ask(train, m, 1, g[m], opt)
+		o := opt
+		if opt.Pool != nil {
+			o.Pool = poolOf(opt.Pool, "", func(p Point) bool { return p.Machines != m })
+		}
+		t.ask(train, m, 1, g[m], o)
 	}
 	return t
+}
+
+// poolOf is the other groups' runs that keep allows, for Pooled.
+func poolOf(groups map[string][]Point, self string, keep func(Point) bool) map[string][]Point {
+	out := map[string][]Point{}
+	for g, pts := range groups {
+		if g == self {
+			continue
+		}
+		for _, p := range pts {
+			if keep(p) {
+				out[g] = append(out[g], p)
+			}
+		}
+	}
+	return out
 }
 
 // readBell reads Bell's six jobs (runtimes in ms).
@@ -172,7 +195,7 @@ var ellisDesign = map[string]bool{"gbt": true, "kmeans": true}
 // ellisSplits evaluates one application's jobs: each job index's runs as
 // a scale-out table, extrapolating from the smaller half of the
 // application's scale-outs to the larger, and leaving each scale-out out.
-func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO bool) (ext, loo *tally) {
+func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo *tally) {
 	var scales []float64
 	idx := map[int]bool{}
 	for _, j := range jobs {
@@ -183,8 +206,15 @@ func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO bool) (ext, loo *tall
 	scales = slices.Compact(scales)
 	cut := scales[len(scales)/2-1]
 	ext, loo = &tally{}, &tally{}
+	byJob := map[string][]Point{}
 	for job := range idx {
-		pts := JobPoints(jobs, job)
+		byJob[strconv.Itoa(job)] = JobPoints(jobs, job)
+	}
+	for job := range idx {
+		pts := byJob[strconv.Itoa(job)]
+		if pool {
+			opt.Pool = poolOf(byJob, strconv.Itoa(job), func(Point) bool { return true })
+		}
 		ext.add(extrapolate(pts, cut, opt))
 		if withLOO {
 			loo.add(leaveOneOut(pts, opt))
@@ -202,6 +232,7 @@ func TestRuntimeEvaluation(t *testing.T) {
 		opt.Rivals = v
 	}
 	designOnly := os.Getenv("DESIGN_ONLY") != ""
+	usePool := os.Getenv("POOL") != ""
 	if os.Getenv("CLUSTERLENS_EVAL") == "" {
 		t.Skip("set CLUSTERLENS_EVAL=1 for the runtime evaluation on Bell and Ellis")
 	}
@@ -209,8 +240,12 @@ func TestRuntimeEvaluation(t *testing.T) {
 	names := slices.Sorted(mapKeys(bell))
 	all := map[string]*tally{"bell extrapolation": {}, "bell leave-one-scale-out": {}}
 	for _, n := range names {
-		e := extrapolate(bell[n], 32, opt)
-		l := leaveOneOut(bell[n], opt)
+		o := opt
+		if usePool {
+			o.Pool = poolOf(bell, n, func(Point) bool { return true })
+		}
+		e := extrapolate(bell[n], 32, o)
+		l := leaveOneOut(bell[n], o)
 		t.Logf("bell %-10s fit ≤32, ask 36–60: %v", n, e)
 		t.Logf("bell %-10s leave one out:     %v", n, l)
 		all["bell extrapolation"].add(e)
@@ -224,7 +259,7 @@ func TestRuntimeEvaluation(t *testing.T) {
 		} else if designOnly {
 			continue
 		}
-		e, l := ellisSplits(ellis[n], opt, true)
+		e, l := ellisSplits(ellis[n], opt, true, usePool)
 		t.Logf("ellis %-18s (%s) extrapolation: %v", n, set, e)
 		t.Logf("ellis %-18s (%s) leave one out: %v", n, set, l)
 		for k, v := range map[string]*tally{"ellis extrapolation, " + set: e, "ellis leave-one-scale-out, " + set: l} {
@@ -271,7 +306,7 @@ func TestRuntimeCoverage(t *testing.T) {
 		loo.add(leaveOneOut(pts, ChoiceOptions{}))
 	}
 	ellis := readEllis(t)
-	lr, _ := ellisSplits(ellis["logisticregression"], ChoiceOptions{}, false)
+	lr, _ := ellisSplits(ellis["logisticregression"], ChoiceOptions{}, false, false)
 	for name, s := range map[string]*tally{"bell extrapolation": ext, "bell leave-one-scale-out": loo, "ellis logisticregression extrapolation": lr} {
 		t.Logf("%s: %v", name, s)
 		c, e := summarize(s.choice), summarize(s.ernest)
