@@ -107,7 +107,7 @@ type analyzeOptions struct {
 // fitNodeModels fits the joint node model (hetero) on the run history at
 // dsn, leaving out the runs of apps: they are what it judges.
 func fitNodeModels(ctx context.Context, dsn string, apps []*model.App) (*hetero.Joint, error) {
-	st, err := openHistory(ctx, dsn)
+	st, err := readHistory(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("--node-models: %w", err)
 	}

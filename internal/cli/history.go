@@ -83,7 +83,7 @@ over time, "history node HOST" one node across runs. docs/HISTORY.md describes t
 }
 
 func runHistory(ctx context.Context, e *env, h historyFlags, f history.Filter) error {
-	st, err := openHistory(ctx, h.dsn)
+	st, err := readHistory(ctx, h.dsn)
 	if err != nil {
 		return err
 	}
@@ -96,6 +96,11 @@ func runHistory(ctx context.Context, e *env, h historyFlags, f history.Filter) e
 	if err != nil {
 		return err
 	}
+	if total == 0 {
+		if err := noteEmpty(ctx, e, st, h.dsn); err != nil {
+			return err
+		}
+	}
 	if h.format == "json" {
 		return report.JSON(e.stdout, struct {
 			Total int            `json:"total"`
@@ -103,6 +108,18 @@ func runHistory(ctx context.Context, e *env, h historyFlags, f history.Filter) e
 		}{total, nonNil(runs)})
 	}
 	report.RunsText(e.stdout, runs, total)
+	return nil
+}
+
+// noteEmpty says on stderr when the run history holds no run at all, and
+// how to fill it: "0 runs" alone reads as a fleet that ran nothing.
+func noteEmpty(ctx context.Context, e *env, st history.Store, dsn string) error {
+	all, err := st.Count(ctx, history.Filter{})
+	if err != nil || all > 0 {
+		return err
+	}
+	dsn, _ = historyDSN(dsn)
+	fmt.Fprintf(e.stderr, "clusterlens: note: the run history %s holds no run: clusterlens index --store %s LOGS... fills it\n", dsn, dsn)
 	return nil
 }
 
@@ -117,7 +134,7 @@ func historyJobsCmd(e *env) *cobra.Command {
 			if err := h.check(); err != nil {
 				return err
 			}
-			st, err := openHistory(cmd.Context(), h.dsn)
+			st, err := readHistory(cmd.Context(), h.dsn)
 			if err != nil {
 				return err
 			}
@@ -155,7 +172,7 @@ func historyJobCmd(e *env) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := openHistory(ctx, h.dsn)
+			st, err := readHistory(ctx, h.dsn)
 			if err != nil {
 				return err
 			}
@@ -196,7 +213,7 @@ func historyNodeCmd(e *env) *cobra.Command {
 			if err := h.check(); err != nil {
 				return err
 			}
-			st, err := openHistory(cmd.Context(), h.dsn)
+			st, err := readHistory(cmd.Context(), h.dsn)
 			if err != nil {
 				return err
 			}

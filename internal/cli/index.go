@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,6 +17,7 @@ import (
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
 	"github.com/clusterlens/clusterlens/internal/indexer"
 	"github.com/clusterlens/clusterlens/internal/report"
+	storeopen "github.com/clusterlens/clusterlens/internal/store/open"
 )
 
 // historyStoreFlag adds --store, the run history's DSN, to cmd.
@@ -23,21 +26,50 @@ func historyStoreFlag(cmd *cobra.Command, dsn *string) {
 		"(default $CLUSTERLENS_STORE, else ~/.local/share/clusterlens/history.db)")
 }
 
-// openHistory opens the run history dsn names, or the default one.
-func openHistory(ctx context.Context, dsn string) (history.Store, error) {
+// historyDSN resolves --store: the flag, else $CLUSTERLENS_STORE, else the
+// SQLite file in the user's data folder (the default index writes).
+func historyDSN(dsn string) (string, error) {
 	if dsn == "" {
 		dsn = os.Getenv("CLUSTERLENS_STORE")
 	}
-	if dsn == "" {
-		dir, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("no --store and no home folder for the default run history: %w", err)
+	if dsn != "" {
+		return dsn, nil
+	}
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no --store and no home folder for the default run history: %w", err)
+	}
+	return "sqlite:" + filepath.Join(dir, ".local", "share", "clusterlens", "history.db"), nil
+}
+
+// openHistory opens the run history dsn names, or the default one,
+// creating it: for index, which fills it.
+func openHistory(ctx context.Context, dsn string) (history.Store, error) {
+	dsn, err := historyDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if kind, addr, err := storeopen.ParseDSN(dsn); err == nil && kind == storeopen.KindSQLite {
+		if err := os.MkdirAll(filepath.Dir(addr), 0o755); err != nil {
+			return nil, fmt.Errorf("run history: %w", err)
 		}
-		dir = filepath.Join(dir, ".local", "share", "clusterlens")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("default run history: %w", err)
+	}
+	return historyopen.Open(ctx, dsn)
+}
+
+// readHistory opens the run history dsn names, or the default one, for a
+// command that only reads it: a SQLite file that does not exist is an error
+// naming it and how to build it, not an empty history created on the way.
+func readHistory(ctx context.Context, dsn string) (history.Store, error) {
+	dsn, err := historyDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if kind, addr, err := storeopen.ParseDSN(dsn); err == nil && kind == storeopen.KindSQLite {
+		if _, err := os.Stat(addr); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no run history at %s (--store, else $CLUSTERLENS_STORE, else this default): "+
+				"clusterlens index --store %s LOGS... builds it", addr, dsn)
 		}
-		dsn = "sqlite:" + filepath.Join(dir, "history.db")
 	}
 	return historyopen.Open(ctx, dsn)
 }
@@ -112,11 +144,14 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "%d logs: %d read, %d read on, %d unchanged, %d failed, %d forgotten; %d runs written; %s read in %s\n",
-			stats.Logs, stats.Read, stats.Resumed, stats.Unchanged, stats.Failed, stats.Pruned, stats.Runs,
+		fmt.Fprintf(e.stdout, "%d logs: %d read, %d read on, %d unchanged, %d failed, %d forgotten; %d runs read, %d kept; %s read in %s\n",
+			stats.Logs, stats.Read, stats.Resumed, stats.Unchanged, stats.Failed, stats.Pruned, stats.Runs, stats.Kept,
 			report.Bytes(stats.Bytes), took.Round(time.Millisecond))
+		if stats.Repeated > 0 {
+			fmt.Fprintf(e.stdout, "%d runs repeat the application id and attempt of a run in another log read now: the history keeps one run per application (the log written last)\n", stats.Repeated)
+		}
 		if stats.Moved > 0 {
-			fmt.Fprintf(e.stdout, "%d runs were held from another log with the same application id and attempt; the log read last holds them now\n", stats.Moved)
+			fmt.Fprintf(e.stdout, "%d runs were held from another log with the same application id and attempt; the log read now holds them\n", stats.Moved)
 		}
 	}
 	// The same report of what was skipped or read in part as every command

@@ -35,7 +35,7 @@ paper is PARC's base-class Gaussian models. docs/NODES.md describes both.`,
 				if opt.Recent <= 0 {
 					return withCode(ExitUsage, fmt.Errorf("--recent %d: want at least 1", opt.Recent))
 				}
-				st, err := openHistory(cmd.Context(), h.dsn)
+				st, err := readHistory(cmd.Context(), h.dsn)
 				if err != nil {
 					return err
 				}

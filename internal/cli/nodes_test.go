@@ -143,7 +143,12 @@ func TestAnalyzeNodeModels(t *testing.T) {
 		}
 	}
 	t.Logf("straggler-nodes: %d slowest-class findings without the models, %d with (of %d)", slowPlain, slowModel, n)
-	if code, _, stderr := run(t, "analyze", "--node-models", "sqlite:"+filepath.Join(t.TempDir(), "empty.db"), paths[0]); code == 0 || !strings.Contains(stderr, "no per-host task durations") {
+	if code, _, stderr := run(t, "analyze", "--node-models", "sqlite:"+filepath.Join(t.TempDir(), "none.db"), paths[0]); code == 0 || !strings.Contains(stderr, "no run history at") {
+		t.Errorf("no history: exit %d, %q", code, stderr)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	run(t, "index", "--store", empty, t.TempDir()) // creates the store, indexes nothing
+	if code, _, stderr := run(t, "analyze", "--node-models", "sqlite:"+empty, paths[0]); code == 0 || !strings.Contains(stderr, "no per-host task durations") {
 		t.Errorf("an empty history: exit %d, %q", code, stderr)
 	}
 }

@@ -189,7 +189,7 @@ func classChange(ctx context.Context, f predictFlags) (*predict.ClassChange, err
 	}
 	var t predict.NodeSpeeds
 	if f.speeds == "history" {
-		st, err := openHistory(ctx, f.dsn)
+		st, err := readHistory(ctx, f.dsn)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +332,7 @@ func predictFromJobTable(b []byte, f predictFlags) (*predictOutput, error) {
 }
 
 func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (*predictOutput, error) {
-	st, err := openHistory(ctx, f.dsn)
+	st, err := readHistory(ctx, f.dsn)
 	if err != nil {
 		return nil, err
 	}

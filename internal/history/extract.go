@@ -26,6 +26,21 @@ func FromApp(app *model.App, log string, inProgress bool, findings []finding.Fin
 		Status:   status(app, s, inProgress),
 		Findings: []Finding{},
 	}
+	// A log without its application start (cut short, or made by hand)
+	// starts at its first event, not at 1970; a run without an end lasted
+	// at least until its last event (DurationMs then is a lower bound: the
+	// views take durations of ended runs only).
+	first, last := eventSpan(app)
+	if r.Start <= 0 {
+		r.Start = first
+	}
+	switch {
+	case r.Start <= 0:
+	case r.End >= r.Start:
+		r.DurationMs = r.End - r.Start
+	case r.End <= 0 && last > r.Start:
+		r.DurationMs = last - r.Start
+	}
 	r.Totals = Totals{Jobs: s.Totals.Jobs, FailedJobs: s.Totals.FailedJobs, Stages: s.Totals.Stages,
 		FailedStages: s.Totals.FailedStages, Tasks: s.Totals.Tasks, FailedTasks: s.Totals.FailedTasks}
 	r.Cluster = cluster(app, s)
@@ -93,6 +108,9 @@ func FromApp(app *model.App, log string, inProgress bool, findings []finding.Fin
 	signStages(app, r)
 	r.NameKey = NormalizeName(app.Name)
 	r.JobKey = JobKey(r.Engine, r.NameKey, r.DAG)
+	if r.NameKey == "" {
+		r.JobKey = UnnamedJobKey(r.Engine, r.Key)
+	}
 	for _, f := range findings {
 		r.Findings = append(r.Findings, Finding{Detector: f.ID, Severity: f.Severity, Scope: string(f.Scope.Kind),
 			Title: f.Title, Summary: f.Summary})
@@ -247,4 +265,38 @@ func parseMemoryMB(v string) int64 {
 		return 0
 	}
 	return int64(n * mult)
+}
+
+// eventSpan returns the first and last times the application's events
+// carry (job, stage, task and executor times; 0 when none), leaving out
+// times before 2000 (a clock not set, a 0 that means unknown).
+func eventSpan(app *model.App) (first, last int64) {
+	const y2000 = 946_684_800_000
+	see := func(t int64) {
+		if t < y2000 {
+			return
+		}
+		if first == 0 || t < first {
+			first = t
+		}
+		last = max(last, t)
+	}
+	see(app.End)
+	for _, j := range app.Jobs {
+		see(j.Submitted)
+		see(j.Completed)
+	}
+	for _, st := range app.Stages {
+		see(st.Submitted)
+		see(st.Completed)
+		for i := range st.Tasks {
+			see(st.Tasks[i].Launch)
+			see(st.Tasks[i].Finish)
+		}
+	}
+	for _, e := range app.Executors {
+		see(e.Added)
+		see(e.Removed)
+	}
+	return first, last
 }

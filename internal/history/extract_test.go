@@ -72,3 +72,30 @@ func TestHostFactsInstanceTypes(t *testing.T) {
 		t.Errorf("local mode: %+v, want the driver as one 8-core executor", f)
 	}
 }
+
+// TestRunTimesWithoutStartOrEnd: a log without its application start is
+// stored from its first event, not at 1970 (two such real logs put the
+// fleet's time axis at 1970); a run without an end has the span of its
+// events as a duration (it showed "0ms").
+func TestRunTimesWithoutStartOrEnd(t *testing.T) {
+	const t0 = int64(1_700_000_000_000)
+	stage := &model.Stage{ID: 0, Submitted: t0 + 500, Completed: t0 + 9_000, Tasks: []model.Task{
+		{ID: 1, Launch: t0 + 600, Finish: t0 + 8_000, Status: model.TaskSuccess},
+		{ID: 2, Launch: t0 + 700, Finish: t0 + 8_900, Status: model.TaskSuccess},
+	}}
+	noStart := &model.App{ID: "no-app-start", Engine: model.Spark, End: t0 + 10_000, Complete: true,
+		Executors: []*model.Executor{{ID: "1", Added: t0 + 100}}, Stages: []*model.Stage{stage}}
+	r := FromApp(noStart, "", false, nil)
+	if r.Start != t0+100 || r.DurationMs != 9_900 {
+		t.Errorf("no application start: start %d, duration %d; want the first event (%d) and 9900 ms", r.Start, r.DurationMs, t0+100)
+	}
+	running := &model.App{ID: "running", Engine: model.Spark, Start: t0, Stages: []*model.Stage{stage}}
+	r = FromApp(running, "", true, nil)
+	if r.End != 0 || r.DurationMs != 9_000 || r.Status == StatusSucceeded {
+		t.Errorf("no end: end %d, duration %d, status %s; want 0, 9000 ms to the last event, not succeeded", r.End, r.DurationMs, r.Status)
+	}
+	empty := &model.App{ID: "nothing", Engine: model.Spark}
+	if r := FromApp(empty, "", false, nil); r.Start != 0 || r.DurationMs != 0 {
+		t.Errorf("no time at all: start %d, duration %d; want 0, 0", r.Start, r.DurationMs)
+	}
+}

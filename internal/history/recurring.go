@@ -127,6 +127,14 @@ func JobKey(engine, nameKey string, dag []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
+// UnnamedJobKey is the JobKey of a run without a name: nothing tells that
+// two unnamed runs are one job (66 unnamed MapReduce jobs of 3 to 3,839
+// tasks, months apart, share their DAG of map and reduce phases), so each
+// is a job of its own, keyed by its run.
+func UnnamedJobKey(engine, runKey string) string {
+	return JobKey(engine, "\x00run "+runKey, nil)
+}
+
 // Variant is one JobKey: the runs sharing a normalized name and a DAG.
 type Variant struct {
 	JobKey  string   `json:"jobKey"`
@@ -160,6 +168,7 @@ type Recurring struct {
 // and name are considered from the most run down: each joins the job whose
 // representative (its most-run variant) has the most similar DAG, when that
 // similarity reaches MinSimilarity, and otherwise starts a job of its own.
+// A variant without a name is always a job of its own.
 // The result does not depend on the order of vs.
 func Group(vs []Variant, opt GroupOptions) []*Recurring {
 	if opt.MinSimilarity <= 0 {
@@ -188,7 +197,7 @@ func Group(vs []Variant, opt GroupOptions) []*Recurring {
 			first = len(out)
 		}
 		best, bestSim := -1, 0.0
-		for j := first; j < len(out); j++ {
+		for j := first; j < len(out) && v.NameKey != ""; j++ { // unnamed: a job of its own
 			if s := Jaccard(v.DAG, reps[j]); s > bestSim {
 				best, bestSim = j, s
 			}

@@ -2,8 +2,10 @@ package history
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -149,5 +151,46 @@ func TestRecurringGroupingOnSimulator(t *testing.T) {
 			t.Log(line)
 		}
 		t.Fatalf("grouping precision %.3f recall %.3f, want both at least 0.95", p, r)
+	}
+}
+
+// TestUnnamedRunsAreNoRecurringJob: MapReduce jobs without a name share
+// their DAG (a map and a reduce phase) whatever they run, so grouping by
+// name and DAG made 66 unnamed jobs of 3 to 3,839 tasks, months apart, one
+// recurring job with a trend (issue 23). Each is a job of its own now; a
+// store indexed before, where they share one variant, lists no job for them.
+func TestUnnamedRunsAreNoRecurringJob(t *testing.T) {
+	var vs []Variant
+	var briefs []Brief
+	for i, tasks := range []int{3, 40, 3839} {
+		app := &model.App{ID: fmt.Sprintf("job_17000000000%02d_0001", i), Engine: model.MapReduce, Start: int64(i+1) * 90 * 86400_000}
+		app.End = app.Start + 60_000
+		for s, name := range []string{"map", "reduce"} {
+			st := &model.Stage{ID: int32(s), Name: name, NumTasks: int32(tasks)}
+			app.Stages = append(app.Stages, st)
+		}
+		r := FromApp(app, "", false, nil)
+		vs = append(vs, Variant{JobKey: r.JobKey, Engine: r.Engine, NameKey: r.NameKey, DAG: r.DAG, Runs: 1})
+		briefs = append(briefs, Brief{Key: r.Key, ID: r.ID, Engine: r.Engine, JobKey: r.JobKey, Start: r.Start, End: r.End, DurationMs: 60_000})
+	}
+	if vs[0].DAG == nil || !slices.Equal(vs[0].DAG, vs[2].DAG) {
+		t.Fatalf("the unnamed runs' DAGs differ (%v, %v): the test does not test", vs[0].DAG, vs[2].DAG)
+	}
+	jobs := JobsOf(vs, briefs, GroupOptions{})
+	if len(jobs) != 3 {
+		t.Fatalf("%d jobs of 3 unnamed runs, want one each", len(jobs))
+	}
+	for _, j := range jobs {
+		if j.Runs != 1 {
+			t.Errorf("job %s has %d runs, want 1", j.ID, j.Runs)
+		}
+	}
+	// As an index before UnnamedJobKey stored them: one shared variant.
+	old := Variant{JobKey: JobKey(vs[0].Engine, "", vs[0].DAG), Engine: vs[0].Engine, DAG: vs[0].DAG, Runs: 3}
+	for i := range briefs {
+		briefs[i].JobKey = old.JobKey
+	}
+	if jobs := JobsOf([]Variant{old}, briefs, GroupOptions{}); len(jobs) != 0 {
+		t.Errorf("old store: %d jobs of unnamed runs sharing a variant, want none", len(jobs))
 	}
 }

@@ -104,6 +104,11 @@ func JobsOf(vs []Variant, briefs []Brief, opt GroupOptions) []*Job {
 			continue
 		}
 		sort.Ints(idx) // briefs are oldest first
+		if g.NameKey == "" && len(idx) > 1 {
+			// Unnamed runs that an index before UnnamedJobKey put under one
+			// variant: no job (indexed again, each is a job of its own).
+			continue
+		}
 		runs := make([]*Brief, len(idx))
 		for i, j := range idx {
 			runs[i] = &briefs[j]

@@ -50,11 +50,18 @@ type Stats struct {
 	Resumed   int `json:"resumed"`   // read on from where the last pass stopped
 	Failed    int `json:"failed"`    // read only in part, or not at all (recorded with the error)
 	Pruned    int `json:"pruned"`    // forgotten: no longer under the paths
-	Runs      int `json:"runs"`      // runs written
-	// Moved counts runs whose application (engine, id and attempt) was
-	// held from another log: the log read last holds it now, as the
-	// History Server keeps one application per id (a log renamed from
-	// .inprogress, or a copy of a log in two folders).
+	Runs      int `json:"runs"`      // runs read and written
+	// Kept counts the runs the pass leaves in the history: its runs less
+	// Repeated, the runs of an application (engine, id and attempt) that
+	// another log read in the same pass also holds (a copy of a log in
+	// two folders, the same job in a history file and in Rumen traces
+	// made from it). The history keeps one run per application, as the
+	// History Server keeps one application per id: the log written last.
+	Kept     int `json:"kept"`
+	Repeated int `json:"repeated"`
+	// Moved counts runs whose application was held, before the pass, from
+	// a log the pass did not read: the log read now holds it (a log
+	// renamed from .inprogress, or a copy of a log in two folders).
 	Moved int   `json:"moved"`
 	Bytes int64 `json:"bytes"` // stored bytes read
 	// Skipped are files under the paths that are not logs; Problems the
@@ -92,6 +99,11 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 		todo = append(todo, l)
 	}
 	var mu sync.Mutex
+	reading := make(map[string]bool, len(todo))
+	for _, l := range todo {
+		reading[l.Name] = true
+	}
+	acct := keyAccount{owner: map[string]string{}, before: map[string]string{}}
 	var bytesRead atomic.Int64
 	lopt := opt.Load
 	lopt.Progress = func(n int64) {
@@ -117,6 +129,9 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 				out, err := indexLog(ctx, st, w, ld, l, prev[l.Name], opt)
 				mu.Lock()
 				stats.add(out, err)
+				if out != nil {
+					acct.add(l.Name, out.held, reading)
+				}
 				if err != nil && out == nil && fatal == nil {
 					fatal = err
 				}
@@ -136,6 +151,7 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 		fatal = err
 	}
 	stats.Bytes = bytesRead.Load()
+	stats.Kept, stats.Repeated, stats.Moved = acct.counts(stats.Runs)
 	// Pruned after reading, so that a run whose log was renamed (from
 	// .inprogress) has moved to its new log and stays.
 	if opt.Prune && fatal == nil && ctx.Err() == nil {
@@ -157,8 +173,40 @@ func Pass(ctx context.Context, st history.Store, paths []string, opt Options) (*
 // outcome is what indexing one log did.
 type outcome struct {
 	unchanged, resumed, failed bool
-	runs, moved                int
-	problem                    error
+	runs                       int
+	// held maps the key of each run written to the log that held it
+	// before the write ("" for none).
+	held    map[string]string
+	problem error
+}
+
+// keyAccount counts, over a pass, which log ends up holding each run key.
+type keyAccount struct {
+	owner  map[string]string // key -> the log that wrote it last in the pass
+	before map[string]string // key -> its holder before the pass, a log the pass did not read
+}
+
+// add records the keys log wrote, with their holders when it wrote them.
+// A holder the pass is reading may have written the key earlier in the
+// pass; any other holder held it before the pass.
+func (a *keyAccount) add(log string, held map[string]string, reading map[string]bool) {
+	for k, h := range held {
+		a.owner[k] = log
+		if h != "" && !reading[h] {
+			a.before[k] = h
+		}
+	}
+}
+
+// counts returns the runs kept of runs written, the repeats, and the keys
+// taken over from a log not read in the pass.
+func (a *keyAccount) counts(runs int) (kept, repeated, moved int) {
+	for k, log := range a.owner {
+		if h, ok := a.before[k]; ok && h != log {
+			moved++
+		}
+	}
+	return len(a.owner), runs - len(a.owner), moved
 }
 
 func (s *Stats) add(o *outcome, err error) {
@@ -181,7 +229,6 @@ func (s *Stats) add(o *outcome, err error) {
 		s.Problems = append(s.Problems, o.problem)
 	}
 	s.Runs += o.runs
-	s.Moved += o.moved
 }
 
 // indexLog reads one log and hands its runs to w. It returns a nil outcome
@@ -247,14 +294,18 @@ func indexLog(ctx context.Context, st history.Store, w *writer, ld *decodelogs.L
 		runs = append(runs, r)
 	}
 	o.runs = len(runs)
+	o.held = make(map[string]string, len(runs))
+	for _, r := range runs {
+		o.held[r.Key] = ""
+	}
 	if len(keys) > 0 {
-		held, err := st.Runs(ctx, history.Filter{Keys: slices.Collect(maps.Keys(keys))})
+		held, err := st.Runs(ctx, history.Filter{Keys: slices.Collect(maps.Keys(o.held))})
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range held {
 			if h.Log != l.Name {
-				o.moved++
+				o.held[h.Key] = h.Log
 			}
 		}
 	}

@@ -29,10 +29,23 @@ func RunsText(w io.Writer, runs []*history.Run, total int) {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  start\tduration\tstatus\tuser\tengine\texecutors\tinput\tworst finding\tjob\tapplication\tname")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", Time(r.Start), Millis(r.DurationMs), r.Status,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", Time(r.Start), RunDuration(r.End, r.DurationMs), r.Status,
 			r.User, r.Engine, r.Cluster.Executors, Bytes(r.Totals.InputBytes), worst(r), short(r.JobKey), r.ID, truncate(r.Name, 40))
 	}
 	tw.Flush()
+}
+
+// RunDuration is a run's duration as a table shows it: "≥ 5m03s" for a
+// run without an end (it lasted at least until its last event), "-" when
+// nothing tells (never "0ms").
+func RunDuration(end, ms int64) string {
+	switch {
+	case ms <= 0:
+		return "-"
+	case end <= 0:
+		return "≥ " + Millis(ms)
+	}
+	return Millis(ms)
 }
 
 // worst names a run's gravest finding.
@@ -83,7 +96,7 @@ func JobText(w io.Writer, j *history.Job, runs []*history.Run) {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  start\tduration\tstatus\tinput\tshuffle\texecutors\tcores\ttasks\tfindings\tworst\tapplication")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", Time(r.Start), Millis(r.DurationMs), r.Status,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", Time(r.Start), RunDuration(r.End, r.DurationMs), r.Status,
 			Bytes(r.Totals.InputBytes), Bytes(r.Totals.ShuffleReadBytes), r.Cluster.Executors, r.Cluster.Cores,
 			r.Totals.Tasks, len(r.Findings), worst(r), r.ID)
 	}
