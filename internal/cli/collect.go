@@ -117,7 +117,7 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 	}
 	srv, err := collector.New(cfg)
 	if err == nil && online != nil {
-		err = srv.Registry().Register(online.Collector())
+		srv.Registry().Register(online)
 	}
 	if err != nil {
 		st.Close()

@@ -5,8 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/clusterlens/clusterlens/internal/promtext"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/wire"
 )
@@ -46,8 +45,8 @@ type Config struct {
 
 	// Registry receives the collector's metrics and is served on
 	// /metrics; callers may register their own collectors in it. Nil: a
-	// new registry with the Go runtime and process collectors.
-	Registry *prometheus.Registry
+	// new registry with the Go runtime's and the process's metrics.
+	Registry *promtext.Registry
 
 	// ShutdownTimeout bounds a graceful stop (default
 	// DefaultShutdownTimeout); connections still open then are closed.

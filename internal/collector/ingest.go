@@ -39,7 +39,7 @@ func (s *Server) authorized(r *http.Request) bool {
 
 // reject replies with code and a one-line reason and counts it.
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, code int, reason string, err error) {
-	s.m.rejects.WithLabelValues(reason).Inc()
+	s.m.rejects.Add(reason, 1)
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	s.log.Warn("batch rejected", "remote", r.RemoteAddr, "status", code, "reason", reason, "err", msg)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/promtext"
 	"github.com/clusterlens/clusterlens/internal/wire"
-	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -131,9 +132,8 @@ func TestHealthzAndExtraCollectors(t *testing.T) {
 
 	// A caller's registry receives the collector's metrics and serves the
 	// caller's own (an online analysis counting alarms, say).
-	reg := prometheus.NewRegistry()
-	alarms := prometheus.NewCounter(prometheus.CounterOpts{Name: "peer_alarms_total", Help: "test"})
-	reg.MustRegister(alarms)
+	alarms := promtext.NewCounter("peer_alarms_total", "test")
+	reg := promtext.NewRegistry(alarms)
 	s2, _ := newTestServer(t, func(c *Config) { c.Registry = reg })
 	alarms.Add(3)
 	m = scrape(t, s2.Handler())

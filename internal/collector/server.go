@@ -11,10 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clusterlens/clusterlens/internal/promtext"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/wire"
 )
@@ -27,7 +26,7 @@ type Server struct {
 	maxBody  int64
 	dec      *wire.Decoder
 	onBatch  func(*wire.Batch)
-	registry *prometheus.Registry
+	registry *promtext.Registry
 	m        *serverMetrics
 	log      *slog.Logger
 	mux      *http.ServeMux
@@ -60,10 +59,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collector: %w", err)
 	}
-	reg, m, err := newServerMetrics(cfg.Registry)
-	if err != nil {
-		return nil, fmt.Errorf("collector: register metrics: %w", err)
-	}
+	reg, m := newServerMetrics(cfg.Registry)
 	s := &Server{cfg: cfg, store: cfg.Store, token: sha256.Sum256([]byte(cfg.Token)), maxBody: cfg.MaxBodyBytes,
 		dec: dec, onBatch: cfg.OnBatch, registry: reg, m: m, log: cfg.Logger, mux: http.NewServeMux()}
 	s.mux.HandleFunc("/v1/batches", s.handleBatch)
@@ -71,12 +67,12 @@ func New(cfg Config) (*Server, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	s.mux.Handle("GET /metrics", reg)
 	return s, nil
 }
 
 // Registry returns the registry /metrics serves, for callers' own collectors.
-func (s *Server) Registry() *prometheus.Registry { return s.registry }
+func (s *Server) Registry() *promtext.Registry { return s.registry }
 
 // Handler returns the server's HTTP handler (batches, health, metrics).
 func (s *Server) Handler() http.Handler { return s.mux }

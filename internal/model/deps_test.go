@@ -11,7 +11,8 @@ import (
 // model and finding import nothing of the project, the wire format only
 // model, decoders and stats do not import analyses or presentation, the
 // run history not the detectors, the composition of analyses and the live
-// feeds no presentation, nothing imports cli, and nothing html/template.
+// feeds no presentation, nothing imports cli, and nothing html/template
+// or Prometheus's Go client (each keeps megabytes of unused code alive).
 func TestDependencyDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "github.com/clusterlens/clusterlens/...").Output()
 	if err != nil {
@@ -42,10 +43,11 @@ func TestDependencyDirection(t *testing.T) {
 	}
 	// Leaves that may import only the listed project packages.
 	allowed := map[string][]string{
-		"internal/finding": {},
-		"internal/assets":  {},
-		"internal/htmlw":   {},
-		"internal/wire":    {"internal/model"},
+		"internal/finding":  {},
+		"internal/assets":   {},
+		"internal/htmlw":    {},
+		"internal/promtext": {},
+		"internal/wire":     {"internal/model"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -55,6 +57,10 @@ func TestDependencyDirection(t *testing.T) {
 				// Executing a template keeps every exported method of the
 				// program in the binary (.ci/binsize.sh measures it).
 				t.Errorf("%s depends on html/template: write HTML with internal/htmlw", pkg)
+			}
+			if strings.HasPrefix(dep, "github.com/prometheus/client_golang/") {
+				// It links Protocol Buffers: 3.3 MB for /metrics.
+				t.Errorf("%s depends on %s: serve metrics with internal/promtext", pkg, dep)
 			}
 			d, ours := strings.CutPrefix(dep, mod)
 			if !ours {

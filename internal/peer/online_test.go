@@ -1,14 +1,18 @@
 package peer
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+	pmodel "github.com/prometheus/common/model"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/promtext"
 	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
@@ -27,10 +31,7 @@ func TestOnlineBatches(t *testing.T) {
 	}
 	var hooked []Indictment
 	o.OnIndict(func(in Indictment) { hooked = append(hooked, in) })
-	reg := prometheus.NewRegistry()
-	if err := reg.Register(o.Collector()); err != nil {
-		t.Fatal(err)
-	}
+	reg := promtext.NewRegistry(o)
 	// Agents advance together, 10 s per round, each round in parallel.
 	const batch = 10 * 22
 	var wg sync.WaitGroup
@@ -64,13 +65,17 @@ func TestOnlineBatches(t *testing.T) {
 	if !slices.Equal(hooked, o.Indictments()) {
 		t.Errorf("OnIndict saw %v, Indictments says %v", hooked, o.Indictments())
 	}
-	mfs, err := reg.Gather()
+	// Read back with Prometheus's own parser.
+	rec := httptest.NewRecorder()
+	reg.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	parser := expfmt.NewTextParser(pmodel.UTF8Validation)
+	mfs, err := parser.TextToMetricFamilies(rec.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var maxCount float64
-	for _, mf := range mfs {
-		if mf.GetName() != "clusterlens_peer_alarm_count" {
+	for name, mf := range mfs {
+		if name != "clusterlens_peer_alarm_count" {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
