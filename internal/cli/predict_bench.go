@@ -16,7 +16,7 @@ import (
 // script for a real Hadoop cluster, or run on the simulator.
 func predictBenchCmd(e *env) *cobra.Command {
 	var slots, nodes int
-	var dir, simulate string
+	var dir, simulate, grid string
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -29,16 +29,19 @@ an idle cluster, then fit the platform model with "clusterlens predict platform"
 writes their histories into DIR (speculative execution on, as Hadoop's default).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if grid != predict.GridClusterlens && grid != predict.GridICPE13 {
+				return withCode(ExitUsage, fmt.Errorf("--grid %q: want %s or %s", grid, predict.GridClusterlens, predict.GridICPE13))
+			}
 			if simulate == "" {
 				if slots <= 0 {
 					return withCode(ExitUsage, errors.New("--slots must be positive"))
 				}
-				return predict.WriteHadoopScript(e.stdout, predict.Plan(predict.PlanOptions{Slots: slots}), dir)
+				return predict.WriteHadoopScript(e.stdout, predict.Plan(predict.PlanOptions{Slots: slots, Grid: grid}), dir)
 			}
 			if nodes <= 0 {
 				return withCode(ExitUsage, errors.New("--nodes must be positive"))
 			}
-			sc := BenchScenario(nodes)
+			sc := BenchScenario(nodes, grid)
 			res, err := sim.Run(sc, seed, simulate, encoders())
 			if err != nil {
 				return err
@@ -47,6 +50,7 @@ writes their histories into DIR (speculative execution on, as Hadoop's default).
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&grid, "grid", predict.GridClusterlens, "the benchmarks: clusterlens (splits to 256 MB, reduce selectivities and counts varied) or icpe13 (the paper's §3 grid)")
 	cmd.Flags().IntVar(&slots, "slots", 32, "the cluster's task containers (the script)")
 	cmd.Flags().StringVar(&dir, "dir", "/tmp/clusterlens-bench", "HDFS folder for the benchmarks' input and output (the script)")
 	cmd.Flags().StringVar(&simulate, "simulate", "", "run on the simulator and write its logs into this folder")
@@ -61,12 +65,12 @@ var BenchClass = sim.HardwareClass{Name: "bench-8c", Share: 1, Cores: 8, CPUSpee
 // BenchScenario is the microbenchmark plan for nodes × 8 slots as a
 // simulator scenario: one job after another (two simulated hours apart),
 // speculative execution on, no node metrics.
-func BenchScenario(nodes int) *sim.Scenario {
+func BenchScenario(nodes int, grid string) *sim.Scenario {
 	slots := nodes * BenchClass.Cores
 	sc := &sim.Scenario{Name: "microbench", Description: "ICPE'13 microbenchmarks (clusterlens predict bench)",
 		Cluster:   sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{BenchClass}},
 		Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
-	for i, b := range predict.Plan(predict.PlanOptions{Slots: slots}) {
+	for i, b := range predict.Plan(predict.PlanOptions{Slots: slots, Grid: grid}) {
 		sc.Apps = append(sc.Apps, sim.AppSpec{Engine: "mapreduce", Class: "microbench", Name: b.Name, SubmitS: float64(i) * 7200,
 			InputGB: float64(b.InputMB()) / 1024, SplitMB: b.SplitMB, MapSelectivity: b.MapSelectivity,
 			ReduceSelectivity: b.ReduceSelectivity, Executors: slots, Partitions: b.Reduces})

@@ -64,8 +64,12 @@ func simulate(t *testing.T, nodes int, class *sim.HardwareClass, seed uint64, ap
 }
 
 func benchJobs(t *testing.T, seed uint64) [][]predict.Task {
+	return benchJobsOf(t, seed, predict.GridClusterlens)
+}
+
+func benchJobsOf(t *testing.T, seed uint64, grid string) [][]predict.Task {
 	t.Helper()
-	res, err := sim.Simulate(BenchScenario(smallNodes), seed, nil)
+	res, err := sim.Simulate(BenchScenario(smallNodes, grid), seed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,9 @@ func (b Benchmark) InputMB() int { return b.SplitMB * b.Maps }
 
 // PlanOptions tune Plan. Zero fields take the defaults.
 type PlanOptions struct {
+	// Grid is the plan: GridClusterlens (default) or GridICPE13, the
+	// paper's own (§3).
+	Grid string
 	// Slots are the cluster's task containers (default 32).
 	Slots int
 	// SplitsMB, MapSelectivities, ReduceSelectivities are the parameter
@@ -34,6 +37,22 @@ type PlanOptions struct {
 	MapSelectivities    []float64
 	ReduceSelectivities []float64
 }
+
+// Microbenchmark grids.
+const (
+	// GridICPE13 is Zhang, Cherkasova and Loo's grid (§3): input per map
+	// M^inp ∈ {2, 4, 8, 16, 32, 64} MB with map selectivity M^sel ∈
+	// {0.2, 0.6, 1.0, 1.4, 1.8}, each with a fixed number of maps and
+	// reduces (40 each on their 5 workers of 2 map and 2 reduce slots:
+	// four waves; here four times the slots) and the identity reduce
+	// (reduce selectivity 1); then the shuffle benchmarks N^map ∈ {20, 30,
+	// …, 160} with M^inp = 64 MB, M^sel = 5.0 and N^red = 5, 1–12 GB per
+	// reduce: 45 jobs.
+	GridICPE13 = "icpe13"
+	// GridClusterlens is clusterlens's (Plan): splits up to 256 MB and
+	// reduce selectivities and counts varied, 40 jobs.
+	GridClusterlens = "clusterlens"
+)
 
 // Plan lays out the microbenchmarks: every input size per map with every
 // map selectivity, each twice — its maps in one wave of the slots, then in
@@ -49,6 +68,9 @@ type PlanOptions struct {
 func Plan(opt PlanOptions) []Benchmark {
 	if opt.Slots <= 0 {
 		opt.Slots = 32
+	}
+	if opt.Grid == GridICPE13 {
+		return planICPE13(opt.Slots)
 	}
 	if opt.SplitsMB == nil {
 		opt.SplitsMB = []int{32, 64, 128, 256}
@@ -73,6 +95,24 @@ func Plan(opt PlanOptions) []Benchmark {
 				k++
 			}
 		}
+	}
+	return out
+}
+
+// planICPE13 is GridICPE13's plan for slots task containers.
+func planICPE13(slots int) []Benchmark {
+	var out []Benchmark
+	for _, s := range []int{2, 4, 8, 16, 32, 64} {
+		for _, ms := range []float64{0.2, 0.6, 1.0, 1.4, 1.8} {
+			out = append(out, Benchmark{SplitMB: s, MapSelectivity: ms, ReduceSelectivity: 1, Maps: 4 * slots, Reduces: 4 * slots})
+		}
+	}
+	for n := 20; n <= 160; n += 10 {
+		out = append(out, Benchmark{SplitMB: 64, MapSelectivity: 5, ReduceSelectivity: 1, Maps: n, Reduces: 5})
+	}
+	for i := range out {
+		b := &out[i]
+		b.Name = fmt.Sprintf("icpe13-bench-%03d-split%dm-msel%g-m%d-r%d", i+1, b.SplitMB, b.MapSelectivity, b.Maps, b.Reduces)
 	}
 	return out
 }

@@ -469,7 +469,9 @@ func (pm *PartModel) Phases(v []float64) (fixed, first, second float64) {
 }
 
 // PartError is how well one part of the platform model predicts a set of
-// benchmark jobs (the analogue of ICPE'13's Table 1): relative errors
+// benchmark jobs (the analogue of ICPE'13's Table 1, §6: there on the
+// training profile itself, error_i = |measured − predicted| / measured):
+// relative errors
 // |predicted − measured| / measured of each task's part, and of each job's
 // mean over its tasks (what completion times rest on).
 type PartError struct {
@@ -480,6 +482,9 @@ type PartError struct {
 	Jobs       int     `json:"jobs"`
 	JobMedian  float64 `json:"jobMedian"`
 	JobWorst   float64 `json:"jobWorst"`
+	// Within are the shares of tasks whose error is at most 10%, 15% and
+	// 20%: ICPE'13's Table 1.
+	Within [3]float64 `json:"within10_15_20"`
 }
 
 // Errors measures the platform model on jobs' timed tasks.
@@ -515,6 +520,15 @@ func (pl *Platform) Errors(jobs [][]Task) []PartError {
 		if len(task[p]) > 0 {
 			q := stats.Quantiles(task[p], []float64{0.5, 0.9})
 			e.TaskMedian, e.TaskP90 = q[0], q[1]
+			for k, bound := range []float64{0.10, 0.15, 0.20} {
+				n := 0
+				for _, v := range task[p] {
+					if v <= bound {
+						n++
+					}
+				}
+				e.Within[k] = float64(n) / float64(len(task[p]))
+			}
 		}
 		if len(job[p]) > 0 {
 			e.JobMedian = stats.Quantiles(job[p], []float64{0.5})[0]
