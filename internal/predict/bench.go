@@ -7,7 +7,7 @@ import (
 )
 
 // Benchmark is one microbenchmark job of Zhang, Cherkasova and Loo (ICPE'13,
-// §3.1): a synthetic job whose map and reduce functions only pass records
+// §3): a synthetic job whose map and reduce functions only pass records
 // on, parameterised by the input size per map task, the map selectivity
 // (map output over input bytes), the reduce selectivity (reduce output over
 // shuffled bytes) and the numbers of map and reduce tasks.
@@ -131,7 +131,7 @@ func WriteHadoopScript(w io.Writer, plan []Benchmark, dir string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `#!/bin/sh
-# ICPE'13 microbenchmarks (Zhang, Cherkasova, Loo, §3.1) written by clusterlens predict bench.
+# ICPE'13 microbenchmarks (Zhang, Cherkasova, Loo, §3) written by clusterlens predict bench.
 # Run on an otherwise idle cluster; then: clusterlens predict platform <job history folder> --out platform.json
 set -eu
 EXAMPLES=${EXAMPLES:-$(ls $HADOOP_HOME/share/hadoop/mapreduce/hadoop-mapreduce-examples-*.jar | head -1)}

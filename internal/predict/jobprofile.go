@@ -382,7 +382,7 @@ type MRPrediction struct {
 // count grows with the data and each map's phases are the platform's for
 // the split and its map output plus the map function's time per record;
 // each reduce shuffles the data times the map selectivity over the reduce
-// count, its shuffle is the platform's (two-segment) shuffle for that many
+// count (§5, eq. (2): Data_shuffle = M^inp × M^sel × N^map / N^red), its shuffle is the platform's (two-segment) shuffle for that many
 // bytes and its reduce phase the reduce function's time per record plus
 // the platform's write of its output. ARIA's bounds (JobBounds) turn the
 // task durations into the job's completion time for the slots, the longest

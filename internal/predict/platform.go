@@ -126,13 +126,21 @@ type Platform struct {
 }
 
 // FitPlatform fits the platform model on the benchmark jobs' tasks
-// (Tasks of each benchmark job): per part, robust linear regression
-// (IRLS) of the part's length on its data sizes, then ICPE'13's
-// two-segment test: at each 5% quantile of the primary data size that
-// leaves enough tasks on both sides, fit each side on its own; the best
-// split is kept when Chow's F-test rejects one line at Alpha and the split
-// lowers the (robustly weighted) residual sum of squares by MinGain. Tasks
-// without a phase boundary count in no part.
+// (Tasks of each benchmark job): per part, robust linear regression of
+// the part's length on its data sizes — ICPE'13 §4, eq. (1), A_i + B_i ·
+// Data_i^j = Dur_i^j, solved by "robust linear regression [7]" (Holland
+// and Welsch, 1977: iteratively reweighted least squares; here Tukey's
+// bisquare, c = 4.685, stats.IRLS) — per part of the job history rather
+// than per phase (the paper's six phases need its modified Hadoop's
+// counters; a part holding two phases has both data sizes as
+// regressors). Then the paper's two-segment test (§4: "whether two linear
+// functions may provide a better fit ... of training data ordered by the
+// increasing data amount", with no test statistic given): at each 5%
+// quantile of the primary data size that leaves enough tasks on both
+// sides, fit each side on its own; the best split is kept when Chow's
+// F-test rejects one line at Alpha and the split lowers the (robustly
+// weighted) residual sum of squares by MinGain. Tasks without a phase
+// boundary count in no part.
 func FitPlatform(jobs [][]Task, opt PlatformOptions) (*Platform, error) {
 	if opt.Alpha <= 0 {
 		opt.Alpha = 0.01

@@ -24,7 +24,7 @@ var classes = map[string]jobClass{
 	"randomwriter": {mapNsPerByte: 3, mapOut: 1.0, recordBytes: 100, mapOnly: true, generates: true, dominant: "disk"},
 	"kmeans":       {mapNsPerByte: 30, reduceNsPerByte: 10, mapOut: 0.0005, reduceOut: 1, recordBytes: 80, dominant: "cpu"},
 	// microbench is the synthetic job of Zhang, Cherkasova and Loo's
-	// microbenchmarks (ICPE'13, §3.1): map and reduce functions that only
+	// microbenchmarks (ICPE'13, §3): map and reduce functions that only
 	// pass records on, keeping the share of them their selectivity says
 	// (AppSpec.MapSelectivity, ReduceSelectivity), so that the generic
 	// phases dominate.
