@@ -21,8 +21,7 @@ type App struct {
 
 	mu    sync.Mutex
 	state []byte
-	size  int64
-	parts int
+	sig   string // decodelogs.Signature of the log as last read
 	app   *model.App
 	ended bool
 	err   error
@@ -57,25 +56,32 @@ func (a *App) find() (*source.Log, error) {
 
 // Poll reads what was appended to the log since the last poll and
 // reports whether the application changed. Once it ended (its end event
-// read, or its log gone) Poll reads nothing more; Ended says so.
+// read, or its log gone) Poll reads nothing more, and Ended says so, until
+// the log is there again and not as it was read: replaced (a shorter log
+// of a run started again, one that came back) it is followed from its
+// start.
 func (a *App) Poll() (bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ended {
-		return false, nil
-	}
 	l, err := a.find()
-	if err != nil {
+	switch {
+	case err != nil && a.ended:
+		return false, nil
+	case err != nil:
 		a.ended, a.err = true, err
 		return true, err
 	}
-	if a.app != nil && l.Size() == a.size && len(l.Parts) == a.parts {
+	sig := decodelogs.Signature(l)
+	if a.app != nil && sig == a.sig {
 		return false, nil
 	}
-	// A log renamed at the end is read from the start: the saved state
-	// names the parts it read.
+	if a.ended {
+		a.state, a.ended = nil, false
+	}
+	// A log renamed at the end, or replaced, is read from the start: the
+	// saved state names the parts it read, and their sizes.
 	res, err := a.ld.Growing(l, a.state)
-	a.size, a.parts, a.err = l.Size(), len(l.Parts), err
+	a.sig, a.err = sig, err
 	if res == nil || len(res.Apps) == 0 {
 		return false, err
 	}

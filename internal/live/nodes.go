@@ -59,10 +59,12 @@ type Node struct {
 // NodesView is what the feed knows at one poll.
 type NodesView struct {
 	// Polled is when the store was last read (Unix ms); Newest the newest
-	// sample's time; Samples how many samples were taken in.
+	// sample's time; Samples how many samples were read since Since, the
+	// start of the first read's window (Backfill before the first poll).
 	Polled  int64 `json:"polledMs"`
 	Newest  int64 `json:"newestMs"`
 	Samples int64 `json:"samples"`
+	Since   int64 `json:"sinceMs"`
 	// Nodes by host name.
 	Nodes []Node `json:"nodes"`
 	// Indictments are every indictment so far, in time order.
@@ -87,6 +89,7 @@ type Nodes struct {
 	newest  int64
 	samples int64
 	polled  int64
+	since   int64 // the first poll's window start
 }
 
 // NewNodes returns a feed over o.Store.
@@ -117,6 +120,9 @@ func (n *Nodes) Poll(ctx context.Context) (bool, error) {
 	defer n.mu.Unlock()
 	now := n.o.Now().UnixMilli()
 	from := now - n.o.Backfill.Milliseconds()
+	if n.since == 0 {
+		n.since = from
+	}
 	if n.newest > 0 {
 		// Not past the clock: a node whose clock runs ahead must not hide
 		// the others' samples.
@@ -181,7 +187,7 @@ func (n *Nodes) take(s *model.Sample) {
 // View returns the feed's state.
 func (n *Nodes) View() *NodesView {
 	n.mu.Lock()
-	v := &NodesView{Polled: n.polled, Newest: n.newest, Samples: n.samples, Peer: n.online != nil}
+	v := &NodesView{Polled: n.polled, Newest: n.newest, Samples: n.samples, Since: n.since, Peer: n.online != nil}
 	v.Nodes = make([]Node, 0, len(n.nodes))
 	for _, nd := range n.nodes {
 		v.Nodes = append(v.Nodes, *nd)

@@ -30,7 +30,7 @@ func writeCompare(w *htmlw.Writer, d *compareData) {
 	for _, s := range d.Stages {
 		w.Raw("<tr><td>").Int(int64(s.A.ID)).Raw(".").Int(int64(s.A.Attempt)).Raw("</td><td>").Int(int64(s.B.ID)).Raw(".").Int(int64(s.B.Attempt)).
 			Raw("</td><td>").Text(s.B.Name).Raw(`</td><td class="num">`).Text(ms(s.A.DurationMs)).Raw(`</td><td class="num">`).Text(ms(s.B.DurationMs)).
-			Raw(`</td><td class="num">`).Text(ms(s.DeltaMs)).Raw("</td>\n" + `<td class="num">`).Text(size(s.A.InputBytes)).Raw(`</td><td class="num">`).Text(size(s.B.InputBytes)).
+			Raw(`</td><td class="num">`).Text(delta(s.DeltaMs)).Raw("</td>\n" + `<td class="num">`).Text(size(s.A.InputBytes)).Raw(`</td><td class="num">`).Text(size(s.B.InputBytes)).
 			Raw(`</td><td class="num">`).Int(int64(s.A.Tasks)).Raw(`</td><td class="num">`).Int(int64(s.B.Tasks)).
 			Raw(`</td><td class="num">`).Text(msf(s.A.Quantiles[2])).Raw(`</td><td class="num">`).Text(msf(s.B.Quantiles[2])).Raw("</td></tr>\n")
 	}

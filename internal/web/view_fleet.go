@@ -4,6 +4,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
+	"github.com/clusterlens/clusterlens/internal/report"
 )
 
 // writeFleet writes the fleet page.
@@ -56,7 +57,7 @@ func writeFleet(w *htmlw.Writer, d *fleetData) {
 		}
 		w.Raw("</td><td>").Text(r.Name).Raw("</td><td>").Text(r.User).Raw("</td><td>").Text(r.Platform).Raw("</td>\n")
 		writeStatus(w, r.Status)
-		w.Raw(`<td class="num">`).Text(ms(r.DurationMs)).Raw("</td>")
+		w.Raw(`<td class="num">`).Text(report.RunDuration(r.End, r.DurationMs)).Raw("</td>")
 		writeWorst(w, r.Worst)
 		w.Raw("\n<td>")
 		if r.Job != nil {
@@ -162,7 +163,7 @@ func writeJob(w *htmlw.Writer, d *jobData) {
 		}
 		w.Raw("</td><td>").Text(r.User).Raw("</td>")
 		writeStatus(w, r.Status)
-		w.Raw(`<td class="num">`).Text(ms(r.DurationMs)).Raw("</td>\n")
+		w.Raw(`<td class="num">`).Text(report.RunDuration(r.End, r.DurationMs)).Raw("</td>\n")
 		writeWorst(w, r.Worst)
 		w.Raw("\n<td>")
 		if spark && i+1 < len(d.Runs) {

@@ -111,7 +111,8 @@ func writeLiveNodesPart(w *htmlw.Writer, d *liveNodesData) {
 		}
 		w.Raw("</table>")
 	}
-	w.Raw("\n<h2>Every node <small>").Int(int64(len(v.Nodes))).Raw(" nodes, ").Int(v.Samples).Raw(" samples taken in</small></h2>\n" +
+	w.Raw("\n<h2>Every node <small>").Text(count(int64(len(v.Nodes)))).Raw(" nodes, their newest samples; ").Text(count(v.Samples)).
+		Raw(" samples read since ").Text(when(v.Since)).Raw("</small></h2>\n" +
 		`<table class="grid"><tr><th>host</th><th>newest sample</th><th class="num">CPU</th><th class="num">load</th><th class="num">disk</th><th class="num">network</th><th>peer state</th></tr>` + "\n")
 	for _, n := range v.Nodes {
 		w.Raw(`<tr><td><a href="/node/`).URLPart(n.Host).Raw(`">`).Text(n.Host).Raw("</a></td><td>").Text(when(n.Time)).

@@ -25,6 +25,18 @@ func messagePage(title, text string) *page {
 // ms is a duration in ms in words (report.Millis).
 func ms(v int64) string { return report.Millis(v) }
 
+// delta is a change of duration with its sign: "-1.2s" (faster), "+340ms"
+// (slower), "0ms" (report.Millis alone prints "-" for any negative).
+func delta(v int64) string {
+	switch {
+	case v < 0:
+		return "-" + report.Millis(-v)
+	case v > 0:
+		return "+" + report.Millis(v)
+	}
+	return "0ms"
+}
+
 // msf is a duration in ms, rounded.
 func msf(f float64) string { return report.Millis(int64(math.Round(f))) }
 
@@ -36,6 +48,22 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%"
 
 // signed is a change as a signed whole percentage.
 func signed(f float64) string { return fmt.Sprintf("%+.0f%%", 100*f) }
+
+// count is a whole number with its thousands grouped (5,236).
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
 
 // num is a number with four significant digits.
 func num(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) }
