@@ -82,7 +82,7 @@ func ReadJobRuns(r io.Reader, name string) ([]JobRun, error) {
 				return 0, err
 			}
 			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || v < 0 || math.IsInf(v, 0) {
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 				return 0, fmt.Errorf("%s:%d: %s is %q, want a non-negative number", name, line, k, s)
 			}
 			return v, nil

@@ -64,3 +64,29 @@ func FuzzSpeculationOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadJobRuns: any input gives job rows with a positive scale-out and
+// a usable duration, or an error; the rows answer or refuse a question.
+func FuzzReadJobRuns(f *testing.F) {
+	head := "ID|APP_ID|STARTED_AT|FINISHED_AT|APP_EVENT_ID|JOB_ID|STARTED_AT|FINISHED_AT|DURATION_MS|SCALE_OUT\n"
+	for _, s := range []string{head + "1|GBT|2021-07-04 19:22:18.08|2021-07-04 19:36:51.115|1|0|2021-07-04 19:22:18.08|2021-07-04 19:22:18.901|821|36\n",
+		head + "1|A|x|x|1|0|x|x|0|4\n2|A|x|x|2|0|x|x|10|8\n", head + "1|A|x|x|1|0|x|x|-3|4\n", head + "1|A|x|x|1|0|x|x|3|0\n",
+		"ID,APP_ID,JOB_ID,DURATION_MS,SCALE_OUT\n1,A,0,5,4\n", head + "1|A\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		jobs, err := ReadJobRuns(strings.NewReader(s), "fuzz.csv")
+		if err != nil {
+			return
+		}
+		for _, j := range jobs {
+			if !(j.ScaleOut > 0) || !(j.DurationMs >= 0) || math.IsInf(j.DurationMs, 0) || math.IsInf(j.ScaleOut, 0) {
+				t.Fatalf("row %+v read from %q", j, s)
+			}
+		}
+		if err := checkPoints(JobPoints(jobs, jobs[0].Job)); err != nil {
+			t.Fatalf("points of %q unusable: %v", s, err)
+		}
+		_, _ = RemainingAt(jobs, 0, 8, ChoiceOptions{})
+	})
+}

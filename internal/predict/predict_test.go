@@ -374,3 +374,17 @@ func TestAnswersFromFewConfigurations(t *testing.T) {
 		t.Errorf("one configuration: %v, want a refusal naming the next run", err)
 	}
 }
+
+func TestReadJobRunsRejects(t *testing.T) {
+	head := "ID|APP_ID|STARTED_AT|FINISHED_AT|APP_EVENT_ID|JOB_ID|STARTED_AT|FINISHED_AT|DURATION_MS|SCALE_OUT\n"
+	for body, want := range map[string]string{
+		head + "1|A|x|x|1|0|x|x|NaN|4\n": "jobs.csv:2: DURATION_MS is \"NaN\"",
+		head + "1|A|x|x|1|0|x|x|5|0\n":   "jobs.csv:2: SCALE_OUT is 0",
+		head + "1|A\n":                   "jobs.csv:2: 2 fields, want JOB_ID",
+		"ID|APP_ID|JOB_ID\n":             "jobs.csv:1: header",
+	} {
+		if _, err := ReadJobRuns(strings.NewReader(body), "jobs.csv"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}
