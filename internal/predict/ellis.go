@@ -180,6 +180,7 @@ func RunsOf(jobs []JobRun) [][]JobRun {
 // earlier run has are named in the error.
 func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, error) {
 	e := &Estimate{Method: "history", Model: "per-job", Unit: "ms"}
+	held, checked := 0.0, 0
 	for _, j := range rest {
 		pts := JobPoints(history, j.Job)
 		if len(pts) == 0 {
@@ -193,6 +194,10 @@ func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, e
 		if err != nil {
 			return nil, fmt.Errorf("job %d at %s nodes: %w", j.Job, Plain(j.ScaleOut), err)
 		}
+		if cal := est.Choice.Calibration; cal != nil {
+			held += cal.Coverage * float64(cal.CoverageRuns)
+			checked += cal.CoverageRuns
+		}
 		e.Value += est.Value
 		e.Lower += est.Lower
 		e.Upper += est.Upper
@@ -202,6 +207,10 @@ func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, e
 		e.Machines = j.ScaleOut
 	}
 	e.Data = 1
+	if checked > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("the jobs' %.0f%% intervals held %.0f%% of %d held-out runs when calibrated without their split",
+			100*e.Level, 100*held/float64(checked), checked))
+	}
 	return e, nil
 }
 
