@@ -64,9 +64,10 @@ func FromApp(app *model.App, log string, inProgress bool, findings []finding.Fin
 	}
 	var m model.TaskMetrics
 	slots := slotsOf(app)
+	idle := idleOf(app, slots)
 	for _, ms := range app.Stages {
 		st := &r.Stages[byKey[ms.Key()]]
-		st.Times = stageTimes(app, ms, slots)
+		st.Times = stageTimes(app, ms, slots, idle)
 		hosts := map[uint32]*HostStage{}
 		for i := range ms.Tasks {
 			t := &ms.Tasks[i]

@@ -223,9 +223,10 @@ type StageTimes struct {
 	// time; for MapReduce and logs without executor cores, the most
 	// attempts of the application seen running at once × time).
 	SlotMs int64 `json:"slotMs"`
-	// WaitMs is the slot time left idle while some of the stage's tasks
-	// had not been launched yet (the scheduler or a lack of executors, not
-	// the stage's tail).
+	// WaitMs is the slot time left idle (no attempt of any stage on the
+	// core) while some of the stage's tasks had not been launched yet (the
+	// scheduler, a lack of executors, or tasks launched as their inputs
+	// arrive; not the stage's tail).
 	WaitMs int64 `json:"waitMs"`
 	// FailedMs sums the durations of the stage's failed and killed
 	// attempts.

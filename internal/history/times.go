@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -139,8 +140,9 @@ func taskBytes(m *model.TaskMetrics) int64 {
 		m[model.HDFSBytesRead] + m[model.HDFSBytesWritten]
 }
 
-// stageTimes measures how stage ms used the application's slots.
-func stageTimes(app *model.App, ms *model.Stage, slots *slotLine) StageTimes {
+// stageTimes measures how stage ms used the application's slots (idle
+// its idle cores).
+func stageTimes(app *model.App, ms *model.Stage, slots *slotLine, idle *idleLine) StageTimes {
 	st := StageTimes{SubmitMs: ms.Submitted, CompleteMs: ms.Completed}
 	var m model.TaskMetrics
 	var bytes []int64
@@ -187,33 +189,92 @@ func stageTimes(app *model.App, ms *model.Stage, slots *slotLine) StageTimes {
 		return st
 	}
 	st.SlotMs = slots.area(start, end)
-	// Idle slots while some task had not been launched: up to the last
-	// task's first launch.
+	// Cores idle (no attempt of any stage on them) while some of the
+	// stage's tasks had not been launched: up to its last task's first
+	// launch.
 	var pendingUntil int64
 	for _, l := range firstLaunch {
 		pendingUntil = max(pendingUntil, l)
 	}
 	pendingUntil = min(pendingUntil, end)
 	if pendingUntil > start {
-		st.WaitMs = max(0, slots.area(start, pendingUntil)-busyTime(ms, start, pendingUntil))
+		st.WaitMs = idle.area(start, pendingUntil)
 	}
 	return st
 }
 
-// busyTime is the attempt time of ms's attempts within [a, b).
-func busyTime(ms *model.Stage, a, b int64) int64 {
-	var sum int64
-	for i := range ms.Tasks {
-		t := &ms.Tasks[i]
-		end := t.Finish
-		if end == 0 {
-			end = b
+// idleLine is the application's idle cores over time, max(0, cores alive
+// − attempts running), as a step function with prefix sums for its
+// integral.
+type idleLine struct {
+	at     []int64 // segment starts, ascending
+	idle   []int64 // idle cores on [at[i], at[i+1])
+	prefix []int64 // ∫ idle over [at[0], at[i])
+}
+
+// idleOf builds the application's idle line from its slot line and every
+// attempt of every stage.
+func idleOf(app *model.App, slots *slotLine) *idleLine {
+	type ev struct {
+		t           int64
+		cores, runs int
+	}
+	var evs []ev
+	if slots.fixed == 0 {
+		for i, t := range slots.at {
+			prev := 0
+			if i > 0 {
+				prev = slots.cores[i-1]
+			}
+			evs = append(evs, ev{t: t, cores: slots.cores[i] - prev})
 		}
-		if lo, hi := max(t.Launch, a), min(end, b); hi > lo {
-			sum += hi - lo
+	} else {
+		evs = append(evs, ev{t: math.MinInt64, cores: slots.fixed})
+	}
+	for _, st := range app.Stages {
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if t.Finish > t.Launch {
+				evs = append(evs, ev{t: t.Launch, runs: 1}, ev{t: t.Finish, runs: -1})
+			}
 		}
 	}
-	return sum
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.t, b.t) })
+	l := &idleLine{}
+	cores, runs := 0, 0
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		for ; i < len(evs) && evs[i].t == t; i++ {
+			cores += evs[i].cores
+			runs += evs[i].runs
+		}
+		var p int64
+		if n := len(l.at); n > 0 {
+			p = l.prefix[n-1] + l.idle[n-1]*(t-l.at[n-1])
+		}
+		l.at, l.idle, l.prefix = append(l.at, t), append(l.idle, int64(max(0, cores-runs))), append(l.prefix, p)
+	}
+	return l
+}
+
+// integral is ∫ idle over [at[0], t).
+func (l *idleLine) integral(t int64) int64 {
+	i, found := slices.BinarySearch(l.at, t)
+	if found {
+		return l.prefix[i]
+	}
+	if i == 0 {
+		return 0
+	}
+	return l.prefix[i-1] + l.idle[i-1]*(t-l.at[i-1])
+}
+
+// area is ∫ idle over [a, b).
+func (l *idleLine) area(a, b int64) int64 {
+	if b <= a || len(l.at) == 0 {
+		return 0
+	}
+	return l.integral(b) - l.integral(max(a, l.at[0]))
 }
 
 // driverTimes returns the application's wall time with no stage running,

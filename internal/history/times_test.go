@@ -51,9 +51,11 @@ func bruteTimes(app *model.App, ms *model.Stage) (slot, wait, failed, retry int6
 		slot += c
 		if t < pending {
 			var running int64
-			for i := range ms.Tasks {
-				if k := &ms.Tasks[i]; k.Launch <= t && t < k.Finish {
-					running++
+			for _, s := range app.Stages {
+				for i := range s.Tasks {
+					if k := &s.Tasks[i]; k.Launch <= t && t < k.Finish {
+						running++
+					}
 				}
 			}
 			wait += max(0, c-running)

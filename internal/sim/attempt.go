@@ -52,6 +52,11 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 			gcf = (acc.act + math.Round(extra)) / acc.act
 		}
 		w.m[model.JVMGCTime] += int64(extra)
+		if t.st.plan.spills {
+			in := w.m[model.InputBytes] + w.m.ShuffleReadBytes() + w.m[model.HDFSBytesRead]
+			w.m[model.DiskBytesSpilled] += in
+			w.m[model.MemoryBytesSpilled] += 2 * in
+		}
 		w.m[model.ExecutorRunTime] += int64(extra)
 		w.m[model.ExecutorCPUNanos] += int64(extra * 1e6)
 		w.m[model.CPUMillis] += boolInt64(t.st.app.plan.engine == model.MapReduce) * int64(extra)

@@ -241,7 +241,7 @@ func (e *engine) startApp(a *appRun) {
 	a.started = true
 	startSparkOrMR(a, e.now)
 	a.job = -1
-	e.at(e.now+driverGap(e.rng, a), event{kind: evJobStart, app: a})
+	e.at(e.now+driverGap(e.rng, a)+e.driverPause(a), event{kind: evJobStart, app: a})
 	if e.sc.Scheduler.DynamicAllocation && a.plan.engine == model.Spark {
 		e.at(e.now+1000, event{kind: evAllocate, app: a})
 	}

@@ -55,6 +55,9 @@ type stagePlan struct {
 	stragglers map[int32]float64
 	// launchGapMs is the least time between two launches (a slow scheduler), 0 for none.
 	launchGapMs int64
+	// spills marks a memory-starved stage: its stretched attempts spill
+	// what they process.
+	spills bool
 }
 
 const mb = 1 << 20
@@ -149,6 +152,7 @@ func newPlan(i int, spec AppSpec, sc *Scenario, c *cluster, rng *rand.Rand) *app
 			}
 		}
 	}
+	applyRegressionProblems(p, probs)
 	return p
 }
 

@@ -235,6 +235,8 @@ type ProblemSpec struct {
 	// LaunchesPerS caps how many tasks the scheduler launches per second in
 	// the stage, leaving slots idle while tasks wait (scheduling-gap; default 1).
 	LaunchesPerS float64 `json:"launchesPerS,omitempty"`
+	// PauseS is how long the driver works before the job (driver-pause).
+	PauseS float64 `json:"pauseS,omitempty"`
 }
 
 // MetricsSpec controls node metric samples.
@@ -399,7 +401,15 @@ func (sc *Scenario) Resolve() error {
 			return fmt.Errorf("%w: problem %d: app %d not among the listed apps", ErrScenario, i, p.App)
 		}
 		switch p.Kind {
-		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask, ProblemStraggler, ProblemSchedGap:
+		case ProblemSkew, ProblemImbalance, ProblemPlacement, ProblemHungTask, ProblemStraggler, ProblemSchedGap, ProblemMemoryStarved:
+		case ProblemDriverPause:
+			if p.PauseS <= 0 {
+				return fmt.Errorf("%w: problem %d: driver-pause needs pauseS", ErrScenario, i)
+			}
+		case ProblemSQLNoPartialAgg:
+			if !sc.Apps[p.App].SQL || sc.Apps[p.App].Engine != "spark" || sc.Apps[p.App].Class != "wordcount" {
+				return fmt.Errorf("%w: problem %d: %s needs a Spark wordcount application with sql set", ErrScenario, i, p.Kind)
+			}
 		case ProblemSQLShouldBroadcast, ProblemSQLBroadcastLarge, ProblemSQLFullScan, ProblemSQLCartesian, ProblemSQLSmallFiles:
 			if !sc.Apps[p.App].SQL || sc.Apps[p.App].Engine != "spark" {
 				return fmt.Errorf("%w: problem %d: %s needs a Spark application with sql set", ErrScenario, i, p.Kind)
@@ -422,6 +432,9 @@ func (sc *Scenario) Resolve() error {
 			if sc.Problems[i].Factor <= 1 {
 				sc.Problems[i].Factor = 5
 			}
+		}
+		if p.Kind == ProblemMemoryStarved && sc.Problems[i].Factor <= 1 {
+			sc.Problems[i].Factor = 1.8
 		}
 		if p.Kind == ProblemSchedGap && sc.Problems[i].LaunchesPerS <= 0 {
 			sc.Problems[i].LaunchesPerS = 1

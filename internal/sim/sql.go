@@ -171,6 +171,10 @@ func (q *sqlBuilder) query(id int64, job *model.Job, stages []*model.Stage, kind
 			"number of output rows", "sum", "peak memory", "size", "spill size", "size", "time in aggregation build", "timing")
 		ex := q.exchange(mapStage, last, agg, "Exchange hashpartitioning(k#1, 200), ENSURE_REQUIREMENTS", 1)
 		q.reduceSide(last, dur2, am, 0.2)
+		if kind == ProblemSQLNoPartialAgg { // every row read is shuffled (regression.go)
+			q.scanSide(mapStage, ex, -1, table, "", nil)
+			break
+		}
 		c1, dur1 := q.cluster(1)
 		pagg, pm := q.node("HashAggregate", "HashAggregate(keys=[k#1], functions=[partial_count(1)])", c1, ex,
 			"number of output rows", "sum", "peak memory", "size", "spill size", "size", "time in aggregation build", "timing")

@@ -424,7 +424,7 @@ func (e *engine) stageDone(st *stageRun) {
 	if allDone {
 		job := a.app.Jobs[a.job]
 		job.Completed, job.Status = e.now+2, model.JobSucceeded
-		e.at(e.now+driverGap(e.rng, a), event{kind: evJobStart, app: a})
+		e.at(e.now+driverGap(e.rng, a)+e.driverPause(a), event{kind: evJobStart, app: a})
 	}
 }
 
