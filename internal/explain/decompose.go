@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/history"
 )
@@ -38,8 +39,8 @@ func (d *decomposition) add(kind string, it Item, ms float64) {
 	p.ms += ms
 }
 
-// context is what the decomposition of every stage group shares.
-type context struct {
+// stageCtx is what the decomposition of every stage group shares.
+type stageCtx struct {
 	p        Params
 	beta     map[string]float64
 	settings []setting
@@ -61,7 +62,7 @@ func decompose(run *history.Run, usual []*history.Run, p Params, nodes NodeModel
 	for i, u := range usual {
 		ups[i] = profileOf(u)
 	}
-	c := &context{p: p, beta: elasticities(usual, p), settings: changedSettings(run, usual, p),
+	c := &stageCtx{p: p, beta: elasticities(usual, p), settings: changedSettings(run, usual, p),
 		plans: changedPlans(run, usual, p), nodes: map[string]*NodeSlowdown{},
 		hostMs: map[string]map[string]float64{}, gcExplains: map[string]bool{}}
 	c.inRatio = ratio(pr.input, medianOf(ups, func(u *profile) float64 { return u.input }))
@@ -93,17 +94,33 @@ func decompose(run *history.Run, usual []*history.Run, p Params, nodes NodeModel
 		}
 	}
 	slices.Sort(gone)
-	for _, sig := range sigs {
-		g := pr.groups[sig]
+	usualOf := func(sig string) []*group {
 		var us []*group
 		for _, u := range ups {
 			if ug := u.groups[sig]; ug != nil {
 				us = append(us, ug)
 			}
 		}
+		return us
+	}
+	for _, sig := range sigs {
+		g := pr.groups[sig]
+		us := usualOf(sig)
+		if 2*len(us) < len(ups) {
+			// The same stage whose shape flags differ (a stage whose tasks
+			// read no bytes this time) is still that stage.
+			name, _, _ := strings.Cut(sig, "|")
+			for i, alt := range gone {
+				if a, _, _ := strings.Cut(alt, "|"); a == name && 2*len(usualOf(alt)) >= len(ups) {
+					us = usualOf(alt)
+					gone = slices.Delete(gone, i, i+1)
+					break
+				}
+			}
+		}
 		if 2*len(us) < len(ups) {
 			c.credit(d, KindPlan, Item{Stage: g.ids[0], StageName: g.name, Evidence: fmt.Sprintf(
-				"stage %d (%s) ran for %s; %d of the %d usual runs ran no such stage", g.ids[0], g.name, fmtMs(int64(g.wall)),
+				"stage %d (%s) ran for %s; %d of the %d usual runs ran it", g.ids[0], g.name, fmtMs(int64(g.wall)),
 				len(us), len(ups))}, g.wall)
 			continue
 		}
@@ -130,7 +147,7 @@ func decompose(run *history.Run, usual []*history.Run, p Params, nodes NodeModel
 
 // group splits one stage group's change in wall time (package doc): work,
 // waiting and tail.
-func (c *context) group(d *decomposition, g *group, us []*group) {
+func (c *stageCtx) group(d *decomposition, g *group, us []*group) {
 	med := func(f func(*group) float64) float64 {
 		xs := make([]float64, 0, len(us))
 		for _, u := range us {
@@ -184,8 +201,8 @@ func (c *context) group(d *decomposition, g *group, us []*group) {
 	// they launch as they become ready (the usual runs wait longer: tasks
 	// waiting on their inputs, as a workflow's do), waiting follows what
 	// slowed the rest of the stage.
-	waitR := aR * g.wait / kR
-	waitB := med(func(u *group) float64 { return u.wall / u.dur * u.wait / u.slots() })
+	waitR := aR * g.waiting() / kR
+	waitB := med(func(u *group) float64 { return u.wall / u.dur * u.waiting() / u.slots() })
 	waitShare := med(func(u *group) float64 { return u.wait / math.Max(u.slot, 1) })
 	it := withEvidence(stage, fmt.Sprintf("stage %d (%s) left cores idle %s while its tasks waited to be launched (usually %s)",
 		g.ids[0], g.name, fmtMs(int64(waitR)), fmtMs(int64(waitB))))
@@ -228,7 +245,7 @@ func (d *decomposition) merge(o *decomposition) {
 // more, the slots' causes (tasks sharing a node's disk and network with
 // fewer or more of their own run's tasks run faster or slower), in the
 // proportion of their log changes pe and pp; else nothing (unexplained).
-func (c *context) restOf(g *group, stage Item, pe, pp, availB, nB float64) func(*decomposition, float64) {
+func (c *stageCtx) restOf(g *group, stage Item, pe, pp, availB, nB float64) func(*decomposition, float64) {
 	if owner, it := c.costOwner(g, stage); owner != "" {
 		return func(d *decomposition, ms float64) { c.credit(d, owner, it, ms) }
 	}
@@ -241,7 +258,7 @@ func (c *context) restOf(g *group, stage Item, pe, pp, availB, nB float64) func(
 
 // data credits the work's data factor: more input, or, in a query whose
 // plan changed, the part beyond the run's input's change to the plan.
-func (c *context) data(d *decomposition, g *group, stage Item, ms, beta, bytesB float64) {
+func (c *stageCtx) data(d *decomposition, g *group, stage Item, ms, beta, bytesB float64) {
 	ev := fmt.Sprintf("stage %d (%s) read and wrote %s (usually %s; task time ∝ bytes^%.2f)", g.ids[0], g.name,
 		fmtBytes(g.bytes), fmtBytes(bytesB), beta)
 	share := c.inputShare(g, bytesB)
@@ -255,7 +272,7 @@ func (c *context) data(d *decomposition, g *group, stage Item, ms, beta, bytesB 
 // run's input explains: all of it, unless its query's plan changed; then
 // the input's change over the stage's (at most 1), the rest being the
 // plan's.
-func (c *context) inputShare(g *group, bytesB float64) float64 {
+func (c *stageCtx) inputShare(g *group, bytesB float64) float64 {
 	if c.plans[g.sig] == nil {
 		return 1
 	}
@@ -268,16 +285,16 @@ func (c *context) inputShare(g *group, bytesB float64) float64 {
 }
 
 // planKind is the kind a changed plan is credited to: the plan's.
-func (c *context) planKind() string { return KindPlan }
+func (c *stageCtx) planKind() string { return KindPlan }
 
 // failures credits the failed attempts' share of the work.
-func (c *context) failures(d *decomposition, g *group, stage Item, ms, failedB float64) {
+func (c *stageCtx) failures(d *decomposition, g *group, stage Item, ms, failedB float64) {
 	c.credit(d, KindFailures, withEvidence(stage, fmt.Sprintf("stage %d (%s)'s failed attempts ran %s (usually %s)",
 		g.ids[0], g.name, fmtMs(int64(g.failed)), fmtMs(int64(failedB)))), ms)
 }
 
 // slots credits the change in usable slots to executors and partitioning.
-func (c *context) slots(d *decomposition, g *group, stage Item, exec, part, availB, nB float64) {
+func (c *stageCtx) slots(d *decomposition, g *group, stage Item, exec, part, availB, nB float64) {
 	c.credit(d, KindExecutors, withEvidence(stage, fmt.Sprintf("stage %d (%s) had %.0f executor cores on average (usually %.0f)",
 		g.ids[0], g.name, g.avail(), availB)), exec)
 	c.credit(d, KindPartitioning, withEvidence(stage, fmt.Sprintf("stage %d (%s) ran %.0f tasks on %.0f cores (usually %.0f)",
@@ -288,7 +305,7 @@ func (c *context) slots(d *decomposition, g *group, stage Item, exec, part, avai
 // time, ms of wall time): garbage collection and spills, then the stage's
 // common slowdown to a changed plan or setting, then slower nodes, then
 // the rest to rest (restOf).
-func (c *context) excess(d *decomposition, g *group, stage Item, ms, x, fd, gcB, spillB, okB, bytesB float64, rest func(*decomposition, float64)) {
+func (c *stageCtx) excess(d *decomposition, g *group, stage Item, ms, x, fd, gcB, spillB, okB, bytesB float64, rest func(*decomposition, float64)) {
 	perMs := ms / x
 	rem := x
 	claim := func(kind string, it Item, amount float64) {
@@ -346,7 +363,7 @@ func (c *context) excess(d *decomposition, g *group, stage Item, ms, x, fd, gcB,
 // costOwner is who claims a stage's task time that neither data, GC nor
 // nodes explain: its query's changed plan, else a changed setting that
 // may change what a task costs; "" for none.
-func (c *context) costOwner(g *group, stage Item) (string, Item) {
+func (c *stageCtx) costOwner(g *group, stage Item) (string, Item) {
 	if pc := c.plans[g.sig]; pc != nil {
 		return KindPlan, withEvidence(stage, pc.describe())
 	}
@@ -360,7 +377,7 @@ func (c *context) costOwner(g *group, stage Item) (string, Item) {
 
 // commonFactor is the slowdown all of a stage's hosts share: the median
 // over its hosts, weighted by their task time, of their factors.
-func (c *context) commonFactor(sig string) float64 {
+func (c *stageCtx) commonFactor(sig string) float64 {
 	type hw struct{ f, w float64 }
 	var xs []hw
 	var total float64
@@ -384,7 +401,7 @@ func (c *context) commonFactor(sig string) float64 {
 // stageSlowdown is host's slowdown in a stage group: its own when the
 // model tells stages apart, else its pooled one; none for a host the
 // model did not judge.
-func (c *context) stageSlowdown(host, sig string) (StageSlowdown, bool) {
+func (c *stageCtx) stageSlowdown(host, sig string) (StageSlowdown, bool) {
 	s := c.nodes[host]
 	if s == nil {
 		return StageSlowdown{Factor: 1}, false
@@ -396,14 +413,14 @@ func (c *context) stageSlowdown(host, sig string) (StageSlowdown, bool) {
 }
 
 // stageFactor is host's slowdown factor in a stage group (1 when unknown).
-func (c *context) stageFactor(host, sig string) float64 {
+func (c *stageCtx) stageFactor(host, sig string) float64 {
 	st, _ := c.stageSlowdown(host, sig)
 	return st.Factor
 }
 
 // slow reports whether host is slower than its own history in a stage
 // group: over the run's stages (pooled), or in that stage alone.
-func (c *context) slow(host, sig string) bool {
+func (c *stageCtx) slow(host, sig string) bool {
 	s := c.nodes[host]
 	if s == nil {
 		return false
@@ -417,7 +434,7 @@ func (c *context) slow(host, sig string) bool {
 
 // nodeItem names a slow node, with its slowdown over the run and, when
 // larger, in the stage group sig.
-func (c *context) nodeItem(host, sig string) Item {
+func (c *stageCtx) nodeItem(host, sig string) Item {
 	s := c.nodes[host]
 	ev := fmt.Sprintf("tasks on %s ran %.1f× what its own history makes expected (z %.1f, %d tasks)", host, s.Factor, s.Z, s.Tasks)
 	if st, ok := s.Stages[sig]; ok && st.Factor > s.Factor {
@@ -434,7 +451,7 @@ func (c *context) nodeItem(host, sig string) Item {
 // else stays unexplained. The factors pulling the way the tail moved
 // share it in proportion to their logarithms (a factor pulling the other
 // way is a fact, not a cause of the change).
-func (c *context) tail(d *decomposition, g *group, us []*group, stage Item, ms, beta, bytesB, nB, fd float64, rest func(*decomposition, float64)) {
+func (c *stageCtx) tail(d *decomposition, g *group, us []*group, stage Item, ms, beta, bytesB, nB, fd float64, rest func(*decomposition, float64)) {
 	med := func(f func(*group) float64) float64 {
 		xs := make([]float64, 0, len(us))
 		for _, u := range us {
@@ -523,7 +540,7 @@ func (c *context) tail(d *decomposition, g *group, us []*group, stage Item, ms, 
 // other than its nodes explains it (its plan or a setting changed, or
 // garbage collection explains most of its extra task time), else 1: the
 // node factors are then taken net of it.
-func (c *context) explainedCommon(g *group) float64 {
+func (c *stageCtx) explainedCommon(g *group) float64 {
 	owner, _ := c.costOwner(g, Item{})
 	if owner == "" && !c.gcExplains[g.sig] {
 		return 1
@@ -544,7 +561,7 @@ func shapley(kB, nB, kR, nR float64) (exec, part float64) {
 // credit adds ms to kind's item, or to the configuration's when a setting
 // that drives kind changed: the setting is the cause, the mechanism its
 // evidence.
-func (c *context) credit(d *decomposition, kind string, it Item, ms float64) {
+func (c *stageCtx) credit(d *decomposition, kind string, it Item, ms float64) {
 	for _, s := range c.settings {
 		if s.moves == kind {
 			si := settingItem(s)

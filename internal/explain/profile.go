@@ -52,10 +52,19 @@ func (g *group) avail() float64 {
 // perStage is the group's tasks per stage attempt.
 func (g *group) perStage() float64 { return g.tasks / float64(max(g.occ, 1)) }
 
+// waiting is the time the usable slots (K of the cores alive) sat idle
+// while tasks waited to be launched: the idle cores' time scaled to K.
+func (g *group) waiting() float64 {
+	if a := g.avail(); a > 0 {
+		return g.wait * g.slots() / a
+	}
+	return 0
+}
+
 // tail is the idle slot time of the group's tails: K × duration less the
 // attempts' and the waiting time, at least 0.
 func (g *group) tail() float64 {
-	return max(0, g.slots()*g.dur-g.ok-g.failed-g.wait)
+	return max(0, g.slots()*g.dur-g.ok-g.failed-g.waiting())
 }
 
 // chain is how long the last attempts' tasks took from their first
