@@ -74,6 +74,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.StringVar(&o.metrics, "metrics", "", "node samples to correlate with the tasks: a file (CSV, sadf -j, sadc, nmon), a folder, an object-store URL (s3://, gs://, abfss://), a Prometheus URL, sqlite:PATH or clickhouse+http://HOST:PORT/DB")
 		f.StringToStringVar(&o.hostAlias, "host-alias", nil, "sample host names of log hosts (or back), e.g. 10.0.0.5=node5.example.com,10.0.0.6=node6.example.com")
 		f.BoolVar(&o.alignClocks, "align-clocks", false, "estimate each node's clock offset from its samples and the tasks it ran, and correct it before the tolerance applies")
+		f.StringVar(&o.history, "history", "", "run history (as index --store) to compare each application with its recurring job's usual runs: a slower one gets a slower-than-usual finding with its causes (docs/EXPLAIN.md)")
 		f.StringVar(&o.nodeModels, "node-models", "", "run history (as index --store) to learn each node's expected speed from (PARC, docs/NODES.md): straggler-nodes and the culprit nodes' attempt slowdowns are then against each node's own model")
 		f.StringVar(&o.peerProfile, "peer-profile", "", "Ganesha profile (peer train) for the node diagnosis (default: train one on the analyzed metrics)")
 		f.StringVar(&o.peerBaseline, "peer-baseline", "", "the nodes' own fault-free models (peer baseline) for the node diagnosis: a node is a culprit only when it differs from its peers and from itself")
@@ -92,6 +93,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 type analyzeOptions struct {
 	format, spec, minSeverity, html, metrics string
 	peerProfile, peerBaseline, nodeModels    string
+	history                                  string
 	// peerSet and similarity hold the node diagnosis's parameter flags;
 	// changed records which were given (a profile's own values stay otherwise).
 	peerSet                      peer.Params
@@ -185,6 +187,11 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 	var as []*analysis.Analysis
 	for _, app := range res.Apps {
 		as = append(as, analysis.Build(app, opts))
+	}
+	if o.history != "" {
+		if err := addRegressions(context.Background(), o.history, res.Apps, as, sev); err != nil {
+			return nil, err
+		}
 	}
 	if o.html != "" {
 		if err := writeHTMLReport(o.html, as); err != nil {

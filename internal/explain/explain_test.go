@@ -158,3 +158,37 @@ func TestLMean(t *testing.T) {
 		}
 	}
 }
+
+// TestFinding: a slower run's explanation is a finding graded by its ratio
+// to the usual time, with the causes' shares as evidence; a usual run
+// makes none.
+func TestFinding(t *testing.T) {
+	var slower, usual *Explanation
+	for _, c := range simCases(t, 104, 1, DefaultParams) {
+		switch {
+		case c.cause == "failures":
+			slower = c.e
+		case c.cause == "" && c.e.Verdict == Usual:
+			usual = c.e
+		}
+	}
+	if slower == nil || usual == nil || slower.Verdict != Slower {
+		t.Fatal("the seed lost its cases")
+	}
+	f := Finding(slower)
+	if f == nil || f.ID != FindingID || f.Severity != RatioLimits.Ascending(slower.Ratio) || f.Summary != slower.Summary {
+		t.Fatalf("finding %+v for a run %.2f× its usual time", f, slower.Ratio)
+	}
+	shares := 0
+	for _, ev := range f.Evidence {
+		if strings.HasPrefix(ev.Name, "share: ") {
+			shares++
+		}
+	}
+	if shares != len(slower.Causes)+1 || f.Recommendation == "" {
+		t.Errorf("%d shares in the evidence for %d causes, recommendation %q", shares, len(slower.Causes), f.Recommendation)
+	}
+	if Finding(usual) != nil {
+		t.Error("a usual run made a finding")
+	}
+}
