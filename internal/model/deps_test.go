@@ -41,7 +41,7 @@ func TestDependencyDirection(t *testing.T) {
 		"internal/report": {"internal/web", "internal/server"},
 		// Explaining a run reads the run history; it renders nothing.
 		"internal/explain": {"internal/report", "internal/web", "internal/server", "internal/decodelogs", "internal/diagnose"},
-		"internal/web":    {"internal/server"},
+		"internal/web":     {"internal/server"},
 	}
 	// Leaves that may import only the listed project packages.
 	allowed := map[string][]string{
