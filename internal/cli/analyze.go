@@ -13,9 +13,9 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/hetero"
-	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
@@ -114,11 +114,7 @@ func fitNodeModels(ctx context.Context, dsn string, apps []*model.App) (*hetero.
 		return nil, fmt.Errorf("--node-models: %w", err)
 	}
 	defer st.Close()
-	exclude := map[string]bool{}
-	for _, a := range apps {
-		exclude[history.RunKey(a)] = true
-	}
-	m, err := hetero.FitStore(ctx, st, exclude, hetero.DefaultParams)
+	m, err := driver.NodeModels(ctx, st, apps)
 	if err != nil {
 		return nil, fmt.Errorf("--node-models %s: %w", dsn, err)
 	}
@@ -142,18 +138,31 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 	if err := checkRows(o.rows); err != nil {
 		return nil, err
 	}
+	if o.clockSkew < 0 {
+		return nil, withCode(ExitUsage, fmt.Errorf("--clock-skew %s: want a duration of at least 0", o.clockSkew))
+	}
 	lopts, err := o.logs.options()
 	if err != nil {
 		return nil, err
 	}
-	opts := analysis.Options{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
-		Reconstruction: o.html != ""}
+	in := driver.Analyses{Options: analysis.Options{Diagnose: diagnose.Options{MinSeverity: sev}, Timeline: o.timeline,
+		Reconstruction: o.html != ""}}
 	if o.spec != "" {
 		spec, err := dataflow.LoadSpec(o.spec)
 		if err != nil {
 			return nil, withCode(ExitUsage, fmt.Errorf("--dataflow: %w", err))
 		}
-		opts.Dataflow.Spec = spec
+		in.Options.Dataflow.Spec = spec
+	}
+	if o.metrics != "" {
+		in.Metrics, in.Skew, in.Aliases, in.AlignClocks = driver.OpenMetrics(o.metrics, e.metricNote), o.clockSkew, o.hostAlias, o.alignClocks
+		if o.nodes {
+			if in.Nodes, err = nodeInputs(o); err != nil {
+				return nil, err
+			}
+		}
+	} else if o.peerProfile != "" || o.peerBaseline != "" {
+		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile and --peer-baseline need --metrics"))
 	}
 	res, err := readLogs(e, paths, lopts)
 	if err != nil {
@@ -161,32 +170,21 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 		return nil, err
 	}
 	decodelogs.ByStart(res.Apps)
-	var expect peer.Expect
 	if o.nodeModels != "" {
-		m, err := fitNodeModels(context.Background(), o.nodeModels, res.Apps)
-		if err != nil {
+		if in.NodeModel, err = fitNodeModels(context.Background(), o.nodeModels, res.Apps); err != nil {
 			return nil, err
 		}
-		opts.Diagnose.NodeModel, expect = m, m.Expect
 	}
-	var metricsErr error // a metric source read in part
-	if o.metrics != "" {
-		if metricsErr = addMetrics(e, &opts, res.Apps, o); metricsErr != nil && !errors.Is(metricsErr, metrics.ErrPartial) {
+	as, metricsErr := driver.Analyze(context.Background(), res.Apps, in)
+	if metricsErr != nil {
+		var me *driver.MetricsError
+		if !errors.As(metricsErr, &me) {
 			return nil, metricsErr
 		}
-		if o.nodes && opts.Metrics != nil {
-			nopt, err := nodeOptions(o, res.Apps, expect)
-			if err != nil {
-				return nil, err
-			}
-			opts.Nodes = nopt
+		metricsErr = fmt.Errorf("--metrics: %w", me.Err)
+		if !errors.Is(metricsErr, metrics.ErrPartial) {
+			return nil, metricsErr
 		}
-	} else if o.peerProfile != "" || o.peerBaseline != "" {
-		return nil, withCode(ExitUsage, fmt.Errorf("--peer-profile and --peer-baseline need --metrics"))
-	}
-	var as []*analysis.Analysis
-	for _, app := range res.Apps {
-		as = append(as, analysis.Build(app, opts))
 	}
 	if o.history != "" {
 		if err := addRegressions(context.Background(), o.history, res.Apps, as, sev); err != nil {
@@ -213,36 +211,36 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 	return as, metricsPartial(e, metricsErr, partial(e, res))
 }
 
-// nodeOptions are the node diagnosis's options: the underlying methods'
-// defaults, the --peer-profile (its stored parameters) if given (else
-// each application's diagnosis trains one on its own span's samples), and
-// the workload of every loaded application (its attempts' slowdowns
-// against the node models, when given).
-func nodeOptions(o analyzeOptions, apps []*model.App, expect peer.Expect) (*nodediag.Options, error) {
-	nopt := nodediag.DefaultOptions()
-	nopt.Workload = peer.NewWorkloadModel(apps, expect)
+// nodeInputs are the node diagnosis's inputs of the flags: the
+// --peer-profile (its stored parameters) and --peer-baseline if given,
+// the parameter flags given over them.
+func nodeInputs(o analyzeOptions) (*driver.NodeInputs, error) {
+	var in driver.NodeInputs
 	if o.peerProfile != "" {
 		prof, err := peer.LoadProfileFile(o.peerProfile)
 		if err != nil {
 			return nil, fmt.Errorf("--peer-profile: %w", err)
 		}
-		nopt.Profile, nopt.ProfileName, nopt.Peer = prof, o.peerProfile, prof.Params
+		in.Profile, in.ProfileName = prof, o.peerProfile
 	}
 	if o.peerBaseline != "" {
 		b, err := peer.LoadBaselineFile(o.peerBaseline)
 		if err != nil {
 			return nil, fmt.Errorf("--peer-baseline: %w", err)
 		}
-		nopt.Baseline = b
+		in.Baseline = b
 	}
-	if o.changed != nil {
-		overrideParams(o.changed, "peer-", &nopt.Peer, o.peerSet)
-		if o.changed("abnormal-threshold") {
-			nopt.Nodes.Threshold = o.similarity
+	in.Tune = func(nopt *nodediag.Options) error {
+		if o.changed != nil {
+			overrideParams(o.changed, "peer-", &nopt.Peer, o.peerSet)
+			if o.changed("abnormal-threshold") {
+				nopt.Nodes.Threshold = o.similarity
+			}
 		}
+		if err := nopt.Peer.Validate(); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("node diagnosis: %w", err))
+		}
+		return nil
 	}
-	if err := nopt.Peer.Validate(); err != nil {
-		return nil, withCode(ExitUsage, fmt.Errorf("node diagnosis: %w", err))
-	}
-	return &nopt, nil
+	return &in, nil
 }

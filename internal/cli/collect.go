@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,11 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clusterlens/clusterlens/internal/collector"
-	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/peer"
-	"github.com/clusterlens/clusterlens/internal/store"
+
 	"github.com/clusterlens/clusterlens/internal/store/open"
-	"github.com/clusterlens/clusterlens/internal/wire"
 )
 
 // tokenEnv names the environment variable a token may come from instead
@@ -113,7 +112,7 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBodyBytes: o.maxBody, Logger: log}
 	if online != nil {
 		cfg.OnBatch = online.ObserveBatch
-		online.OnIndict(storeIndictment(ctx, st, log))
+		online.OnIndict(driver.StoreIndictments(ctx, st, log))
 	}
 	srv, err := collector.New(cfg)
 	if err == nil && online != nil {
@@ -136,27 +135,6 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		err = fmt.Errorf("close store: %w", cerr)
 	}
 	return err
-}
-
-// IndictmentType is the sample type under which the collector stores
-// online peer indictments: Host the indicted node, Time the step's end,
-// Value the weighted alarm count, Text the indictment as JSON.
-const IndictmentType = "peer_indictment"
-
-// storeIndictment returns a hook that stores each indictment in st, as a
-// batch of its own (agent "peer:HOST", sequence its time), off the ingest
-// path; a failure is logged.
-func storeIndictment(ctx context.Context, st store.Store, log *slog.Logger) func(peer.Indictment) {
-	return func(in peer.Indictment) {
-		text, _ := json.Marshal(in)
-		b := &wire.Batch{Agent: "peer:" + in.Host, Seq: uint64(max(in.Time, 1)),
-			Samples: []model.Sample{{Time: in.Time, Host: in.Host, Type: IndictmentType, Value: in.AlarmCount, Text: string(text)}}}
-		go func() {
-			if _, err := st.Append(ctx, b); err != nil {
-				log.Error("peer: store indictment", "host", in.Host, "err", err)
-			}
-		}()
-	}
 }
 
 // loadToken reads the bearer token from file, or from $CLUSTERLENS_TOKEN

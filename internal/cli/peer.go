@@ -2,12 +2,12 @@ package cli
 
 import (
 	"cmp"
-	"context"
+
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
+
 	"math"
 	"slices"
 	"time"
@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/metrics"
-	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 )
 
@@ -63,7 +63,7 @@ k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned pro
 			var partial []error
 			incomplete := 0
 			for _, spec := range args {
-				tb, err := readTable(cmd.Context(), e, spec, from, to)
+				tb, err := driver.PeerTable(cmd.Context(), driver.OpenMetrics(spec, e.metricNote), from, to)
 				if errors.Is(err, metrics.ErrPartial) {
 					partial = append(partial, err)
 				} else if err != nil {
@@ -125,7 +125,7 @@ node. Nodes with fewer than --min-vectors vectors are left out and judged by the
 			vectors := map[string][][]float64{}
 			var partial []error
 			for _, spec := range args {
-				tb, err := readTable(cmd.Context(), e, spec, from, to)
+				tb, err := driver.PeerTable(cmd.Context(), driver.OpenMetrics(spec, e.metricNote), from, to)
 				if errors.Is(err, metrics.ErrPartial) {
 					partial = append(partial, err)
 				} else if err != nil {
@@ -161,17 +161,6 @@ node. Nodes with fewer than --min-vectors vectors are left out and judged by the
 	return cmd
 }
 
-// peerReport is "peer diagnose --format json"'s output.
-type peerReport struct {
-	Vectors     int64             `json:"vectors"`
-	Unknown     int64             `json:"unknownVectors"`
-	Dropped     int64             `json:"droppedVectors"`
-	Params      peer.Params       `json:"params"`
-	Indictments []peer.Indictment `json:"indictments"`
-	Verdicts    []peer.Verdict    `json:"verdicts,omitempty"`
-	Nodes       []peer.NodeStatus `json:"nodes"`
-}
-
 // peerDiagnoseCmd is "clusterlens peer diagnose".
 func peerDiagnoseCmd(e *env) *cobra.Command {
 	var profPath, logs, format, nodeModels, basePath string
@@ -202,22 +191,21 @@ many tasks, and each indicted node is called culprit or victim with the resource
 			if err != nil {
 				return err
 			}
-			params := prof.Params
-			overrideParams(cmd.Flags().Changed, "", &params, p)
-			o, err := peer.NewOnline(prof, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			if err != nil {
+			in := driver.Peers{Profile: prof, Params: prof.Params, Attribute: logs != ""}
+			overrideParams(cmd.Flags().Changed, "", &in.Params, p)
+			if err := in.Params.Validate(); err != nil {
 				return withCode(ExitUsage, err)
 			}
 			if basePath != "" {
 				b, err := peer.LoadBaselineFile(basePath)
 				if err == nil {
-					err = o.SetBaseline(b)
+					err = b.Check(prof.Metrics())
 				}
 				if err != nil {
 					return fmt.Errorf("--baseline: %w", err)
 				}
+				in.Baseline = b
 			}
-			var work *peer.Workload
 			var logsRead *decodelogs.Result
 			if logs != "" {
 				lopts, err := lf.options()
@@ -236,27 +224,20 @@ many tasks, and each indicted node is called culprit or victim with the resource
 					}
 					expect = m.Expect
 				}
-				work = peer.NewWorkloadModel(logsRead.Apps, expect)
-				o.SetWorkload(work)
+				in.Workload = peer.NewWorkloadModel(logsRead.Apps, expect)
 			}
 			from, to, err := parseRange(rng)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			tb, metricsErr := readTable(cmd.Context(), e, args[0], from, to)
-			if metricsErr != nil && !errors.Is(metricsErr, metrics.ErrPartial) {
+			rep, metricsErr := driver.DiagnosePeers(cmd.Context(), driver.OpenMetrics(args[0], e.metricNote), from, to, in)
+			if rep == nil {
 				return metricsErr
 			}
-			incomplete := tb.Each(o.ObserveVector)
-			o.Flush()
-			rep := peerReport{Params: params, Indictments: o.Indictments(), Nodes: o.Statuses()}
-			rep.Vectors, rep.Unknown, _ = o.Counts()
-			rep.Dropped = int64(incomplete)
 			if logs != "" {
-				rep.Verdicts = peer.Attribute(rep.Nodes, work, params)
 				known := 0
 				for _, n := range rep.Nodes {
-					if work.Has(n.Host) {
+					if in.Workload.Has(n.Host) {
 						known++
 					}
 				}
@@ -271,7 +252,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 					return err
 				}
 			} else {
-				printPeerReport(e.stdout, &rep)
+				printPeerReport(e.stdout, rep)
 			}
 			var logsErr error
 			if logsRead != nil {
@@ -325,16 +306,6 @@ func parseRange(rng [2]string) (from, to time.Time, err error) {
 	return from, to, nil
 }
 
-// readTable reads a metric source (file, folder or Prometheus URL, as
-// metrics.ReadSource, its readers' notes printed as warnings) into
-// complete Ganesha vectors; sources may deliver samples in any order. A
-// source read in part gives its table and its metrics.ErrPartial error.
-func readTable(ctx context.Context, e *env, spec string, from, to time.Time) (*peer.Table, error) {
-	tb := peer.NewTable(peer.GaneshaMetrics)
-	err := metrics.ReadSourceWith(ctx, spec, from, to, e.metricNotes(), func(s *model.Sample) error { tb.Add(s); return nil })
-	return tb, err
-}
-
 // overrideParams copies onto dst the Ganesha parameters whose flags the
 // user set (changed reports that), flags named prefix+"window", "decay",
 // "step", "threshold", "peer-fraction", "alarm-decay" and "indict"; a
@@ -356,7 +327,7 @@ func overrideParams(changed func(string) bool, prefix string, dst *peer.Params, 
 }
 
 // printPeerReport writes the diagnosis for people.
-func printPeerReport(w io.Writer, r *peerReport) {
+func printPeerReport(w io.Writer, r *driver.PeerReport) {
 	fmt.Fprintf(w, "peer diagnosis: %d nodes, %d vectors (%d unknown, %d incomplete dropped)\n",
 		len(r.Nodes), r.Vectors, r.Unknown, r.Dropped)
 	if len(r.Indictments) == 0 {

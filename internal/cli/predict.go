@@ -16,6 +16,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -600,10 +601,9 @@ func threadSamples(ctx context.Context, e *env, spec string, apps []*model.App) 
 		to = max(to, a.End)
 	}
 	var samples []model.Sample
-	err := readMetricsSource(ctx, e, spec, from, to, func(s *model.Sample) error {
-		if s.Type == model.ThreadSampleType {
-			samples = append(samples, *s)
-		}
+	q := driver.Query{From: time.UnixMilli(from), To: time.UnixMilli(to), Types: []string{model.ThreadSampleType}}
+	err := driver.OpenMetrics(spec, e.metricNote).Read(ctx, q, func(s *model.Sample) error {
+		samples = append(samples, *s)
 		return nil
 	})
 	if err != nil {

@@ -1,9 +1,12 @@
 package peer
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // Indictment is a node Ganesha blames: its exponentially weighted alarm
@@ -575,4 +578,16 @@ func (d *Detector) Statuses() []NodeStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// IndictmentType is the sample type under which indictments are stored
+// (the collector's online peer diagnosis, docs/PEER.md): Host the
+// indicted node, Time the step's end, Value the weighted alarm count,
+// Text the indictment as JSON.
+const IndictmentType = "peer_indictment"
+
+// Sample is the indictment as it is stored, a sample of IndictmentType.
+func (in Indictment) Sample() model.Sample {
+	text, _ := json.Marshal(in)
+	return model.Sample{Time: in.Time, Host: in.Host, Type: IndictmentType, Value: in.AlarmCount, Text: string(text)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/indexer"
+	"github.com/clusterlens/clusterlens/internal/live"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/objstore"
 	"github.com/clusterlens/clusterlens/internal/shs"
@@ -155,8 +156,16 @@ func (s *historySource) logsOf(appID string) (logs []string, updated int64) {
 	return logs, updated
 }
 
-// AppLog implements web.LogFinder: the last of application appID's logs
-// under the served paths.
+// FollowApp implements web.AppFollower: the log AppLog finds, followed.
+func (s *historySource) FollowApp(appID string) (*live.App, bool) {
+	l, ok := s.AppLog(appID)
+	if !ok {
+		return nil, false
+	}
+	return live.FollowApp(l, s.opts.Load), true
+}
+
+// AppLog is the last of application appID's logs under the served paths.
 func (s *historySource) AppLog(appID string) (*source.Log, bool) {
 	logs, _ := s.logsOf(appID)
 	if len(logs) == 0 {

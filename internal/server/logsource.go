@@ -14,6 +14,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/live"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/shs"
 	"github.com/clusterlens/clusterlens/internal/source"
@@ -116,8 +117,17 @@ func (s *logSource) Read(ctx context.Context, appID string) (*shs.Index, error) 
 	return s.publish(true), nil
 }
 
-// AppLog implements web.LogFinder: the log the scan found naming appID
-// (the last one found when several do).
+// FollowApp implements web.AppFollower: the log AppLog finds, followed.
+func (s *logSource) FollowApp(appID string) (*live.App, bool) {
+	l, ok := s.AppLog(appID)
+	if !ok {
+		return nil, false
+	}
+	return live.FollowApp(l, s.opts), true
+}
+
+// AppLog is the log the scan found naming appID (the last one found when
+// several do).
 func (s *logSource) AppLog(appID string) (*source.Log, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/indexer"
 	"github.com/clusterlens/clusterlens/internal/objstore"
@@ -131,7 +132,11 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 		}
 		return nil
 	}
-	ui, err := web.New(web.Options{Apps: src, History: o.Store, Metrics: o.Metrics, Peer: o.Peer, Load: o.Load, Log: log})
+	wo := web.Options{Apps: src, History: o.Store, Peer: o.Peer, Log: log}
+	if o.Metrics != nil {
+		wo.Metrics = driver.StoreMetrics(o.Metrics)
+	}
+	ui, err := web.New(wo)
 	if err != nil {
 		ln.Close()
 		return err

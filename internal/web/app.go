@@ -15,13 +15,11 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
-	"github.com/clusterlens/clusterlens/internal/nodediag"
-	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/shs"
-	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
@@ -161,28 +159,16 @@ func (u *UI) attempt(ctx context.Context, id, attempt string) (*model.App, error
 // analyze builds an application's analysis with the UI's options, node
 // metrics from the sample store over its run when there is one.
 func (u *UI) analyze(app *model.App) *analyzed {
-	opts := u.o.Analysis
-	var metricsErr error
-	if u.o.Metrics != nil && app.Start > 0 && app.End >= app.Start {
-		const margin = 60_000
-		fr := correlate.NewFramesWithin([][2]int64{{app.Start - margin, app.End + margin}})
-		metricsErr = u.o.Metrics.Query(context.Background(), store.Query{From: app.Start - margin, To: app.End + margin + 1},
-			func(s *model.Sample) error { fr.Add(s); return nil })
-		fr.Finish()
-		if fr.Rows() > 0 {
-			opts.Metrics = fr
-			nopt := nodediag.DefaultOptions()
-			nopt.Workload = peer.NewWorkload([]*model.App{app})
-			if u.o.Peer != nil {
-				nopt.Profile, nopt.ProfileName, nopt.Peer = u.o.Peer, "serve --peer-profile", u.o.Peer.Params
-			}
-			opts.Nodes = &nopt
-		}
+	in := driver.Analyses{Options: u.o.Analysis}
+	if u.o.Metrics != nil {
+		in.Metrics, in.Shared, in.Skew = u.o.Metrics, true, correlate.DefaultSkewMs*time.Millisecond
+		in.Nodes = &driver.NodeInputs{Profile: u.o.Peer, ProfileName: "serve --peer-profile"}
 	}
-	a := analysis.Build(app, opts)
-	if metricsErr != nil {
-		a.Notes = append(a.Notes, "node metrics: "+metricsErr.Error())
+	as, err := driver.Analyze(context.Background(), []*model.App{app}, in)
+	if err != nil {
+		return &analyzed{err: err}
 	}
+	a := as[0]
 	out := &analyzed{a: a, tables: report.BuildTables(a), bin: throughputBin(app.End - app.Start)}
 	out.minutes = summary.Minutes(app, out.bin)
 	out.report, out.err = report.PageData([]*analysis.Analysis{a}, report.MaxTimelineBars)

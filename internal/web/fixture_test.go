@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/diagnose"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/history"
 	historysqlite "github.com/clusterlens/clusterlens/internal/history/sqlite"
 	"github.com/clusterlens/clusterlens/internal/metrics"
@@ -152,7 +153,7 @@ func buildFixture() (*fixture, error) {
 	if err := hs.Put(ctx, entries...); err != nil {
 		return nil, err
 	}
-	f.ui, err = New(Options{Apps: shs.Static(shs.NewIndex(f.spark)), History: hs, Metrics: ss, Peer: f.prof})
+	f.ui, err = New(Options{Apps: shs.Static(shs.NewIndex(f.spark)), History: hs, Metrics: driver.StoreMetrics(ss), Peer: f.prof})
 	if err != nil {
 		return nil, err
 	}

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
-	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
@@ -429,7 +429,7 @@ type jobData struct {
 	Job       *history.Job
 	Runs      []*history.Brief // newest first, at most maxJobRows
 	RunsAll   int
-	Predicted *predict.Estimate
+	Predicted *driver.Estimate
 	NoPredict string
 }
 
@@ -460,7 +460,7 @@ func (u *UI) jobPage(r *http.Request) (*page, error) {
 	for i := len(runs) - 1; i >= 0 && len(d.Runs) < maxJobRows; i-- {
 		d.Runs = append(d.Runs, runs[i])
 	}
-	d.Predicted, err = u.predictNext(r.Context(), job)
+	d.Predicted, err = driver.PredictNext(r.Context(), u.o.History, job)
 	if err != nil {
 		d.NoPredict = err.Error()
 	}
@@ -468,27 +468,9 @@ func (u *UI) jobPage(r *http.Request) (*page, error) {
 		Charts: []chart{jobChart(runs, d.Predicted)}}, nil
 }
 
-// predictNext predicts the job's next run with the latest run's machines
-// and input, from its past runs (predict.FromRuns, as `predict --job`).
-func (u *UI) predictNext(ctx context.Context, job *history.Job) (*predict.Estimate, error) {
-	runs, err := u.o.History.Runs(ctx, history.Filter{JobKeys: job.Variants, Oldest: true})
-	if err != nil {
-		return nil, err
-	}
-	t, err := predict.HistoryRuns(runs, predict.MachinesHosts)
-	if err != nil {
-		return nil, err
-	}
-	if len(t.Points) == 0 {
-		return nil, fmt.Errorf("none of its %d runs succeeded with a duration", len(runs))
-	}
-	last := t.Points[len(t.Points)-1]
-	return predict.FromRuns(t, last.Machines, last.Data, predict.ChoiceOptions{})
-}
-
 // jobChart is the job's run durations over time, by status, with the
 // predicted next run and its interval after the last.
-func jobChart(runs []*history.Brief, next *predict.Estimate) chart {
+func jobChart(runs []*history.Brief, next *driver.Estimate) chart {
 	c := chart{ID: "job-runs", Title: "Duration of each run", Kind: "scatter", XTime: true, YUnit: "ms", Height: 280}
 	by := map[history.Status]*series{}
 	colors := map[history.Status]string{history.StatusSucceeded: "#16a34a", history.StatusFailed: "#b91c1c", history.StatusRunning: "#2563eb", history.StatusIncomplete: "#b7791f"}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/live"
-	"github.com/clusterlens/clusterlens/internal/source"
 	"github.com/clusterlens/clusterlens/internal/summary"
 )
 
@@ -30,11 +29,11 @@ import (
 // how often a stream looks for news.
 const liveEvery = time.Second
 
-// LogFinder is implemented by a source of applications that can give the
-// log an application is read from, for its live page. The log must be
-// one found under the served paths.
-type LogFinder interface {
-	AppLog(appID string) (*source.Log, bool)
+// AppFollower is implemented by a source of applications that can follow
+// the log an application is read from as it grows, for its live page
+// (live.FollowApp). The log must be one found under the served paths.
+type AppFollower interface {
+	FollowApp(appID string) (*live.App, bool)
 }
 
 // liveUpdate is one event of a live stream.
@@ -262,19 +261,19 @@ type followedApp struct {
 // (a first read of the log) when no page follows it yet.
 func (u *UI) followApp(r *http.Request) (*followedApp, error) {
 	id := r.PathValue("id")
-	lf, ok := u.o.Apps.(LogFinder)
+	af, ok := u.o.Apps.(AppFollower)
 	if !ok {
 		return nil, fmtErr(errNotFound, "application %s: this server cannot follow logs", id)
 	}
 	u.followMu.Lock()
 	f := u.followed[id]
 	if f == nil {
-		l, ok := lf.AppLog(id)
+		app, ok := af.FollowApp(id)
 		if !ok {
 			u.followMu.Unlock()
 			return nil, fmtErr(errNotFound, "no application %s in the logs", id)
 		}
-		f = &followedApp{app: live.FollowApp(l, u.o.Load)}
+		f = &followedApp{app: app}
 		f.poll = func(context.Context) (bool, error) { return f.app.Poll() }
 		u.forgetIdle()
 		u.followed[id] = f

@@ -17,7 +17,9 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/live"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -95,7 +97,7 @@ func liveStore(t *testing.T) (store.Store, *httptest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: st, Peer: f.prof})
+	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: driver.StoreMetrics(st), Peer: f.prof})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +313,7 @@ type followed struct {
 	logs map[string]string // by application id
 }
 
-func (f followed) AppLog(id string) (*source.Log, bool) {
+func (f followed) FollowApp(id string) (*live.App, bool) {
 	path, ok := f.logs[id]
 	if !ok {
 		return nil, false
@@ -320,7 +322,7 @@ func (f followed) AppLog(id string) (*source.Log, bool) {
 	if err != nil || len(logs) != 1 {
 		return nil, false
 	}
-	return logs[0], true
+	return live.FollowApp(logs[0], decodelogs.Options{}), true
 }
 
 // TestFollowersBounded opens the live pages of 20 applications: 16 are
@@ -504,7 +506,7 @@ func BenchmarkLiveNodesEvent(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: st, Peer: f.prof})
+	ui, err := New(Options{Apps: shs.Static(shs.NewIndex(nil)), Metrics: driver.StoreMetrics(st), Peer: f.prof})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,19 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/peer"
-	"github.com/clusterlens/clusterlens/internal/store"
 )
 
 // nodeWindow is how much node metrics the node pages read by default:
@@ -30,19 +28,19 @@ const nodeTTL = time.Minute
 // models over every run (seconds on a large history).
 type nodeCache struct {
 	mu sync.Mutex
-	a  *hetero.Assessment
+	a  *driver.Assessment
 	at time.Time
 }
 
 // assess returns the cached assessment, or fits it again when it is older
 // than nodeTTL.
-func (c *nodeCache) assess(ctx context.Context, st history.Store) (*hetero.Assessment, error) {
+func (c *nodeCache) assess(ctx context.Context, st history.Store) (*driver.Assessment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.a != nil && time.Since(c.at) < nodeTTL {
 		return c.a, nil
 	}
-	a, err := hetero.Assess(ctx, st, hetero.Options{Params: hetero.DefaultParams, Model: hetero.ModelJoint, Recent: 20})
+	a, err := driver.AssessNodes(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -53,29 +51,20 @@ func (c *nodeCache) assess(ctx context.Context, st history.Store) (*hetero.Asses
 // nodeRow is one node on the nodes page.
 type nodeRow struct {
 	Host  string
-	Speed *hetero.NodeSpeed
-	PARC  *hetero.Verdict
+	Speed *driver.NodeSpeed
+	PARC  *driver.NodeVerdict
 	Peer  *peer.NodeStatus
 }
 
 // nodesData is the nodes page's data.
 type nodesData struct {
 	Rows       []nodeRow
-	Assessment *hetero.Assessment
+	Assessment *driver.Assessment
 	NoPARC     string
 	From, To   time.Time
-	Peer       *peerState
+	Peer       *driver.PeerReport
 	NoMetrics  bool
 	NoHistory  bool
-}
-
-// peerState is Ganesha's peer comparison over the window: every node's
-// state and the indictments in time order.
-type peerState struct {
-	Nodes       []peer.NodeStatus
-	Indictments []peer.Indictment
-	Vectors     int64
-	Verdicts    []peer.Verdict
 }
 
 // window reads the page's "to" parameter (RFC 3339; default now) and
@@ -92,23 +81,8 @@ func (u *UI) window(r *http.Request) (from, to time.Time, err error) {
 
 // peerDiagnosis runs the trained profile over the window's samples of
 // every host (Ganesha compares each node with its peers).
-func (u *UI) peerDiagnosis(ctx context.Context, from, to time.Time) (*peerState, error) {
-	o, err := peer.NewOnline(u.o.Peer, u.o.Peer.Params, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return nil, err
-	}
-	tb := peer.NewTable(peer.GaneshaMetrics)
-	err = u.o.Metrics.Query(ctx, store.Query{Types: peer.GaneshaMetrics, From: from.UnixMilli(), To: to.UnixMilli()},
-		func(s *model.Sample) error { tb.Add(s); return nil })
-	if err != nil {
-		return nil, err
-	}
-	tb.Each(o.ObserveVector)
-	o.Flush()
-	ps := &peerState{Nodes: o.Statuses(), Indictments: o.Indictments()}
-	ps.Vectors, _, _ = o.Counts()
-	ps.Verdicts = peer.Attribute(ps.Nodes, nil, u.o.Peer.Params)
-	return ps, nil
+func (u *UI) peerDiagnosis(ctx context.Context, from, to time.Time) (*driver.PeerReport, error) {
+	return driver.DiagnosePeers(ctx, u.o.Metrics, from, to, driver.Peers{Profile: u.o.Peer, Attribute: true})
 }
 
 // nodesPage lists the nodes: PARC's classes, speeds and verdicts from the
@@ -138,7 +112,7 @@ func (u *UI) nodesPage(r *http.Request) (*page, error) {
 			for i := range a.Verdicts {
 				row(a.Verdicts[i].Host).PARC = &a.Verdicts[i]
 			}
-		case errors.Is(err, hetero.ErrNoHistory):
+		case errors.Is(err, driver.ErrNoHistory):
 			d.NoPARC = err.Error()
 		default:
 			return nil, err
@@ -165,12 +139,12 @@ func (u *UI) nodesPage(r *http.Request) (*page, error) {
 
 // speedChart is every node's speed factors (PARC's joint model: 1 is the
 // typical node; above is slower).
-func speedChart(a *hetero.Assessment) chart {
+func speedChart(a *driver.Assessment) chart {
 	c := chart{ID: "nodes-speed", Title: "Node speed factors (PARC joint model; above 1: slower than the typical node)", Kind: "bar", YUnit: "ratio", Height: 280}
 	bySeries := map[string]*series{}
 	var order []string
 	speeds := slices.Clone(a.Speeds)
-	slices.SortFunc(speeds, func(x, y hetero.NodeSpeed) int { return strings.Compare(x.Host, y.Host) })
+	slices.SortFunc(speeds, func(x, y driver.NodeSpeed) int { return strings.Compare(x.Host, y.Host) })
 	for i, s := range speeds {
 		c.XCats = append(c.XCats, s.Host)
 		for _, f := range s.Factors {
@@ -196,9 +170,9 @@ type nodeData struct {
 	Samples     int
 	History     *history.Node
 	NoHistory   string
-	Speed       *hetero.NodeSpeed
-	PARC        *hetero.Verdict
-	Class       *hetero.Class
+	Speed       *driver.NodeSpeed
+	PARC        *driver.NodeVerdict
+	Class       *driver.NodeClass
 	Peer        *peer.NodeStatus
 	Verdict     *peer.Verdict
 	Indictments []peer.Indictment
@@ -285,10 +259,10 @@ func (u *UI) nodePage(r *http.Request) (*page, error) {
 	return p, nil
 }
 
-func findSpeed(a *hetero.Assessment, host string) (*hetero.NodeSpeed, *hetero.Verdict, *hetero.Class) {
-	var s *hetero.NodeSpeed
-	var v *hetero.Verdict
-	var c *hetero.Class
+func findSpeed(a *driver.Assessment, host string) (*driver.NodeSpeed, *driver.NodeVerdict, *driver.NodeClass) {
+	var s *driver.NodeSpeed
+	var v *driver.NodeVerdict
+	var c *driver.NodeClass
 	for i := range a.Speeds {
 		if a.Speeds[i].Host == host {
 			s = &a.Speeds[i]
@@ -320,7 +294,7 @@ func (u *UI) nodeMetrics(ctx context.Context, host string, from, to time.Time) (
 	bins := map[string][]acc{}
 	nbins := int((hi-lo)/bin) + 1
 	samples := 0
-	err := u.o.Metrics.Query(ctx, store.Query{Hosts: []string{host}, Types: types, From: lo, To: hi}, func(s *model.Sample) error {
+	err := u.o.Metrics.Read(ctx, driver.Query{Hosts: []string{host}, Types: types, From: from, To: to}, func(s *model.Sample) error {
 		if s.Target != "" || s.Value != s.Value {
 			return nil
 		}

@@ -3,7 +3,7 @@ package web
 import (
 	"time"
 
-	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 )
 
@@ -62,7 +62,7 @@ func writeNodes(w *htmlw.Writer, d *nodesData) {
 		w.Raw("</td>\n<td>")
 		if v := r.PARC; v != nil {
 			w.Raw(`<span class="status `)
-			if v.Status == hetero.StatusDegraded {
+			if v.Status == driver.NodeDegraded {
 				w.Raw("failed")
 			}
 			w.Raw(`">`).Text(string(v.Status)).Raw("</span>")
@@ -98,7 +98,7 @@ func writeNodes(w *htmlw.Writer, d *nodesData) {
 }
 
 // writeFactors writes a node's or a class's speed factors.
-func writeFactors(w *htmlw.Writer, fs []hetero.ResourceFactor) {
+func writeFactors(w *htmlw.Writer, fs []driver.ResourceFactor) {
 	for _, f := range fs {
 		w.Text(f.Resource).Raw(" ").Text(num(f.Factor.Value)).Raw("× ")
 	}

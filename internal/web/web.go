@@ -20,12 +20,11 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
-	"github.com/clusterlens/clusterlens/internal/decodelogs"
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/live"
 	"github.com/clusterlens/clusterlens/internal/peer"
 	"github.com/clusterlens/clusterlens/internal/shs"
-	"github.com/clusterlens/clusterlens/internal/store"
 )
 
 // Options configure the UI.
@@ -36,19 +35,16 @@ type Options struct {
 	// History is the run history; without it the fleet, job and node
 	// history pages say that they need one (serve --store).
 	History history.Store
-	// Metrics is the node sample store; with it the application pages
-	// join node metrics with the tasks and the node pages chart them.
-	Metrics store.Store
+	// Metrics is the node sample store (driver.StoreMetrics); with it the
+	// application pages join node metrics with the tasks, the node pages
+	// chart them and the live nodes page follows it.
+	Metrics *driver.Metrics
 	// Peer is a trained Ganesha profile; with Metrics it diagnoses the
 	// nodes on the node pages (peer-diagnosis state and indictments).
 	Peer *peer.Profile
 	// Analysis tunes the analyses of the application pages (Reconstruction
 	// is always on: the page draws the timeline).
 	Analysis analysis.Options
-	// Load bounds the decoders of the live application pages, which read
-	// a running application's log as it grows (Apps must implement
-	// LogFinder for them).
-	Load decodelogs.Options
 	// Log receives what went wrong while answering.
 	Log *slog.Logger
 	// Now is the clock (nil: time.Now).
@@ -91,8 +87,8 @@ func New(o Options) (*UI, error) {
 		go u.fleet.get(context.Background())
 	}
 	u.nodes = &nodeCache{}
-	if o.Metrics != nil {
-		feed, err := live.NewNodes(live.NodesOptions{Store: o.Metrics, Peer: o.Peer, Now: o.Now})
+	if o.Metrics != nil && o.Metrics.Store() != nil {
+		feed, err := live.NewNodes(live.NodesOptions{Store: o.Metrics.Store(), Peer: o.Peer, Now: o.Now})
 		if err != nil {
 			return nil, fmt.Errorf("web ui: %w", err)
 		}

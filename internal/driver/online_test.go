@@ -1,4 +1,4 @@
-package cli
+package driver
 
 import (
 	"encoding/json"
@@ -13,11 +13,11 @@ import (
 	"github.com/clusterlens/clusterlens/internal/store"
 )
 
-// TestStoreIndictment: an online indictment is stored once as a
+// TestStoreIndictments: an online indictment is stored once as a
 // peer_indictment sample carrying its JSON, and a repeat is a duplicate.
-func TestStoreIndictment(t *testing.T) {
+func TestStoreIndictments(t *testing.T) {
 	st := collectortest.NewMemStore()
-	hook := storeIndictment(t.Context(), st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	hook := StoreIndictments(t.Context(), st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	in := peer.Indictment{Host: "node004.sim.local", Time: 1767225700000, AlarmCount: 4.2, Differs: 0.9}
 	hook(in)
 	hook(in)
@@ -29,7 +29,7 @@ func TestStoreIndictment(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 		got = got[:0]
-		err := st.Query(t.Context(), store.Query{Types: []string{IndictmentType}}, func(s *model.Sample) error {
+		err := st.Query(t.Context(), store.Query{Types: []string{peer.IndictmentType}}, func(s *model.Sample) error {
 			got = append(got, *s)
 			return nil
 		})
