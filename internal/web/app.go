@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	why "github.com/clusterlens/clusterlens/internal/explain"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -185,6 +186,10 @@ type appData struct {
 	// MinutesShown are the bins the table lists when JavaScript is off.
 	MinutesShown []summary.Minute
 	CompareURL   string
+	// Explained is the run against its recurring job's usual runs (with a
+	// run history holding it); NotExplained says why there is none.
+	Explained    *why.Explanation
+	NotExplained string
 }
 
 // maxMinuteRows is how many bins the script-less throughput table lists.
@@ -216,6 +221,7 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	d := &appData{App: app, Attempts: ix.Attempts(id), Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin),
 		CompareURL: "/compare?a=" + id}
 	d.MinutesShown = an.minutes[:min(len(an.minutes), maxMinuteRows)]
+	d.Explained, d.NotExplained = u.explanation(r.Context(), app)
 	return &page{Title: cmp.Or(app.Name, app.ID), View: "app", Content: func(w *htmlw.Writer) { writeApp(w, d) }, Report: an.report,
 		Sub:    fmt.Sprintf("%s · %s tasks", app.ID, strconv.Itoa(an.a.Summary.Totals.Tasks)),
 		Charts: minuteCharts(an.minutes, an.bin)}, nil

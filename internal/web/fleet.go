@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	why "github.com/clusterlens/clusterlens/internal/explain"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -431,6 +432,10 @@ type jobData struct {
 	RunsAll   int
 	Predicted *driver.Estimate
 	NoPredict string
+	// Judged are Runs' durations against their usual times; Regressions
+	// the latest slower runs explained.
+	Judged      []why.Judgment
+	Regressions []*why.Explanation
 }
 
 // maxJobRows is how many runs a job's page lists.
@@ -457,9 +462,12 @@ func (u *UI) jobPage(r *http.Request) (*page, error) {
 		}
 	}
 	d := &jobData{Job: job, RunsAll: len(runs)}
+	judged := why.Judge(runs, why.DefaultParams)
 	for i := len(runs) - 1; i >= 0 && len(d.Runs) < maxJobRows; i-- {
 		d.Runs = append(d.Runs, runs[i])
+		d.Judged = append(d.Judged, judged[i])
 	}
+	d.Regressions = u.regressions(r.Context(), d.Runs, d.Judged)
 	d.Predicted, err = driver.PredictNext(r.Context(), u.o.History, job)
 	if err != nil {
 		d.NoPredict = err.Error()

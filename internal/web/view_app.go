@@ -20,6 +20,14 @@ func writeApp(w *htmlw.Writer, d *appData) {
 		w.Raw(" · ")
 	}
 	w.Raw(`<a href="`).URL(d.CompareURL).Raw(`">compare with another run</a> · <a href="/api/v1/applications/`).URLPart(d.App.ID).Raw("\">API</a></p>\n")
+	if d.Explained != nil || d.NotExplained != "" {
+		w.Raw("<h2 id=\"usual\">Against its usual runs</h2>\n")
+		if d.Explained != nil {
+			writeExplanation(w, d.Explained)
+		} else {
+			w.Raw(`<p class="explain">`).Text(d.NotExplained).Raw("</p>\n")
+		}
+	}
 	w.Raw("<h2>Task throughput and durations per ").Text(d.Bin).Raw("</h2>\n<p class=\"explain\">Task attempts ended in each ").Text(d.Bin).
 		Raw(", and the quantiles of their durations (computed on the server from every attempt).</p>\n" +
 			"<div data-chart=\"app-throughput\"></div>\n<div data-chart=\"app-durations\"></div>\n<noscript><table class=\"grid\"><tr><th>").Text(d.Bin).

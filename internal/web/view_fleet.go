@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	why "github.com/clusterlens/clusterlens/internal/explain"
 	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
@@ -148,11 +150,19 @@ func writeJob(w *htmlw.Writer, d *jobData) {
 			w.Raw(`<p class="explain">`).Text(n).Raw("</p>")
 		}
 	}
-	w.Raw("\n<div data-chart=\"job-runs\"></div>\n<h2>Runs (newest first")
+	w.Raw("\n<div data-chart=\"job-runs\"></div>\n")
+	if len(d.Regressions) > 0 {
+		w.Raw("<h2 id=\"regressions\">Slower than usual (the latest ").Int(int64(len(d.Regressions))).Raw(")</h2>\n")
+		for _, e := range d.Regressions {
+			w.Raw("<h3>").Text(when(e.Run.Start)).Raw(" · ").Text(e.Run.ID).Raw("</h3>\n")
+			writeExplanation(w, e)
+		}
+	}
+	w.Raw("<h2>Runs (newest first")
 	if len(d.Runs) < d.RunsAll {
 		w.Raw(", ").Int(int64(len(d.Runs))).Raw(" of ").Int(int64(d.RunsAll))
 	}
-	w.Raw(")</h2>\n<table class=\"grid\"><tr><th>start</th><th>application</th><th>user</th><th>status</th><th class=\"num\">duration</th><th>worst finding</th><th></th></tr>\n")
+	w.Raw(")</h2>\n<table class=\"grid\"><tr><th>start</th><th>application</th><th>user</th><th>status</th><th class=\"num\">duration</th><th class=\"num\">against usual</th><th>worst finding</th><th></th></tr>\n")
 	for i, r := range d.Runs {
 		spark := r.Engine == "spark"
 		w.Raw("<tr><td>").Text(when(r.Start)).Raw("</td><td>")
@@ -164,6 +174,7 @@ func writeJob(w *htmlw.Writer, d *jobData) {
 		w.Raw("</td><td>").Text(r.User).Raw("</td>")
 		writeStatus(w, r.Status)
 		w.Raw(`<td class="num">`).Text(report.RunDuration(r.End, r.DurationMs)).Raw("</td>\n")
+		writeJudgment(w, d.Judged[i])
 		writeWorst(w, r.Worst)
 		w.Raw("\n<td>")
 		if spark && i+1 < len(d.Runs) {
@@ -172,4 +183,18 @@ func writeJob(w *htmlw.Writer, d *jobData) {
 		w.Raw("</td></tr>\n")
 	}
 	w.Raw("</table>\n")
+}
+
+// writeJudgment writes the cell of a run's duration against its usual
+// time: the ratio, marked when beyond the usual variation.
+func writeJudgment(w *htmlw.Writer, j why.Judgment) {
+	if j.Verdict == why.Unknown {
+		w.Raw(`<td class="num">-</td>`)
+		return
+	}
+	w.Raw(`<td class="num verdict `).Text(j.Verdict).Raw(`" title="usual `).Text(ms(j.UsualMs)).Raw(`">`).Text(fmt.Sprintf("%.2f×", j.Ratio))
+	if j.Verdict != why.Usual {
+		w.Raw(" ").Text(j.Verdict)
+	}
+	w.Raw("</td>")
 }
