@@ -192,3 +192,38 @@ func TestFinding(t *testing.T) {
 		t.Error("a usual run made a finding")
 	}
 }
+
+// TestJudge: judging a job's runs from durations alone gives each run the
+// verdict, ratio and usual time Explain gives it, and too few earlier runs
+// are unknown.
+func TestJudge(t *testing.T) {
+	_, usual := simHistory(t, 105)
+	var runs []*history.Run
+	for i := len(usual) - 1; i >= 0; i-- {
+		runs = append(runs, usual[i])
+	}
+	for _, cause := range []string{"", "failures", "input"} {
+		r, _, _ := simRun(t, "sort", usualDays, cause, 105)
+		r.Start = runs[len(runs)-1].Start + 86_400_000
+		runs = append(runs, r)
+	}
+	briefs := make([]*history.Brief, len(runs))
+	for i, r := range runs {
+		briefs[i] = &history.Brief{Key: r.Key, Status: r.Status, Start: r.Start, End: r.End, DurationMs: r.DurationMs}
+	}
+	p := DefaultParams
+	judged := Judge(briefs, p)
+	for i, j := range judged {
+		before := []*history.Run{}
+		for k := i - 1; k >= 0 && len(before) < p.Usual; k-- {
+			before = append(before, runs[k])
+		}
+		e := Explain(runs[i], before, p, nil)
+		if j.Verdict != e.Verdict || e.Verdict != Unknown && (j.UsualMs != e.Usual.MedianMs || math.Abs(j.Ratio-e.Ratio) > 1e-9) {
+			t.Errorf("run %d: judged %+v, explained %s %.3f× of %d", i, j, e.Verdict, e.Ratio, e.Usual.MedianMs)
+		}
+	}
+	if judged[0].Verdict != Unknown || judged[p.MinUsual].Verdict == Unknown || judged[len(judged)-2].Verdict != Slower {
+		t.Errorf("verdicts %v", judged)
+	}
+}
