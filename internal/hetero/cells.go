@@ -25,10 +25,15 @@ type cell struct {
 type runStage struct {
 	run int32 // index into data.runs
 	job int32
+	// stage is the stage attempt (ID, attempt).
+	stage [2]int32
 	// first and end bound its cells in data.cells.
 	first, end int32
 	// cpu is the share of the stage's task run time spent on the CPU.
 	cpu float64
+	// x is ln of the bytes per task the stage read and wrote (its input
+	// size as the offset's covariate; NaN when the log counts none).
+	x float64
 }
 
 // jobClass is a stage signature within a recurring job.
@@ -108,7 +113,7 @@ func (d *data) add(runs []*history.Run, trim float64) {
 					d.jobIdx[key] = j
 				}
 				cur, curKey = int32(len(d.rs)), k
-				d.rs = append(d.rs, runStage{run: ri, job: j, first: int32(len(d.cells)), end: int32(len(d.cells)), cpu: cpuShare(st)})
+				d.rs = append(d.rs, runStage{run: ri, job: j, stage: k, first: int32(len(d.cells)), end: int32(len(d.cells)), cpu: cpuShare(st), x: bytesPerTask(st)})
 			}
 			c := cell{rs: cur, job: d.rs[cur].job, node: d.node(h.Host), nLin: int32(h.Tasks), sum: h.SumMs, sumSq: h.SumSqMs}
 			logMoments(&c, h, trim)
@@ -155,4 +160,14 @@ func cpuShare(st *history.Stage) float64 {
 		return 0.5
 	}
 	return math.Min(1, math.Max(0, float64(st.CPUTimeMs)/float64(st.RunTimeMs)))
+}
+
+// bytesPerTask is ln of the bytes a stage's tasks read and wrote per task
+// (NaN when the log counts none).
+func bytesPerTask(st *history.Stage) float64 {
+	b := st.InputBytes + st.OutputBytes + st.ShuffleReadBytes + st.ShuffleWriteBytes
+	if b <= 0 || st.Tasks <= 0 {
+		return math.NaN()
+	}
+	return math.Log(float64(b) / float64(st.Tasks))
 }

@@ -16,6 +16,15 @@ import (
 type ResourceFactor struct {
 	Resource string `json:"resource"`
 	Factor   Factor `json:"factor"`
+	// Measured is false for a factor the node's tasks do not constrain:
+	// its interval is the prior's (NodePrior), not a measurement.
+	Measured bool `json:"measured"`
+}
+
+// measured reports whether a log factor's standard error se is the data's
+// rather than the prior's: at most half the prior's (1/√NodePrior).
+func (m *Joint) measured(se float64) bool {
+	return se <= 0.5/math.Sqrt(math.Max(m.p.NodePrior, 1e-9))
 }
 
 // NodeSpeed is a node's learned speed.
@@ -120,7 +129,7 @@ func (m *Joint) Speeds() []NodeSpeed {
 			s.Class = c.Name
 		}
 		for r := range f[n] {
-			s.Factors = append(s.Factors, ResourceFactor{Resource: resourceName(r), Factor: factor(f[n][r], se[n][r])})
+			s.Factors = append(s.Factors, ResourceFactor{Resource: resourceName(r), Factor: factor(f[n][r], se[n][r]), Measured: m.measured(se[n][r])})
 		}
 		out[n] = s
 	}
@@ -197,15 +206,17 @@ func (m *Joint) classes(facts map[string]string) []Class {
 		x := ranked{}
 		for r := range f[nodes[0]] {
 			v := make([]float64, len(nodes))
+			measured := true
 			for i, n := range nodes {
 				v[i] = f[n][r]
+				measured = measured && m.measured(se[n][r])
 			}
 			slices.Sort(v)
 			med := v[len(v)/2]
 			x.speed += med
 			x.c.Factors = append(x.c.Factors, ResourceFactor{Resource: resourceName(r),
-				Factor: Factor{Value: round3(math.Exp(med)), Low: round3(math.Exp(v[0])), High: round3(math.Exp(v[len(v)-1]))}})
-			if math.Exp(med) >= m.p.SlowClass {
+				Factor: Factor{Value: round3(math.Exp(med)), Low: round3(math.Exp(v[0])), High: round3(math.Exp(v[len(v)-1]))}, Measured: measured})
+			if measured && math.Exp(med) >= m.p.SlowClass {
 				x.c.SlowByDesign = true
 			}
 		}

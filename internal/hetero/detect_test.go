@@ -19,10 +19,13 @@ import (
 // the curves. With 60 runs judged 1.3x is found in about half the seeds,
 // whatever the history; the second curve judges longer windows after 200
 // past runs: 1.3x needs about 200 of the victim's tasks (240 runs). The
-// test holds the measured floors: from 200 past runs, 1.5x found in ≥ 90%
-// of seeds, 2x in all, no innocent called a culprit in any 60-run window;
-// with 240 runs judged, 1.3x in ≥ 95%, at most one window of 60 with an
-// innocent culprit.
+// test holds the measured floors: from 200 past runs, 1.5x found in ≥ 70%
+// of seeds, 2x in all, an innocent called a culprit in at most one 60-run
+// window of 100; with 240 runs judged, 1.3x in ≥ 90%, at most one window
+// of 60 with an innocent culprit. (Lower than with the Gaussian clipped
+// at 3σ per cell, 90% and 95%: each cell's evidence is now scored under
+// the history's own tail, and the node factor's uncertainty, which every
+// cell of the node shares, no longer shrinks as cells add up.)
 func TestDetectableSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits 1,120 models")
@@ -74,8 +77,8 @@ func TestDetectableSlowdown(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&b, "%s %.3f | %s |\n", row, float64(innocent)/float64(windows), smallest)
-		if past >= 200 && (found[3] < 18 || found[4] < 20 || innocent > 0) {
-			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 18), 2x in %d (want 20), innocent culprits in %d of %d windows (want 0)",
+		if past >= 200 && (found[3] < 14 || found[4] < 20 || innocent > 1) {
+			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 14), 2x in %d (want 20), innocent culprits in %d of %d windows (want ≤ 1)",
 				past, found[3], found[4], innocent, windows)
 		}
 	}
@@ -116,8 +119,8 @@ func TestDetectableSlowdown(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&b, "| %d | %d | %.2f | %.2f | %.2f | %.3f |\n", window, tasks/windows, float64(found[0])/20, float64(found[1])/20, float64(found[2])/20, float64(innocent)/float64(windows))
-		if window == 240 && (found[1] < 19 || innocent > 1) {
-			t.Errorf("240 runs judged: 1.3x found in %d of 20 seeds (want ≥ 19), innocent culprits in %d of 60 windows (measured 1)", found[1], innocent)
+		if window == 240 && (found[1] < 18 || innocent > 1) {
+			t.Errorf("240 runs judged: 1.3x found in %d of 20 seeds (want ≥ 18), innocent culprits in %d of 60 windows (measured 1)", found[1], innocent)
 		}
 	}
 	t.Log("\n" + b.String())

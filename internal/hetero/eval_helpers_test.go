@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/diagnose"
@@ -123,7 +124,7 @@ func (t *tally) row() string {
 		return fmt.Sprintf("%.3f", float64(a)/float64(b))
 	}
 	res := rate(t.rightRes, t.faulty)
-	if t.method != "joint" && t.method != "paper" {
+	if !strings.HasPrefix(t.method, "joint") && t.method != "paper" {
 		res = "–"
 	}
 	return fmt.Sprintf("| %s | %d | %s | %s | %d of %d (%d slow class) | %s | %s | %s |", t.method, t.faulty, rate(t.found, t.faulty), res,

@@ -25,7 +25,7 @@ func (m *Joint) Expect(app *model.App) diagnose.Expectation {
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		v := priorLoading(st.Class, k)
-		if j, ok := m.jobIx[jobKey(r, st)]; ok {
+		if j, ok := m.job(jobKey(r, st)); ok {
 			v = m.v[int(j)*k : int(j)*k+k]
 		}
 		loads[model.StageKey{ID: st.ID, Attempt: st.Attempt}] = v

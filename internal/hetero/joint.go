@@ -1,9 +1,12 @@
 package hetero
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/history"
 )
@@ -33,12 +36,20 @@ type Joint struct {
 	nodeIx map[string]int32
 	jobs   []jobClass
 	jobIx  map[string]int32
-	u      []float64 // nodes × Rank
-	cov    []float64 // nodes × Rank²
-	tasks  []int     // history tasks per node
-	v, v0  []float64 // jobs × Rank
-	tau2   []float64 // per job
-	omega2 float64
+	// looseIx finds a job class by its stage's name without the
+	// signature's data flags (−1: more than one).
+	looseIx map[string]int32
+	u       []float64 // nodes × Rank
+	cov     []float64 // nodes × Rank²
+	tasks   []int     // history tasks per node
+	v, v0   []float64 // jobs × Rank
+	tau2    []float64 // per job
+	omega2  float64
+	// prior is, per job class, what its history runs' offsets say of a
+	// new run's (runExpect.go).
+	prior []offsetPrior
+	// tail is the noise of a judged cell beyond the Gaussian (tail.go).
+	tail tailModel
 	// cells and runs fitted, for the report.
 	cells, runs int
 	// classOf is the node classes by host, computed once.
@@ -92,12 +103,24 @@ func Fit(runs []*history.Run, p Params) (*Joint, error) {
 		u: make([]float64, len(d.nodes)*k), cov: make([]float64, len(d.nodes)*k*k), tasks: make([]int, len(d.nodes)),
 		v: make([]float64, len(d.jobs)*k), v0: make([]float64, len(d.jobs)*k), tau2: make([]float64, len(d.jobs)),
 		cells: len(d.cells), runs: len(d.runs), facts: nodeFacts(runs)}
+	m.looseIx = map[string]int32{}
 	for j := range d.jobs {
 		copy(m.v0[j*k:], priorLoading(d.jobs[j].class, k))
+		lk := looseKey(d.jobs[j].key)
+		if _, dup := m.looseIx[lk]; dup {
+			m.looseIx[lk] = -1
+		} else {
+			m.looseIx[lk] = int32(j)
+		}
 	}
 	copy(m.v, m.v0)
 	m.spread(d)
-	m.als(d)
+	a := m.als(d)
+	m.prior = m.offsetPriors(d, a)
+	m.tail = gaussianTail
+	if !p.calibrated {
+		m.tail = m.calibrate(runs)
+	}
 	return m, nil
 }
 
@@ -129,8 +152,9 @@ func (m *Joint) spread(d *data) {
 	m.omega2 = 0.01
 }
 
-// als alternates offsets, node factors and job loadings.
-func (m *Joint) als(d *data) {
+// als alternates offsets, node factors and job loadings, and returns the
+// run-stages' offsets fitted with the final factors.
+func (m *Joint) als(d *data) []float64 {
 	k := m.p.Rank
 	nc := len(d.cells)
 	a := make([]float64, len(d.rs))
@@ -140,21 +164,8 @@ func (m *Joint) als(d *data) {
 	A := make([]float64, k*k)
 	b := make([]float64, k)
 	for it := 0; it < max(1, m.p.Iterations); it++ {
-		for i := range d.cells {
-			c := &d.cells[i]
-			w[i] = 1 / (m.tau2[c.job]/float64(c.n) + m.omega2)
-		}
-		// Offsets: the weighted mean of what the factors leave.
-		for s := range d.rs {
-			rs := &d.rs[s]
-			num, den := 0.0, 0.0
-			for i := rs.first; i < rs.end; i++ {
-				c := &d.cells[i]
-				num += w[i] * (c.y - dot(m.u[int(c.node)*k:int(c.node)*k+k], m.v[int(c.job)*k:int(c.job)*k+k]))
-				den += w[i]
-			}
-			a[s] = num / den
-		}
+		m.cellWeights(d, w)
+		m.offsets(d, w, a)
 		// Node factors: ridge regression of the residuals on the loadings.
 		for n := range m.nodes {
 			clear(A)
@@ -204,6 +215,33 @@ func (m *Joint) als(d *data) {
 			}
 		}
 		m.omega2 = m.betweenCells(d, a)
+	}
+	m.cellWeights(d, w)
+	m.offsets(d, w, a)
+	return a
+}
+
+// cellWeights sets each cell's inverse variance.
+func (m *Joint) cellWeights(d *data, w []float64) {
+	for i := range d.cells {
+		c := &d.cells[i]
+		w[i] = 1 / (m.tau2[c.job]/float64(c.n) + m.omega2)
+	}
+}
+
+// offsets sets each run-stage's offset: the weighted mean of what the
+// factors leave of its cells.
+func (m *Joint) offsets(d *data, w, a []float64) {
+	k := m.p.Rank
+	for s := range d.rs {
+		rs := &d.rs[s]
+		num, den := 0.0, 0.0
+		for i := rs.first; i < rs.end; i++ {
+			c := &d.cells[i]
+			num += w[i] * (c.y - dot(m.u[int(c.node)*k:int(c.node)*k+k], m.v[int(c.job)*k:int(c.job)*k+k]))
+			den += w[i]
+		}
+		a[s] = num / den
 	}
 }
 
@@ -277,4 +315,65 @@ func groupBy(cells []cell, n int, key func(*cell) int32) [][]int32 {
 		out[i] = flat[count[i]:count[i+1]]
 	}
 	return out
+}
+
+// maxTailCells bounds the cells the tail model is fitted on;
+// minCalibrationRuns is the fewest history runs it is fitted from (fewer:
+// the Gaussian).
+const (
+	maxTailCells       = 20000
+	minCalibrationRuns = 30
+)
+
+// calibrate fits the tail model as Judge will meet it: the model is fitted
+// again on the oldest two thirds of the history runs, which then judges
+// the newest third (with their history expectation, as later runs are
+// judged), and the t is fitted on those cells' standardized residuals —
+// out of sample, drift between the runs included.
+func (m *Joint) calibrate(runs []*history.Run) tailModel {
+	if len(runs) < minCalibrationRuns {
+		return gaussianTail
+	}
+	sorted := slices.Clone(runs)
+	slices.SortStableFunc(sorted, func(a, b *history.Run) int { return cmp.Compare(a.Start, b.Start) })
+	cut := len(sorted) * 2 / 3
+	p := m.p
+	p.calibrated = true
+	cal, err := Fit(sorted[:cut], p)
+	if err != nil {
+		return gaussianTail
+	}
+	t := newData()
+	t.add(sorted[cut:], p.Trim)
+	cells := cal.judgeCells(t, true)
+	step := max(1, len(cells)/maxTailCells)
+	var z []float64
+	var tasks []int
+	for i := 0; i < len(cells); i += step {
+		z = append(z, cells[i].e/math.Sqrt(cells[i].ve))
+		tasks = append(tasks, cells[i].tasks)
+	}
+	return fitTail(z, tasks)
+}
+
+// job returns the model's job class for a judged one: the same class, or
+// else the one class of the same recurring job whose stage has the same
+// name and parents: a stage's signature flags what data it read and wrote,
+// and a log that counts no bytes for some of a run's tasks (or none)
+// changes them without changing the stage.
+func (m *Joint) job(key string) (int32, bool) {
+	if j, ok := m.jobIx[key]; ok {
+		return j, true
+	}
+	j, ok := m.looseIx[looseKey(key)]
+	return j, ok && j >= 0
+}
+
+// looseKey is a job class key without its signature's data flags.
+func looseKey(key string) string {
+	i := strings.LastIndexByte(key, '|')
+	if i < 0 || len(key)-i != 6 {
+		return key
+	}
+	return key[:i] + key[len(key)-1:]
 }

@@ -179,90 +179,85 @@ func (m *Paper) complexity(d *data, byJob [][]int32) {
 	}
 }
 
-// paperCell is one judged cell of the paper's model.
-type paperCell struct {
-	node  int32
-	tasks int
-	ll    float64 // per-task log-likelihood (eq. 8)
-	ratio float64 // observed mean over μ*
-	base  int
-}
-
-// Judge returns a verdict per node that ran a task in runs. For each
-// run-stage of job class j with base b and each node n with a model of b:
-// α* is the mean over the stage's other nodes m of their observed mean over
-// μ_{m,b} (eq. 5); the node's expected μ* = α* μ_{n,b} and σ* = α* σ_{n,b}
-// (eq. 6–7); its tasks' log-likelihood under N(μ*, σ*), per task, from
-// their moments (eq. 8). A node whose log-likelihood falls, on average over
-// its tasks, more than LikelihoodDrop below the median of the same stages'
-// nodes, and whose tasks ran longer than expected, is degraded; its
-// resource is the base class whose stages show the drop (both: the node).
+// Judge returns a verdict per node that ran a task in runs, by the
+// paper's §4.5 as written. For each run-stage of job class J (class C_R,
+// base R) and each node M_k with a base model: t_{J,M_k} is its tasks'
+// average duration (§4.3); α_{J,M_i} = t_{J,M_i}/μ_{R,M_i} (eq. 3–4); α* the
+// mean of the other N − 1 nodes' α (eq. 5); μ* = α* μ_{R,M_k}, σ* = α*
+// σ_{R,M_k} (eq. 6–7); f_k the normal density of t_{J,M_k} under N(μ*, σ*)
+// (eq. 8). The node's relative likelihood is f_k over the average of the
+// other nodes' f_i (§4.5: "significantly less than the average relative
+// likelihood for the durations observed for tasks of J on all other
+// machines"). The paper gives no number for "significantly": a node is
+// degraded when, over its stages of some base class, the geometric mean of
+// its relative likelihoods is below LikelihoodRatio and its tasks ran
+// longer than μ* (the paper's figure shows the hogged nodes far below the
+// others, not how far); the resource is the base class whose stages show
+// it (both: the node), as §4.2 combines the classes' diagnoses.
 func (m *Paper) Judge(runs []*history.Run) []Verdict {
 	t := newData()
 	t.add(runs, 0)
-	var cells []paperCell
-	seen := make([]int, len(t.nodes))
-	runsOf := make([]map[int32]bool, len(t.nodes))
-	for i := range runsOf {
-		runsOf[i] = map[int32]bool{}
+	seen, runsOf := t.nodeTasks()
+	type acc struct {
+		logRL, logRatio, stages [2]float64
 	}
-	var deficits []float64
+	accs := make([]acc, len(t.nodes))
+	type obs struct {
+		node       int32
+		n          int32 // model index
+		mean       float64
+		alpha, ldf float64
+	}
+	var os []obs
 	for s := range t.rs {
 		rs := &t.rs[s]
 		b := m.jobBase(t.jobs[rs.job])
-		type obs struct {
-			i     int32
-			n     int32
-			ratio float64
+		if b < 0 {
+			continue
 		}
-		var os []obs
+		os = os[:0]
+		var total float64
 		for i := rs.first; i < rs.end; i++ {
 			c := &t.cells[i]
-			seen[c.node] += int(c.nLin)
-			runsOf[c.node][rs.run] = true
-			if b < 0 {
+			n, ok := m.nodeIx[t.nodes[c.node]]
+			if !ok || m.n[b][n] < m.p.MinHistoryTasks || m.mu[b][n] <= 0 {
 				continue
 			}
-			if n, ok := m.nodeIx[t.nodes[c.node]]; ok && m.n[b][n] >= m.p.MinHistoryTasks && m.mu[b][n] > 0 {
-				os = append(os, obs{i: i, n: n, ratio: c.sum / float64(c.nLin) / m.mu[b][n]})
-			}
+			mean := c.sum / float64(c.nLin)
+			o := obs{node: c.node, n: n, mean: mean, alpha: mean / m.mu[b][n]}
+			total += o.alpha
+			os = append(os, o)
 		}
 		if len(os) < 2 {
 			continue
 		}
-		total := 0.0
-		for _, o := range os {
-			total += o.ratio
-		}
-		first := len(cells)
-		for _, o := range os {
-			c := &t.cells[o.i]
-			alpha := (total - o.ratio) / float64(len(os)-1)
+		for i := range os {
+			o := &os[i]
+			alpha := (total - o.alpha) / float64(len(os)-1)
 			mu, sd := alpha*m.mu[b][o.n], math.Max(alpha*m.sd[b][o.n], 1)
-			nn := float64(c.nLin)
-			ll := -math.Log(sd*math.Sqrt(2*math.Pi)) - (c.sumSq-2*mu*c.sum+nn*mu*mu)/(2*sd*sd*nn)
-			cells = append(cells, paperCell{node: c.node, tasks: int(c.nLin), ll: ll, ratio: c.sum / nn / mu, base: b})
+			o.ldf = -math.Log(sd*math.Sqrt(2*math.Pi)) - (o.mean-mu)*(o.mean-mu)/(2*sd*sd)
+			o.alpha = o.mean / mu // now the slowdown against μ*
 		}
-		deficits = deficits[:0]
-		for _, pc := range cells[first:] {
-			deficits = append(deficits, pc.ll)
+		for i, o := range os {
+			// log of the average of the other nodes' densities.
+			top := math.Inf(-1)
+			for j, p := range os {
+				if j != i {
+					top = math.Max(top, p.ldf)
+				}
+			}
+			var sum float64
+			for j, p := range os {
+				if j != i {
+					sum += math.Exp(p.ldf - top)
+				}
+			}
+			others := top + math.Log(sum/float64(len(os)-1))
+			a := &accs[o.node]
+			a.logRL[b] += o.ldf - others
+			a.logRatio[b] += math.Log(math.Max(o.alpha, 1e-9))
+			a.stages[b]++
 		}
-		slices.Sort(deficits)
-		med := deficits[len(deficits)/2]
-		for i := first; i < len(cells); i++ {
-			cells[i].ll -= med
-		}
-	}
-	type acc struct {
-		ll, logRatio, tasks [2]float64
-	}
-	accs := make([]acc, len(t.nodes))
-	for _, pc := range cells {
-		a := &accs[pc.node]
-		w := float64(pc.tasks)
-		a.ll[pc.base] += w * pc.ll
-		a.logRatio[pc.base] += w * math.Log(math.Max(pc.ratio, 1e-9))
-		a.tasks[pc.base] += w
 	}
 	out := make([]Verdict, 0, len(t.nodes))
 	for i, host := range t.nodes {
@@ -271,28 +266,28 @@ func (m *Paper) Judge(runs []*history.Run) []Verdict {
 			vd.HistoryTasks = m.n[0][n] + m.n[1][n]
 		}
 		a := &accs[i]
-		tot := a.tasks[0] + a.tasks[1]
+		stages := a.stages[0] + a.stages[1]
 		switch {
 		case vd.HistoryTasks == 0:
 			vd.Status, vd.Why = StatusUnknown, fmt.Sprintf("no history: the node ran no base-class task in the %d runs the model was fitted on", m.runs)
-		case tot == 0:
+		case stages == 0:
 			vd.Status, vd.Why = StatusUnknown, "no stage with a base model shared with a peer that has one"
 		default:
-			ll := (a.ll[0] + a.ll[1]) / tot
-			slow := math.Exp((a.logRatio[0] + a.logRatio[1]) / tot)
-			vd.Slowdown = Factor{Value: round3(slow), Low: round3(slow), High: round3(slow)}
-			vd.Z = ll
+			lrl := (a.logRL[0] + a.logRL[1]) / stages
+			slow := math.Exp((a.logRatio[0] + a.logRatio[1]) / stages)
+			vd.Slowdown = &Factor{Value: round3(slow), Low: round3(slow), High: round3(slow)}
+			vd.Z = round3(lrl)
 			vd.Status = StatusNormal
-			vd.Why = fmt.Sprintf("log-likelihood %.2f per task against the median of its stages' nodes; ran %.2fx its expected μ*", ll, slow)
-			if ll <= -m.p.LikelihoodDrop && slow > 1 {
-				vd.Status = StatusDegraded
-				var res []string
-				for b := range baseClasses {
-					if a.tasks[b] > 0 && a.ll[b]/a.tasks[b] <= -m.p.LikelihoodDrop && a.logRatio[b] > 0 {
-						res = append(res, map[int]string{0: ResourceCPU, 1: ResourceIO}[b])
-					}
+			vd.Why = fmt.Sprintf("relative likelihood %.3g of its average task durations against the other nodes' (geometric mean over %.0f stages); ran %.2fx its expected μ* (no interval: the paper gives none)",
+				math.Exp(lrl), stages, slow)
+			var res []string
+			for b := range baseClasses {
+				if a.stages[b] > 0 && a.logRL[b]/a.stages[b] < math.Log(m.p.LikelihoodRatio) && a.logRatio[b] > 0 {
+					res = append(res, [2]string{ResourceCPU, ResourceIO}[b])
 				}
-				vd.Resource = ResourceNode
+			}
+			if len(res) > 0 {
+				vd.Status, vd.Resource = StatusDegraded, ResourceNode
 				if len(res) == 1 {
 					vd.Resource = res[0]
 				}

@@ -24,10 +24,6 @@ type Params struct {
 	// expects from which it is degraded; MinSlowdown the least slowdown.
 	Z           float64
 	MinSlowdown float64
-	// GateZ: a per-resource slowdown makes a node degraded only when the
-	// node is slower overall with at least this z-score (two resources'
-	// estimates are correlated: one can rise as the other falls).
-	GateZ float64
 	// ResourceZ is the z-score from which a latent resource's slowdown
 	// counts when the resource is named.
 	ResourceZ float64
@@ -35,9 +31,17 @@ type Params struct {
 	// smaller is at least this share of the larger (in log), the node as a
 	// whole is named rather than one resource.
 	NodeShare float64
-	// Clip bounds a cell's standardized residual (a Huber-like guard: one
-	// odd cell does not decide).
-	Clip float64
+	// Expect is what a run-stage's size is expected from: ExpectHistory
+	// (the default: the job class's own history runs, combined with the
+	// run's other nodes) or ExpectPeers (the run's other nodes alone,
+	// PARC's α*, eq. 5).
+	Expect string
+	// MinHistoryRuns is the fewest history runs of a job class for its
+	// own level to be an expectation.
+	MinHistoryRuns int
+	// SuspectZ: a peer slower than its own history by this z-score is
+	// left out of the others' expectation.
+	SuspectZ float64
 	// MinHistoryTasks is the fewest history tasks a node needs to be
 	// judged; with fewer it is unknown.
 	MinHistoryTasks int
@@ -47,20 +51,31 @@ type Params struct {
 	// SlowClass is the factor over the cluster's median node from which a
 	// class is slow by design.
 	SlowClass float64
-	// LikelihoodDrop is, for the paper's model, how far (nats per task)
-	// a node's log-likelihood must fall below the median of its peers' in
-	// the same stages for it to be degraded (eq. 8).
-	LikelihoodDrop float64
+	// LikelihoodRatio is, for the paper's model, how far below the other
+	// nodes' average a node's relative likelihood (eq. 8, Gupta et al.
+	// §4.5's "≪") must be, as a geometric mean over its stages of a base
+	// class, for it to be degraded; the paper gives no number.
+	LikelihoodRatio float64
 	// BaseJobs names, for the paper's model, the base job class per
 	// resource class ("cpu", "io"): a substring of the job's normalized
 	// name or of a stage signature; empty: the job class of that resource
 	// class covering the most nodes.
 	BaseJobs map[string]string
+	// calibrated: the fit is the tail model's calibration (no further
+	// calibration).
+	calibrated bool
 }
 
 // DefaultParams are the defaults.
 var DefaultParams = Params{
 	Rank: 2, Iterations: 25, NodePrior: 1, JobPrior: 20, Trim: 3,
-	Z: 3.5, MinSlowdown: 1.15, GateZ: 2, ResourceZ: 2.5, NodeShare: 0.75, Clip: 3,
-	MinHistoryTasks: 10, ClassGap: 0.1, SlowClass: 1.15, LikelihoodDrop: 1,
+	Z: 3.5, MinSlowdown: 1.15, ResourceZ: 2.5, NodeShare: 0.75,
+	Expect: ExpectHistory, MinHistoryRuns: 5, SuspectZ: 2,
+	MinHistoryTasks: 10, ClassGap: 0.1, SlowClass: 1.15, LikelihoodRatio: 0.1,
 }
+
+// Expectations (Params.Expect).
+const (
+	ExpectHistory = "history"
+	ExpectPeers   = "peers"
+)

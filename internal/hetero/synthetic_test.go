@@ -15,8 +15,11 @@ import (
 type synth struct {
 	// tail, when set, slows 6% of the tasks by a Pareto factor (scale 2,
 	// shape 1.1, at most 12x): the simulator's Spark noise.
-	tail    bool
-	stages  int // stages per run (0: 2)
+	tail   bool
+	stages int // stages per run (0: 2)
+	// fixed: every run has the same size (a recurring fixed-size job);
+	// else a run's size varies log-normally (σ 0.5).
+	fixed   bool
 	nodes   []string
 	slow    [][2]float64 // true log slowness per node (cpu, io)
 	degrade map[string][2]float64
@@ -44,6 +47,9 @@ func (s *synth) runs(rng *rand.Rand, n, hosts, tasks int, sigma float64, start i
 		run := &history.Run{Key: fmt.Sprintf("spark/app-%d-%d/", start, r), Engine: "spark", Start: start + int64(r)*1000,
 			NameKey: fmt.Sprintf("job %d", job)}
 		size := math.Log(2000) + 0.5*rng.NormFloat64()
+		if s.fixed {
+			size = math.Log(2000) + 0.02*rng.NormFloat64()
+		}
 		for st := int32(0); st < int32(max(s.stages, 1)) || s.stages == 0 && st < 2; st++ {
 			class := history.ClassCPU
 			load := [2]float64{1, 0.1}

@@ -43,11 +43,22 @@ type Verdict struct {
 	Why string `json:"why"`
 	// Class is the node's hardware class (Classes).
 	Class string `json:"class,omitempty"`
-	// Slowdown is how much slower than its own model expected the node
-	// ran in the runs judged (geometric mean over its tasks); Z its
-	// one-sided z-score.
-	Slowdown Factor  `json:"slowdown"`
+	// Slowdown is how much slower than it should have taken the node ran
+	// in the runs judged (geometric mean over its tasks, unclipped, with
+	// its interval); Z its one-sided z-score; Basis what the expectation
+	// came from (BasisHistory, BasisHistoryPeers, BasisPeers). Absent for
+	// an unknown node.
+	Slowdown *Factor `json:"slowdown,omitempty"`
 	Z        float64 `json:"z"`
+	Basis    string  `json:"basis,omitempty"`
+	// VsHistory is the slowdown against the stages' own history alone
+	// (the recurring job's level on this node, no peer), VsHistoryZ its
+	// z-score; absent when no stage it ran has a history.
+	VsHistory  *Factor `json:"vsHistory,omitempty"`
+	VsHistoryZ float64 `json:"vsHistoryZ,omitempty"`
+	// Stages are the job classes (stages by name) the node is slowed in
+	// significantly, most significant first.
+	Stages []StageSlowdown `json:"stages,omitempty"`
 	// ByResource is the slowdown per latent resource (cpu, io), with Z.
 	ByResource []ResourceSlowdown `json:"byResource,omitempty"`
 	// Tasks the node ran in the runs judged; Runs how many of them used
@@ -66,3 +77,11 @@ type ResourceSlowdown struct {
 
 // Culprit reports whether the verdict indicts the node.
 func (v *Verdict) Culprit() bool { return v.Status == StatusDegraded }
+
+// StageSlowdown is a node's slowdown in one job class (a recurring stage).
+type StageSlowdown struct {
+	Stage    string  `json:"stage"`
+	Slowdown Factor  `json:"slowdown"`
+	Z        float64 `json:"z"`
+	Tasks    int     `json:"tasks"`
+}
