@@ -187,8 +187,14 @@ func analyzeRun(e *env, paths []string, o analyzeOptions) ([]*analysis.Analysis,
 		}
 	}
 	if o.history != "" {
-		if err := addRegressions(context.Background(), o.history, res.Apps, as, sev); err != nil {
-			return nil, err
+		st, err := openHistory(context.Background(), o.history)
+		if err != nil {
+			return nil, fmt.Errorf("--history: %w", err)
+		}
+		err = driver.Regressions(context.Background(), st, res.Apps, as, sev)
+		st.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--history %s: %w", o.history, err)
 		}
 	}
 	if o.html != "" {

@@ -59,9 +59,9 @@ func runCompare(e *env, pathA, pathB string, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	diffs, err := CompareApps(a, b, o.query, o.queryB)
+	diffs, err := query.CompareRuns(a, b, o.query, o.queryB)
 	if err != nil {
-		return err
+		return withCode(ExitUsage, err)
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -75,46 +75,6 @@ func runCompare(e *env, pathA, pathB string, o compareOptions) error {
 		return nil
 	}
 	return report.CompareText(e.stdout, diffs, o.rows)
-}
-
-// CompareApps compares the SQL queries of a with their runs in b; with
-// qa >= 0 only that query, with the query of b numbered qb (qb < 0: its
-// match by description, else by id).
-func CompareApps(a, b *model.App, qa, qb int64) ([]query.Diff, error) {
-	as, bs := query.Analyze(a), query.Analyze(b)
-	if qa < 0 {
-		var out []query.Diff
-		for _, p := range query.Pairs(as, bs) {
-			out = append(out, query.Compare(a, as[p[0]], b, bs[p[1]]))
-		}
-		return out, nil
-	}
-	var x, y *query.Query
-	for i := range as {
-		if as[i].ID == qa {
-			x = &as[i]
-		}
-	}
-	if x == nil {
-		return nil, withCode(ExitUsage, fmt.Errorf("application %s has no SQL execution %d", a.ID, qa))
-	}
-	if qb >= 0 {
-		for i := range bs {
-			if bs[i].ID == qb {
-				y = &bs[i]
-			}
-		}
-	} else if m, ok := query.Match(*x, bs); ok {
-		y = &m
-	}
-	if y == nil {
-		want := fmt.Sprint(qb)
-		if qb < 0 {
-			want = "matching " + fmt.Sprint(qa)
-		}
-		return nil, withCode(ExitUsage, fmt.Errorf("application %s has no SQL execution %s", b.ID, want))
-	}
-	return []query.Diff{query.Compare(a, *x, b, *y)}, nil
 }
 
 // oneApp reads the one application under path.

@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"cmp"
-
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
-	"math"
 	"slices"
 	"time"
 
@@ -19,6 +15,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/peer"
+	"github.com/clusterlens/clusterlens/internal/report"
 )
 
 func init() {
@@ -252,7 +249,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 					return err
 				}
 			} else {
-				printPeerReport(e.stdout, rep)
+				report.PeerText(e.stdout, rep)
 			}
 			var logsErr error
 			if logsRead != nil {
@@ -322,64 +319,6 @@ func overrideParams(changed func(string) bool, prefix string, dst *peer.Params, 
 	} {
 		if changed(prefix + name) {
 			field()
-		}
-	}
-}
-
-// printPeerReport writes the diagnosis for people.
-func printPeerReport(w io.Writer, r *driver.PeerReport) {
-	fmt.Fprintf(w, "peer diagnosis: %d nodes, %d vectors (%d unknown, %d incomplete dropped)\n",
-		len(r.Nodes), r.Vectors, r.Unknown, r.Dropped)
-	if len(r.Indictments) == 0 {
-		fmt.Fprintln(w, "no node indicted")
-	}
-	absolved := 0
-	for _, n := range r.Nodes {
-		if n.Absolved > 0 {
-			absolved++
-		}
-	}
-	if absolved > 0 {
-		fmt.Fprintf(w, "%d nodes differed from their peers at times but not from their own history (no alarm then)\n", absolved)
-	}
-	for _, in := range r.Indictments {
-		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers", in.Host,
-			time.UnixMilli(in.Time).UTC().Format(time.RFC3339), in.AlarmCount, 100*in.Differs)
-		if in.Confidence != peer.ConfidenceLow {
-			fmt.Fprintf(w, " and from itself: %.0f%% of its window unknown to its own model", 100*in.SelfUnknown)
-			if in.BeyondOwnRange != "" {
-				fmt.Fprintf(w, ", its %s above any window of its history", in.BeyondOwnRange)
-			}
-		}
-		fmt.Fprintf(w, "; confidence %s)\n", in.Confidence)
-	}
-	if r.Verdicts == nil {
-		// Without logs there are no verdicts: show each indicted node's
-		// metrics farthest from its peers'.
-		for _, n := range r.Nodes {
-			if n.FirstIndicted == 0 {
-				continue
-			}
-			ev := slices.Clone(n.Evidence)
-			slices.SortFunc(ev, func(a, b peer.MetricEvidence) int { return cmp.Compare(math.Abs(b.Z), math.Abs(a.Z)) })
-			fmt.Fprintf(w, "%s: alarms in %d of %d steps\n", n.Host, n.Alarms, n.Steps)
-			for _, e := range ev[:min(3, len(ev))] {
-				fmt.Fprintf(w, "    %-24s %12.1f vs peers %12.1f (z %+.1f)\n", e.Metric, e.Node, e.Peers, e.Z)
-			}
-		}
-	}
-	for _, v := range r.Verdicts {
-		role := v.Role
-		if v.VictimOf != "" {
-			role += " of " + v.VictimOf
-		}
-		fmt.Fprintf(w, "%s: %s, resource %s", v.Host, role, v.Resource)
-		if v.Attempts > 0 {
-			fmt.Fprint(w, ", "+v.SlowdownText())
-		}
-		fmt.Fprintln(w)
-		for _, ev := range v.Evidence {
-			fmt.Fprintf(w, "    %-24s %12.1f vs peers %12.1f (z %+.1f)\n", ev.Metric, ev.Node, ev.Peers, ev.Z)
 		}
 	}
 }

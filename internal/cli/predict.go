@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/predict"
+	"github.com/clusterlens/clusterlens/internal/report"
 )
 
 // predictFlags are the predict command's flags.
@@ -100,26 +100,6 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 	})
 }
 
-// predictOutput is `predict --format json`: the estimate, and what it
-// rests on.
-type predictOutput struct {
-	Estimate  *predict.Estimate        `json:"estimate"`
-	MapReduce *predict.MRPrediction    `json:"mapreduce,omitempty"`
-	Profile   *predict.JobProfile      `json:"jobProfile,omitempty"`
-	Spark     *predict.SparkPrediction `json:"spark,omitempty"`
-	Deadline  *deadlineAnswer          `json:"deadline,omitempty"`
-}
-
-// deadlineAnswer is the inverse question's answer.
-type deadlineAnswer struct {
-	DeadlineMs float64        `json:"deadlineMs"`
-	Slots      *predict.Slots `json:"slots,omitempty"`
-	Executors  int            `json:"executors,omitempty"`
-	Machines   float64        `json:"machines,omitempty"`
-	// Estimate is the prediction with those resources.
-	Estimate *predict.Estimate `json:"estimate"`
-}
-
 func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return withCode(ExitUsage, fmt.Errorf("--format %q: want text or json", f.format))
@@ -150,7 +130,7 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 	if err != nil {
 		return err
 	}
-	var out *predictOutput
+	var out *predict.Answer
 	var loadErr error
 	switch {
 	case f.runs != "":
@@ -173,7 +153,7 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 			return err
 		}
 	} else {
-		writePredictText(e.stdout, out)
+		report.PredictText(e.stdout, out)
 	}
 	return loadErr
 }
@@ -264,7 +244,7 @@ func choiceOptions(f predictFlags) (predict.ChoiceOptions, error) {
 	return opt, nil
 }
 
-func predictFromCSV(f predictFlags, deadline float64) (*predictOutput, error) {
+func predictFromCSV(f predictFlags, deadline float64) (*predict.Answer, error) {
 	b, err := os.ReadFile(f.runs)
 	if err != nil {
 		return nil, fmt.Errorf("--runs: %w", err)
@@ -295,7 +275,7 @@ func predictFromCSV(f predictFlags, deadline float64) (*predictOutput, error) {
 // predictFromJobTable answers from a job-level table (Ellis's): one Spark
 // job's duration (--spark-job) or the rest of a run (--from-job, default
 // the whole run) at --machines nodes (default: the latest job's).
-func predictFromJobTable(b []byte, f predictFlags) (*predictOutput, error) {
+func predictFromJobTable(b []byte, f predictFlags) (*predict.Answer, error) {
 	jobs, err := predict.ReadJobRuns(bytes.NewReader(b), f.runs)
 	if err != nil {
 		return nil, err
@@ -323,16 +303,16 @@ func predictFromJobTable(b []byte, f predictFlags) (*predictOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &predictOutput{Estimate: est}, nil
+		return &predict.Answer{Estimate: est}, nil
 	}
 	est, err := predict.RemainingAt(jobs, max(f.fromJob, 0), scale, opt)
 	if err != nil {
 		return nil, err
 	}
-	return &predictOutput{Estimate: est}, nil
+	return &predict.Answer{Estimate: est}, nil
 }
 
-func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (*predictOutput, error) {
+func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (*predict.Answer, error) {
 	st, err := readHistory(ctx, f.dsn)
 	if err != nil {
 		return nil, err
@@ -359,7 +339,7 @@ func predictFromHistory(ctx context.Context, f predictFlags, deadline float64) (
 // predictFromTable answers from a table of runs: for --machines and
 // --input (defaults: the latest run's), or the fewest machines meeting
 // the deadline.
-func predictFromTable(t *predict.RunTable, f predictFlags, deadline float64) (*predictOutput, error) {
+func predictFromTable(t *predict.RunTable, f predictFlags, deadline float64) (*predict.Answer, error) {
 	opt, err := choiceOptions(f)
 	if err != nil {
 		return nil, err
@@ -373,48 +353,12 @@ func predictFromTable(t *predict.RunTable, f predictFlags, deadline float64) (*p
 	if machines <= 0 {
 		machines = last.Machines
 	}
-	est, err := predict.FromRuns(t, machines, data, opt)
-	if err != nil {
-		return nil, err
-	}
-	out := &predictOutput{Estimate: est}
-	if deadline > 0 {
-		if t.Unit != "ms" && t.Unit != "" {
-			deadline = convertDeadline(deadline, t.Unit)
-		}
-		// The fewest machines, up to four times the most fitted, whose
-		// upper bound meets the deadline.
-		limit := 4 * est.Choice.Range.MaxMachines
-		for m := 1.0; m <= limit; m++ {
-			e, err := predict.FromRuns(t, m, data, opt)
-			if err == nil && e.Upper <= deadline {
-				out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Machines: m, Estimate: e}
-				break
-			}
-		}
-		if out.Deadline == nil {
-			return nil, fmt.Errorf("no machine count up to %g meets the deadline %s by the upper bound", limit, f.deadline)
-		}
-	}
-	return out, nil
-}
-
-// convertDeadline expresses ms in a table's runtime unit (s, min, h).
-func convertDeadline(ms float64, unit string) float64 {
-	switch strings.ToLower(unit) {
-	case "s", "sec", "seconds":
-		return ms / 1000
-	case "min", "minutes":
-		return ms / 60000
-	case "h", "hours":
-		return ms / 3600000
-	}
-	return ms
+	return predict.AnswerRuns(t, machines, data, opt, deadline)
 }
 
 // predictFromLogs profiles the program of the logs and predicts for the
 // flags' target.
-func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error, error) {
+func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags, change *predict.ClassChange, deadline float64) (*predict.Answer, error, error) {
 	opts, err := f.logs.options()
 	if err != nil {
 		return nil, nil, err
@@ -435,7 +379,7 @@ func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags
 			return nil, loadErr, withCode(ExitUsage, errors.New("the logs mix Spark applications and MapReduce jobs: give runs of one program"))
 		}
 	}
-	var out *predictOutput
+	var out *predict.Answer
 	if engine == model.MapReduce {
 		out, err = predictMapReduce(ctx, e, res.Apps, f, change, deadline)
 	} else {
@@ -444,7 +388,7 @@ func predictFromLogs(ctx context.Context, e *env, paths []string, f predictFlags
 	return out, loadErr, err
 }
 
-func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error) {
+func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predict.Answer, error) {
 	threads, err := threadSamples(ctx, e, f.metrics, apps)
 	if err != nil {
 		return nil, err
@@ -481,19 +425,7 @@ func predictMapReduce(ctx context.Context, e *env, apps []*model.App, f predictF
 	}
 	tg := predict.MRTarget{InputBytes: input, Reduces: f.reduces, Slots: slots, Speeds: change, Confidence: f.confidence,
 		Estimator: f.estimator, Replay: predict.ReplayOptions{Speculation: spec}}
-	p, err := predict.PredictMR(jp, pl, tg)
-	if err != nil {
-		return nil, err
-	}
-	out := &predictOutput{Estimate: p.Estimate(input, slots), MapReduce: p, Profile: jp}
-	if deadline > 0 {
-		s, q, err := predict.MinSlotsMR(jp, pl, tg, deadline, predict.Bound(f.bound))
-		if err != nil {
-			return nil, err
-		}
-		out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Slots: &s, Estimate: q.Estimate(input, s)}
-	}
-	return out, nil
+	return predict.AnswerMR(jp, pl, tg, deadline, predict.Bound(f.bound))
 }
 
 // targetSlots are --slots, else --nodes (default: the hosts the profile
@@ -534,7 +466,7 @@ func speculationFlag(v string, app *model.App) (predict.Speculation, error) {
 	return s, nil
 }
 
-func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predictOutput, error) {
+func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange, deadline float64) (*predict.Answer, error) {
 	if f.estimator != predict.EstimatorReplay && f.estimator != predict.EstimatorWhatIf {
 		return nil, withCode(ExitUsage, fmt.Errorf("--estimator %q: want %s or %s for Spark", f.estimator, predict.EstimatorReplay, predict.EstimatorWhatIf))
 	}
@@ -556,64 +488,16 @@ func predictSpark(apps []*model.App, f predictFlags, change *predict.ClassChange
 	}
 	tg := predict.SparkTarget{InputBytes: input, Executors: execs, Speeds: change, Confidence: f.confidence,
 		Estimator: f.estimator, Replay: predict.ReplayOptions{Speculation: spec}}
-	p, err := predict.PredictSpark(sp, tg)
-	if err != nil {
-		return nil, err
-	}
-	out := &predictOutput{Estimate: p.Estimate(input, execs), Spark: p}
-	if deadline > 0 {
-		// The fewest executors, up to eight times the recorded, whose
-		// upper bound meets the deadline (the bounds need no replays),
-		// then that prediction with its estimate.
-		search := tg
-		search.Estimator = predict.EstimatorWhatIf
-		for n := 1; n <= 8*max(1, sp.Executors); n++ {
-			search.Executors, tg.Executors = n, n
-			q, err := predict.PredictSpark(sp, search)
-			if err == nil && q.Bounds.High <= deadline {
-				if q, err = predict.PredictSpark(sp, tg); err != nil {
-					return nil, err
-				}
-			}
-			if err == nil && q.Bounds.High <= deadline {
-				out.Deadline = &deadlineAnswer{DeadlineMs: deadline, Executors: n, Estimate: q.Estimate(input, n)}
-				break
-			}
-		}
-		if out.Deadline == nil {
-			return nil, fmt.Errorf("no executor count up to %d meets the deadline %s by the upper bound", 8*max(1, sp.Executors), f.deadline)
-		}
-	}
-	return out, nil
+	return predict.AnswerSpark(sp, tg, deadline)
 }
 
-// threadSamples reconstructs the jobs' tasks from JVM thread samples when
-// --metrics is given.
+// threadSamples reconstructs the jobs' tasks from the JVM thread samples
+// of --metrics SOURCE, when it is given.
 func threadSamples(ctx context.Context, e *env, spec string, apps []*model.App) (*dataflow.ThreadReconstruction, error) {
 	if spec == "" {
 		return nil, nil
 	}
-	var from, to int64
-	for _, a := range apps {
-		if from == 0 || a.Start < from {
-			from = a.Start
-		}
-		to = max(to, a.End)
-	}
-	var samples []model.Sample
-	q := driver.Query{From: time.UnixMilli(from), To: time.UnixMilli(to), Types: []string{model.ThreadSampleType}}
-	err := driver.OpenMetrics(spec, e.metricNote).Read(ctx, q, func(s *model.Sample) error {
-		samples = append(samples, *s)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	spec2, err := dataflow.LoadSpec("hadoop")
-	if err != nil {
-		return nil, err
-	}
-	return dataflow.ReconstructThreads(samples, spec2, dataflow.ThreadOptions{}), nil
+	return driver.ThreadTasks(ctx, driver.OpenMetrics(spec, e.metricNote), apps)
 }
 
 func readPlatform(path string) (*predict.Platform, error) {
@@ -626,89 +510,4 @@ func readPlatform(path string) (*predict.Platform, error) {
 		return nil, fmt.Errorf("%s: platform model: %w", path, err)
 	}
 	return &pl, nil
-}
-
-// writePredictText prints an estimate for a person.
-func writePredictText(w io.Writer, o *predictOutput) {
-	est := o.Estimate
-	fmt.Fprintf(w, "estimate %s (%s .. %s)  model %s", formatValue(est.Value, est.Unit), formatValue(est.Lower, est.Unit), formatValue(est.Upper, est.Unit), est.Model)
-	if est.Extrapolated {
-		fmt.Fprint(w, "  EXTRAPOLATED")
-	}
-	fmt.Fprintln(w)
-	if est.Uncalibrated {
-		fmt.Fprintln(w, "UNCALIBRATED: too few configurations to hold any out; the interval is a rule of thumb")
-	}
-	if c := est.Choice; c != nil {
-		fmt.Fprintf(w, "fitted on %d runs (%d configurations), %s–%s machines", c.Runs, c.Configurations, predict.Plain(c.Range.MinMachines), predict.Plain(c.Range.MaxMachines))
-		if c.Split != predict.SplitNone {
-			fmt.Fprintf(w, "; %s cross-validation along %s, mean relative error:", c.Split, c.Axis)
-		}
-		for _, m := range predict.Candidates {
-			if v, ok := c.Scores[m]; ok {
-				fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
-			}
-		}
-		fmt.Fprintln(w)
-		for _, m := range predict.Candidates {
-			if why, ok := c.Unfit[m]; ok {
-				fmt.Fprintf(w, "  %s not used: %s\n", m, why)
-			}
-		}
-	}
-	if n := est.Next; n != nil {
-		fmt.Fprintf(w, "the run that would help most: %s machines", predict.Plain(n.Machines))
-		if est.Choice != nil && est.Choice.Range.MaxData > est.Choice.Range.MinData {
-			fmt.Fprintf(w, " with data %s", predict.Plain(n.Data))
-		}
-		fmt.Fprintf(w, " (%s)\n", n.Why)
-	}
-	if p := o.Profile; p != nil {
-		fmt.Fprintf(w, "job profile %q from %d run(s): %.0f maps of %s, map selectivity %.3f, reduce selectivity %.3f, map function %.4f ms/record, reduce function %.4f ms/record; phase boundaries from %v\n",
-			p.Name, p.Runs, p.Maps, formatValue(p.SplitBytes, "B"), p.MapSelectivity, p.ReduceSelectivity, p.MapFnMsPerRecord, p.ReduceFnMsPerRecord, p.Sources)
-	}
-	if m := o.MapReduce; m != nil {
-		d := m.Durations
-		fmt.Fprintf(w, "per task: map %s (longest %s), shuffle %s, reduce %s; ARIA low %s, avg %s, high %s\n",
-			formatValue(d.Map.Avg, "ms"), formatValue(d.Map.Max, "ms"), formatValue(d.Shuffle.Avg, "ms"), formatValue(d.Reduce.Avg, "ms"),
-			formatValue(m.Bounds.Low, "ms"), formatValue(m.Bounds.Avg, "ms"), formatValue(m.Bounds.High, "ms"))
-	}
-	if s := o.Spark; s != nil {
-		for _, st := range s.Stages {
-			fmt.Fprintf(w, "  stage %-4d %6d tasks of %s  %s .. %s\n", st.ID, st.Tasks, formatValue(st.AvgMs, "ms"), formatValue(st.Low, "ms"), formatValue(st.High, "ms"))
-		}
-	}
-	for _, n := range est.Notes {
-		fmt.Fprintln(w, "note:", n)
-	}
-	if d := o.Deadline; d != nil {
-		switch {
-		case d.Slots != nil:
-			fmt.Fprintf(w, "deadline: %d map and %d reduce slots (estimate %s, up to %s)\n", d.Slots.Map, d.Slots.Reduce, formatValue(d.Estimate.Value, "ms"), formatValue(d.Estimate.Upper, "ms"))
-		case d.Executors > 0:
-			fmt.Fprintf(w, "deadline: %d executors (estimate %s, up to %s)\n", d.Executors, formatValue(d.Estimate.Value, "ms"), formatValue(d.Estimate.Upper, "ms"))
-		default:
-			fmt.Fprintf(w, "deadline: %g machines (estimate %s, up to %s)\n", d.Machines, formatValue(d.Estimate.Value, d.Estimate.Unit), formatValue(d.Estimate.Upper, d.Estimate.Unit))
-		}
-	}
-}
-
-// formatValue prints times as durations (ms, s, min, h), bytes with a
-// binary unit, anything else as a plain number with its unit.
-func formatValue(v float64, unit string) string {
-	if d, ok := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}[unit]; ok {
-		return time.Duration(v * float64(d)).Round(100 * time.Millisecond).String()
-	}
-	if unit == "B" {
-		for _, u := range []struct {
-			s string
-			m float64
-		}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-			if v >= u.m {
-				return fmt.Sprintf("%.1f %s", v/u.m, u.s)
-			}
-		}
-		return fmt.Sprintf("%.0f B", v)
-	}
-	return strings.TrimSpace(predict.Plain(v) + " " + unit)
 }

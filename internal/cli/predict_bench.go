@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/predict"
+	"github.com/clusterlens/clusterlens/internal/report"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -41,7 +43,7 @@ writes their histories into DIR (speculative execution on, as Hadoop's default).
 			if nodes <= 0 {
 				return withCode(ExitUsage, errors.New("--nodes must be positive"))
 			}
-			sc := BenchScenario(nodes, grid)
+			sc := driver.BenchScenario(nodes, grid)
 			res, err := sim.Run(sc, seed, simulate, encoders())
 			if err != nil {
 				return err
@@ -57,25 +59,6 @@ writes their histories into DIR (speculative execution on, as Hadoop's default).
 	cmd.Flags().IntVar(&nodes, "nodes", 4, "simulated nodes (8 cores each)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "simulation seed")
 	return cmd
-}
-
-// BenchClass is the simulated node class the benchmarks run on.
-var BenchClass = sim.HardwareClass{Name: "bench-8c", Share: 1, Cores: 8, CPUSpeed: 1, DiskMBps: 160, NetMBps: 115, MemoryGB: 64}
-
-// BenchScenario is the microbenchmark plan for nodes × 8 slots as a
-// simulator scenario: one job after another (two simulated hours apart),
-// speculative execution on, no node metrics.
-func BenchScenario(nodes int, grid string) *sim.Scenario {
-	slots := nodes * BenchClass.Cores
-	sc := &sim.Scenario{Name: "microbench", Description: "ICPE'13 microbenchmarks (clusterlens predict bench)",
-		Cluster:   sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{BenchClass}},
-		Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
-	for i, b := range predict.Plan(predict.PlanOptions{Slots: slots, Grid: grid}) {
-		sc.Apps = append(sc.Apps, sim.AppSpec{Engine: "mapreduce", Class: "microbench", Name: b.Name, SubmitS: float64(i) * 7200,
-			InputGB: float64(b.InputMB()) / 1024, SplitMB: b.SplitMB, MapSelectivity: b.MapSelectivity,
-			ReduceSelectivity: b.ReduceSelectivity, Executors: slots, Partitions: b.Reduces})
-	}
-	return sc
 }
 
 // predictPlatformCmd is `predict platform`: the platform model fitted on
@@ -145,7 +128,7 @@ errors per part (their Table 1) and writes the model as JSON to --out for
 				pm := pl.Parts[i]
 				seg := "one line"
 				if pm.Break > 0 {
-					seg = fmt.Sprintf("two, break at %s (Chow p %.2g)", formatValue(pm.Break, "B"), pm.ChowP)
+					seg = fmt.Sprintf("two, break at %s (Chow p %.2g)", report.Measure(pm.Break, "B"), pm.ChowP)
 				}
 				fmt.Fprintf(e.stdout, "%-13s %6d %8.1f%% %7.1f%% %6d %8.1f%% %8.1f%%  %s\n", pe.Part, pe.Tasks, 100*pe.TaskMedian, 100*pe.TaskP90, pe.Jobs, 100*pe.JobMedian, 100*pe.JobWorst, seg)
 			}

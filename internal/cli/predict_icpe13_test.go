@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/sim"
@@ -26,7 +27,7 @@ import (
 func TestICPE13Reproduction(t *testing.T) {
 	off := predict.Speculation{On: false}
 	bench := func(seed uint64, grid string) [][]predict.Task {
-		sc := BenchScenario(smallNodes, grid)
+		sc := driver.BenchScenario(smallNodes, grid)
 		sc.Scheduler.Speculation = false
 		res, err := sim.Simulate(sc, seed, nil)
 		if err != nil {
@@ -39,7 +40,7 @@ func TestICPE13Reproduction(t *testing.T) {
 		return jobs
 	}
 	run := func(nodes int, seed uint64, spec sim.AppSpec) *model.App {
-		sc := &sim.Scenario{Name: "icpe13", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{BenchClass}},
+		sc := &sim.Scenario{Name: "icpe13", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{driver.BenchClass}},
 			Apps: []sim.AppSpec{spec}, Metrics: sim.MetricsSpec{Off: true}}
 		res, err := sim.Simulate(sc, seed, nil)
 		if err != nil {
@@ -90,7 +91,7 @@ func TestICPE13Reproduction(t *testing.T) {
 					a := run(c.nodes, seed, mrSpec(class, c.gb, c.nodes))
 					measured += float64(a.End-a.Start) / 5
 				}
-				slots := c.nodes * BenchClass.Cores
+				slots := c.nodes * driver.BenchClass.Cores
 				line := fmt.Sprintf("  %-9s %-15s measured %7.1f s:", class, c.name, measured/1000)
 				for _, est := range []string{predict.EstimatorARIA, predict.EstimatorReplay} {
 					p, err := predict.PredictMR(jp, pl, predict.MRTarget{InputBytes: c.gb * (1 << 30), Reduces: slots,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/sim"
@@ -48,11 +49,11 @@ var (
 	simSpeculation = predict.Speculation{On: true, IntervalMs: 1000}
 )
 
-// simulate runs apps on nodes of class (BenchClass when nil) and returns them.
+// simulate runs apps on nodes of class (driver.BenchClass when nil) and returns them.
 func simulate(t *testing.T, nodes int, class *sim.HardwareClass, seed uint64, apps ...sim.AppSpec) []*model.App {
 	t.Helper()
 	if class == nil {
-		class = &BenchClass
+		class = &driver.BenchClass
 	}
 	sc := &sim.Scenario{Name: "predict", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{*class}},
 		Apps: apps, Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
@@ -69,7 +70,7 @@ func benchJobs(t *testing.T, seed uint64) [][]predict.Task {
 
 func benchJobsOf(t *testing.T, seed uint64, grid string) [][]predict.Task {
 	t.Helper()
-	res, err := sim.Simulate(BenchScenario(smallNodes, grid), seed, nil)
+	res, err := sim.Simulate(driver.BenchScenario(smallNodes, grid), seed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func benchJobsOf(t *testing.T, seed uint64, grid string) [][]predict.Task {
 }
 
 func mrSpec(class string, gb float64, nodes int) sim.AppSpec {
-	return sim.AppSpec{Engine: "mapreduce", Class: class, Name: class, InputGB: gb, Executors: nodes * BenchClass.Cores, Partitions: nodes * BenchClass.Cores}
+	return sim.AppSpec{Engine: "mapreduce", Class: class, Name: class, InputGB: gb, Executors: nodes * driver.BenchClass.Cores, Partitions: nodes * driver.BenchClass.Cores}
 }
 
 // profileMR profiles class from its small runs against pl.
@@ -259,7 +260,7 @@ func TestPredictSimulatedMapReduce(t *testing.T) {
 					return float64(a.End - a.Start)
 				})
 				fl.add(c, c.median, 0, 0, nil)
-				slots := n * BenchClass.Cores
+				slots := n * driver.BenchClass.Cores
 				for _, est := range estimators {
 					p, err := predict.PredictMR(jp, pl, predict.MRTarget{InputBytes: float64(smallGB*f) * (1 << 30), Reduces: slots,
 						Slots: predict.Slots{Map: slots, Reduce: slots}, Estimator: est, Replay: predict.ReplayOptions{Speculation: simSpeculation}})
@@ -375,10 +376,10 @@ func TestPredictSimulatedSpark(t *testing.T) {
 func TestPredictNodeTypes(t *testing.T) {
 	fast := sim.HardwareClass{Name: "fast-8c", Share: 1, Cores: 8, CPUSpeed: 1.6, DiskMBps: 400, NetMBps: 250, MemoryGB: 64}
 	speeds := predict.SpeedTable{}
-	for _, c := range []sim.HardwareClass{BenchClass, fast} {
+	for _, c := range []sim.HardwareClass{driver.BenchClass, fast} {
 		speeds[c.Name] = map[predict.Resource]float64{predict.CPU: c.CPUSpeed, predict.Disk: c.DiskMBps, predict.Network: c.NetMBps}
 	}
-	change, err := predict.NewClassChange(speeds, BenchClass.Name, fast.Name)
+	change, err := predict.NewClassChange(speeds, driver.BenchClass.Name, fast.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

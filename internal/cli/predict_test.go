@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
+	"github.com/clusterlens/clusterlens/internal/predict"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
 // predictJSON runs predict with --format json and decodes its document.
-func predictJSON(t *testing.T, args ...string) (int, predictOutput, string) {
+func predictJSON(t *testing.T, args ...string) (int, predict.Answer, string) {
 	t.Helper()
 	code, out, errs := run(t, append([]string{"predict", "--format", "json"}, args...)...)
-	var doc predictOutput
+	var doc predict.Answer
 	if code == ExitOK {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%v: %s", err, out)
@@ -94,7 +96,7 @@ func TestPredictUsage(t *testing.T) {
 // benchmark class.
 func scenarioFile(t *testing.T, nodes int, app sim.AppSpec) string {
 	t.Helper()
-	sc := sim.Scenario{Name: "predict", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{BenchClass}},
+	sc := sim.Scenario{Name: "predict", Cluster: sim.ClusterSpec{Nodes: nodes, Classes: []sim.HardwareClass{driver.BenchClass}},
 		Apps: []sim.AppSpec{app}, Scheduler: sim.SchedulerSpec{Speculation: true}, Metrics: sim.MetricsSpec{Off: true}}
 	b, err := json.Marshal(sc)
 	if err != nil {

@@ -132,7 +132,7 @@ func TestFileAndStoreAnswerAlike(t *testing.T) {
 	}
 
 	// The peer diagnosis, culprits named by the applications' workload.
-	diagnose := func(m *Metrics) *PeerReport {
+	diagnose := func(m *Metrics) *peer.Report {
 		rep, err := DiagnosePeers(ctx, m, time.Time{}, time.Time{}, Peers{Profile: h.prof, Workload: peer.NewWorkload(h.apps), Attribute: true})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clusterlens/clusterlens/internal/correlate"
+	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
@@ -161,4 +162,32 @@ func metricsError(err error) error {
 		return nil
 	}
 	return &MetricsError{err}
+}
+
+// ThreadTasks reconstructs the tasks of MapReduce jobs from the JVM
+// thread samples of m over their runs (HiTune's reconstruction from
+// samples, with the built-in Hadoop dataflow): for histories without
+// phase ends.
+func ThreadTasks(ctx context.Context, m *Metrics, apps []*model.App) (*dataflow.ThreadReconstruction, error) {
+	var from, to int64
+	for _, a := range apps {
+		if from == 0 || a.Start < from {
+			from = a.Start
+		}
+		to = max(to, a.End)
+	}
+	var samples []model.Sample
+	q := Query{From: time.UnixMilli(from), To: time.UnixMilli(to), Types: []string{model.ThreadSampleType}}
+	err := m.Read(ctx, q, func(s *model.Sample) error {
+		samples = append(samples, *s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	spec, err := dataflow.LoadSpec("hadoop")
+	if err != nil {
+		return nil, err
+	}
+	return dataflow.ReconstructThreads(samples, spec, dataflow.ThreadOptions{}), nil
 }

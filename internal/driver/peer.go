@@ -42,23 +42,11 @@ type Peers struct {
 	Attribute bool
 }
 
-// PeerReport is a peer diagnosis: the vectors compared, the indictments,
-// the verdicts (with Attribute) and every node's state.
-type PeerReport struct {
-	Vectors     int64             `json:"vectors"`
-	Unknown     int64             `json:"unknownVectors"`
-	Dropped     int64             `json:"droppedVectors"`
-	Params      peer.Params       `json:"params"`
-	Indictments []peer.Indictment `json:"indictments"`
-	Verdicts    []peer.Verdict    `json:"verdicts,omitempty"`
-	Nodes       []peer.NodeStatus `json:"nodes"`
-}
-
 // DiagnosePeers replays the samples of m stamped within [from, to]
 // through Ganesha's online detector (docs/PEER.md): every node compared
 // with its peers at each step. A source read in part gives the report on
 // what was read and a *MetricsError that is metrics.ErrPartial.
-func DiagnosePeers(ctx context.Context, m *Metrics, from, to time.Time, in Peers) (*PeerReport, error) {
+func DiagnosePeers(ctx context.Context, m *Metrics, from, to time.Time, in Peers) (*peer.Report, error) {
 	if in.Params == (peer.Params{}) {
 		in.Params = in.Profile.Params
 	}
@@ -80,7 +68,7 @@ func DiagnosePeers(ctx context.Context, m *Metrics, from, to time.Time, in Peers
 	}
 	incomplete := tb.Each(o.ObserveVector)
 	o.Flush()
-	rep := &PeerReport{Params: in.Params, Indictments: o.Indictments(), Nodes: o.Statuses(), Dropped: int64(incomplete)}
+	rep := &peer.Report{Params: in.Params, Indictments: o.Indictments(), Nodes: o.Statuses(), Dropped: int64(incomplete)}
 	rep.Vectors, rep.Unknown, _ = o.Counts()
 	if in.Attribute {
 		rep.Verdicts = peer.Attribute(rep.Nodes, in.Workload, in.Params)

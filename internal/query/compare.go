@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -198,4 +199,44 @@ func Pairs(as, bs []Query) [][2]int {
 		}
 	}
 	return out
+}
+
+// CompareRuns compares the SQL queries of a with their runs in b; with
+// qa >= 0 only that query, with the query of b numbered qb (qb < 0: its
+// match by description, else by id).
+func CompareRuns(a, b *model.App, qa, qb int64) ([]Diff, error) {
+	as, bs := Analyze(a), Analyze(b)
+	if qa < 0 {
+		var out []Diff
+		for _, p := range Pairs(as, bs) {
+			out = append(out, Compare(a, as[p[0]], b, bs[p[1]]))
+		}
+		return out, nil
+	}
+	var x, y *Query
+	for i := range as {
+		if as[i].ID == qa {
+			x = &as[i]
+		}
+	}
+	if x == nil {
+		return nil, fmt.Errorf("application %s has no SQL execution %d", a.ID, qa)
+	}
+	if qb >= 0 {
+		for i := range bs {
+			if bs[i].ID == qb {
+				y = &bs[i]
+			}
+		}
+	} else if m, ok := Match(*x, bs); ok {
+		y = &m
+	}
+	if y == nil {
+		want := fmt.Sprint(qb)
+		if qb < 0 {
+			want = "matching " + fmt.Sprint(qa)
+		}
+		return nil, fmt.Errorf("application %s has no SQL execution %s", b.ID, want)
+	}
+	return []Diff{Compare(a, *x, b, *y)}, nil
 }

@@ -62,7 +62,7 @@ type nodesData struct {
 	Assessment *driver.Assessment
 	NoPARC     string
 	From, To   time.Time
-	Peer       *driver.PeerReport
+	Peer       *peer.Report
 	NoMetrics  bool
 	NoHistory  bool
 }
@@ -81,7 +81,7 @@ func (u *UI) window(r *http.Request) (from, to time.Time, err error) {
 
 // peerDiagnosis runs the trained profile over the window's samples of
 // every host (Ganesha compares each node with its peers).
-func (u *UI) peerDiagnosis(ctx context.Context, from, to time.Time) (*driver.PeerReport, error) {
+func (u *UI) peerDiagnosis(ctx context.Context, from, to time.Time) (*peer.Report, error) {
 	return driver.DiagnosePeers(ctx, u.o.Metrics, from, to, driver.Peers{Profile: u.o.Peer, Attribute: true})
 }
 

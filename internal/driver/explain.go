@@ -1,8 +1,7 @@
-package cli
+package driver
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
@@ -12,22 +11,17 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// addRegressions compares each application (apps[i] analyzed as as[i])
-// with its recurring job's usual runs in the run history at dsn and adds,
-// to a slower one's findings (at least min grave), the slower-than-usual
-// finding.
-func addRegressions(ctx context.Context, dsn string, apps []*model.App, as []*analysis.Analysis, min finding.Severity) error {
-	st, err := openHistory(ctx, dsn)
-	if err != nil {
-		return fmt.Errorf("--history: %w", err)
-	}
-	defer st.Close()
+// Regressions compares each application (apps[i] analyzed as as[i])
+// with its recurring job's usual runs in the run history and adds, to a
+// slower one's findings (at least min grave), the slower-than-usual
+// finding (docs/EXPLAIN.md).
+func Regressions(ctx context.Context, st history.Store, apps []*model.App, as []*analysis.Analysis, min finding.Severity) error {
 	opt := why.Options{Params: why.DefaultParams}
 	for i, a := range as {
 		run := history.FromApp(apps[i], apps[i].Source, false, nil)
 		usual, err := why.UsualRuns(ctx, st, run, opt)
 		if err != nil {
-			return fmt.Errorf("--history %s: %w", dsn, err)
+			return err
 		}
 		f := why.Finding(why.Explain(run, usual, opt.Params, opt.Nodes))
 		if f == nil || f.Severity < min {
