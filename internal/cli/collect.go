@@ -9,21 +9,17 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/agent"
 	"github.com/clusterlens/clusterlens/internal/collector"
 	"github.com/clusterlens/clusterlens/internal/driver"
 	"github.com/clusterlens/clusterlens/internal/peer"
 
 	"github.com/clusterlens/clusterlens/internal/store/open"
 )
-
-// tokenEnv names the environment variable a token may come from instead
-// of a file (never from the command line, where ps would show it).
-const tokenEnv = "CLUSTERLENS_TOKEN"
 
 // collectOptions are the flags of `clusterlens collect`.
 type collectOptions struct {
@@ -63,7 +59,7 @@ clusterlens_peer_* metrics.`,
 		f := cmd.Flags()
 		f.StringVar(&o.listen, "listen", collector.DefaultListen, "address to listen on")
 		f.StringVar(&o.store, "store", "sqlite:/var/lib/clusterlens/samples.db", "where samples go: sqlite:PATH or clickhouse+http://HOST:PORT/DB")
-		f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token agents must present (default: $"+tokenEnv+")")
+		f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token agents must present (default: $"+agent.TokenEnv+")")
 		f.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
 		f.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 		f.Int64Var(&o.maxBody, "max-body", collector.DefaultMaxBodyBytes, "largest request body accepted, in bytes (compressed)")
@@ -76,7 +72,7 @@ clusterlens_peer_* metrics.`,
 // runCollect serves until ctx ends. When ready is not nil it receives the
 // listening address once the collector accepts connections.
 func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready chan<- string) error {
-	token, err := loadToken(o.tokenFile)
+	token, err := agent.LoadToken(o.tokenFile)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -135,25 +131,4 @@ func runCollect(ctx context.Context, o collectOptions, log *slog.Logger, ready c
 		err = fmt.Errorf("close store: %w", cerr)
 	}
 	return err
-}
-
-// loadToken reads the bearer token from file, or from $CLUSTERLENS_TOKEN
-// when file is empty.
-func loadToken(file string) (string, error) {
-	if file == "" {
-		tok := strings.TrimSpace(os.Getenv(tokenEnv))
-		if tok == "" {
-			return "", fmt.Errorf("a token is required: --token-file FILE or $%s", tokenEnv)
-		}
-		return tok, nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("--token-file: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" || strings.ContainsAny(tok, "\r\n") {
-		return "", fmt.Errorf("--token-file %s: want one line holding the token", file)
-	}
-	return tok, nil
 }

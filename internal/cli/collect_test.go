@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/agent"
+	"github.com/clusterlens/clusterlens/internal/agentcmd"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/store"
 	"github.com/clusterlens/clusterlens/internal/store/open"
@@ -37,12 +39,12 @@ func TestCollectAndAgent(t *testing.T) {
 func collectAndAgent(t *testing.T, useTLS bool) {
 	dir := t.TempDir()
 	co := collectOptions{listen: "127.0.0.1:0", maxBody: 1 << 20}
-	ao := agentOptions{spool: filepath.Join(dir, "spool"), host: "cli-node", samplers: "proc",
-		interval: 200 * time.Millisecond, spoolMaxMB: 1, procRoot: "/proc", sysRoot: "/sys"}
+	ao := agentcmd.Options{Spool: filepath.Join(dir, "spool"), Host: "cli-node", Samplers: "proc",
+		Interval: 200 * time.Millisecond, SpoolMaxMB: 1, ProcRoot: "/proc", SysRoot: "/sys"}
 	scheme := "http://"
 	if useTLS {
 		co.tlsCert, co.tlsKey = selfSigned(t, dir)
-		ao.caFile = co.tlsCert
+		ao.CAFile = co.tlsCert
 		scheme = "https://"
 	}
 	tokenFile := filepath.Join(dir, "token")
@@ -62,7 +64,7 @@ func collectAndAgent(t *testing.T, useTLS bool) {
 		}
 	})
 	addr := <-ready
-	client, err := httpClient(ao.caFile)
+	client, err := agentcmd.HTTPClient(ao.CAFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +76,9 @@ func collectAndAgent(t *testing.T, useTLS bool) {
 
 	actx, acancel := context.WithTimeout(ctx, 1600*time.Millisecond)
 	defer acancel()
-	t.Setenv(tokenEnv, "tok-123") // the agent takes it from the environment
-	ao.collector = scheme + addr
-	err = runAgent(actx, ao, log)
+	t.Setenv(agent.TokenEnv, "tok-123") // the agent takes it from the environment
+	ao.Collector = scheme + addr
+	err = agentcmd.Run(actx, ao, log)
 	if err != nil {
 		t.Fatalf("agent: %v", err)
 	}
@@ -104,7 +106,7 @@ func TestAgentCollectUsage(t *testing.T) {
 	os.WriteFile(tokenFile, []byte("tok\n"), 0o600)
 	twoLines := filepath.Join(dir, "two")
 	os.WriteFile(twoLines, []byte("a\nb\n"), 0o600)
-	t.Setenv(tokenEnv, "")
+	t.Setenv(agent.TokenEnv, "")
 	cases := []struct {
 		args []string
 		code int

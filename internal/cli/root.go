@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterlens/clusterlens/internal/agentcmd"
 	"github.com/spf13/cobra"
 )
 
@@ -88,6 +89,10 @@ func execute(e *env, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ue *agentcmd.UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
 	}
 	if isUsageError(err) {
 		return ExitUsage

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/agent"
 	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	historyopen "github.com/clusterlens/clusterlens/internal/history/open"
 	"github.com/clusterlens/clusterlens/internal/peer"
@@ -37,7 +38,7 @@ type serveOptions struct {
 func runServe(ctx context.Context, o serveOptions, log *slog.Logger, ready chan<- string) error {
 	so := server.Options{Logs: o.logs, Addr: o.addr, Rescan: o.rescan, Load: o.load, TLSCert: o.tlsCert, TLSKey: o.tlsKey}
 	if o.tokenFile != "" {
-		tok, err := loadToken(o.tokenFile)
+		tok, err := agent.LoadToken(o.tokenFile)
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}

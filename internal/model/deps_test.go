@@ -62,6 +62,10 @@ func TestDependencyDirection(t *testing.T) {
 		"internal/htmlw":    {},
 		"internal/promtext": {},
 		"internal/wire":     {"internal/model"},
+		// The agent alone (what runs on every node) carries the agent and
+		// nothing of the analyses.
+		"cmd/clusterlens-agent": {"internal/agentcmd", "internal/agent", "internal/sampler", "internal/wire", "internal/model"},
+		"internal/agentcmd":     {"internal/agent", "internal/sampler", "internal/wire", "internal/model"},
 	}
 	imports, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/clusterlens/clusterlens/...").Output()
 	if err != nil {
