@@ -112,7 +112,7 @@ func (r *Result) Partial() bool {
 
 // Find lists the logs under paths, keeping the kinds asked for.
 func Find(paths []string, opts Options) ([]*source.Log, []source.Skipped, error) {
-	logs, skipped, err := source.Find(paths, source.Options{PartHeader: eventlog.PartHeader, MaxWindow: opts.memory()})
+	logs, skipped, err := source.Find(paths, source.Options{PartHeader: eventlog.PartHeader, Formats: Formats(), MaxWindow: opts.memory()})
 	if len(opts.Kinds) > 0 {
 		kept := logs[:0]
 		for _, l := range logs {
@@ -319,32 +319,12 @@ func (ld *Loader) Log(l *source.Log) ([]*model.App, error) {
 	defer ld.decoding()()
 	var apps []*model.App
 	var err error
-	switch l.Kind {
-	case source.SparkEventLog:
-		apps, err = ld.readSpark(l)
-	case source.MapReduceJhist:
-		apps, err = ld.readOne(l, func(r io.Reader, name string) ([]*model.App, error) {
-			a, err := ld.mapreduce().ReadJhist(r, name)
-			if a == nil {
-				return nil, err
-			}
-			return []*model.App{a}, err
-		})
-	case source.MapReduceLegacy:
-		apps, err = ld.readOne(l, ld.mapreduce().ReadLegacy)
-	case source.RumenTrace:
-		apps, err = ld.readOne(l, func(r io.Reader, name string) ([]*model.App, error) {
-			var apps []*model.App
-			err := ld.mapreduce().ReadRumen(r, name, func(a *model.App) error {
-				apps = append(apps, a)
-				return nil
-			})
-			return apps, err
-		})
-	default:
+	f := formatOf(l.Kind)
+	if f == nil {
 		return nil, fmt.Errorf("%s: %w: kind %s has no decoder", l.Name, source.ErrNotLog, l.Kind)
 	}
-	if l.Conf != nil && (l.Kind == source.MapReduceJhist || l.Kind == source.MapReduceLegacy) {
+	apps, err = f.decode(ld, l)
+	if l.Conf != nil && f.Job {
 		if cerr := applyConf(l, apps); cerr != nil {
 			err = errors.Join(err, cerr)
 		}

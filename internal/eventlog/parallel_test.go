@@ -64,7 +64,7 @@ func feedParts(d *Decoder, names []string, parts [][]byte) []*model.App {
 func TestParallelEqualsSequential(t *testing.T) {
 	var logs []*source.Log
 	for _, dir := range []string{"logs", "platform-logs"} {
-		found, _, err := source.Find([]string{sharedtest.Dir(t, dir)}, source.Options{PartHeader: PartHeader})
+		found, _, err := source.Find([]string{sharedtest.Dir(t, dir)}, source.Options{PartHeader: PartHeader, Formats: []source.Format{{Kind: source.SparkEventLog, Sniff: Sniff}}})
 		if err != nil {
 			t.Fatal(err)
 		}

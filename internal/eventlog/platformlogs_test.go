@@ -69,7 +69,7 @@ func TestPlatformLogCounts(t *testing.T) {
 	byArchive, n := platformRows(t)
 	matched := 0
 	for archive, rows := range byArchive {
-		logs, _, err := source.Find([]string{archive}, source.Options{PartHeader: PartHeader})
+		logs, _, err := source.Find([]string{archive}, source.Options{PartHeader: PartHeader, Formats: []source.Format{{Kind: source.SparkEventLog, Sniff: Sniff}}})
 		if err != nil {
 			t.Fatalf("%s: %v", archive, err)
 		}

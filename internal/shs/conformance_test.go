@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/clusterlens/clusterlens/internal/decodelogs"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
@@ -53,7 +54,7 @@ func readCases(t *testing.T, dir string) []conformanceCase {
 // the newest part's modification time as the attempt's last update.
 func loadDir(t testing.TB, dir string) []*model.App {
 	t.Helper()
-	logs, _, err := source.Find([]string{dir}, source.Options{PartHeader: eventlog.PartHeader})
+	logs, _, err := source.Find([]string{dir}, source.Options{PartHeader: eventlog.PartHeader, Formats: decodelogs.Formats()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func TestCalibration(t *testing.T) {
 // the 3.x logs share one field set (the one the simulator's logs carry).
 func TestTaskEndFieldsByVersion(t *testing.T) {
 	dir := sharedtest.Dir(t, "logs")
-	logs, _, err := source.Find([]string{dir}, source.Options{PartHeader: eventlog.PartHeader})
+	logs, _, err := source.Find([]string{dir}, source.Options{PartHeader: eventlog.PartHeader, Formats: decodelogs.Formats()})
 	if err != nil {
 		t.Fatal(err)
 	}

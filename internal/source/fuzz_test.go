@@ -28,12 +28,12 @@ func FuzzSniff(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, head []byte) {
-		k, reason := Sniff(head)
+		k, reason := Sniff(head, testFormats)
 		if (k == Unknown) != (reason != "") {
 			t.Fatalf("kind %v with reason %q", k, reason)
 		}
 		if k == SparkEventLog {
-			if k2, _ := Sniff(append(bytes.Clone(head), "\nmore"...)); k2 != SparkEventLog {
+			if k2, _ := Sniff(append(bytes.Clone(head), "\nmore"...), testFormats); k2 != SparkEventLog {
 				t.Fatalf("Spark verdict lost with more bytes: %v", k2)
 			}
 		}

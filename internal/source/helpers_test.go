@@ -11,10 +11,20 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/codec"
 	"github.com/clusterlens/clusterlens/internal/eventlog"
+	"github.com/clusterlens/clusterlens/internal/mapreduce"
 )
 
+// testFormats are decodelogs' table of formats, as source finds them
+// (decodelogs imports source: its tests cannot).
+var testFormats = []Format{
+	{Kind: SparkEventLog, Sniff: eventlog.Sniff},
+	{Kind: MapReduceJhist, Sniff: mapreduce.SniffJhist, Job: true, Ext: ".jhist"},
+	{Kind: MapReduceLegacy, Sniff: mapreduce.SniffLegacy, Job: true},
+	{Kind: RumenTrace, Sniff: mapreduce.SniffRumen, Ext: ".json"},
+}
+
 // testOpts read Databricks part markers as load does.
-var testOpts = Options{PartHeader: eventlog.PartHeader}
+var testOpts = Options{PartHeader: eventlog.PartHeader, Formats: testFormats}
 
 // sparkLines is a tiny Spark event log.
 const sparkLines = `{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}

@@ -25,7 +25,11 @@ type conf struct {
 	used  bool
 }
 
-func isMapReduce(k Kind) bool { return k == MapReduceJhist || k == MapReduceLegacy }
+// isJob says logs of kind k are MapReduce job histories (Format.Job).
+func (s *scanner) isJob(k Kind) bool {
+	f, _ := format(s.opts.Formats, k)
+	return f.Job
+}
 
 // attachConfs gives each MapReduce log the configuration of its job, and
 // returns the configurations nobody took.

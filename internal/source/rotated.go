@@ -121,7 +121,7 @@ func (s *scanner) joinRolled() {
 		}
 		if len(l.Parts) == 1 {
 			// One file: named as a file, like any single log.
-			l.Name, l.ID, l.key = l.Parts[0].Name, idFromName(last.name, SparkEventLog), last.key
+			l.Name, l.ID, l.key = l.Parts[0].Name, s.idFromName(last.name, SparkEventLog), last.key
 		} else {
 			l.Layout = Rotated
 		}

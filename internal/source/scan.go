@@ -24,6 +24,9 @@ type Options struct {
 	// eventlog.PartHeader (this package reads no events itself). Without
 	// it, the parts of a Databricks log are ordered by their names.
 	PartHeader func(line []byte) (event string, r model.Rollover, ok bool)
+	// Formats are the kinds of logs the search finds (decodelogs' table);
+	// any other file is not a log.
+	Formats []Format
 	// MaxWindow is the largest zstd window a decompressor may keep, when
 	// sniffing files and when opening the parts of the logs found
 	// (codec.Options.MaxWindow); 0: codec.DefaultMaxWindow.
@@ -105,7 +108,7 @@ func (s *scanner) explicit(p string) error {
 	case f.kind == SparkEventLog && isRolledName(path.Base(p)) && s.addRolled(p, info, f):
 	case f.kind != Unknown:
 		l := s.single(p, info, f)
-		if isMapReduce(f.kind) {
+		if s.isJob(f.kind) {
 			s.attachConfFromDir(l, path.Dir(p))
 		}
 		s.logs = append(s.logs, l)
@@ -178,7 +181,7 @@ func (s *scanner) dir(p string) {
 		case f.kind != Unknown:
 			l := s.single(child, info, f)
 			s.logs = append(s.logs, l)
-			if isMapReduce(f.kind) {
+			if s.isJob(f.kind) {
 				mr = append(mr, l)
 			}
 		case f.other == otherConf:
@@ -245,7 +248,7 @@ func (s *scanner) classify(p string, info fs.FileInfo) found {
 	if n == 0 && err != nil && err != io.EOF {
 		return found{reason: fmt.Sprintf("unreadable %v data", c), err: err, codec: c}
 	}
-	k, o := sniff(head)
+	k, o := sniff(head, s.opts.Formats)
 	f := found{kind: k, other: o, codec: c}
 	if k == SparkEventLog {
 		if line, _, ok := bytes.Cut(head, []byte("\n")); ok || n < SniffSize {
@@ -266,7 +269,7 @@ func (s *scanner) single(p string, info fs.FileInfo, f found) *Log {
 	name := path.Base(p)
 	l := &Log{
 		Name:    s.display(p),
-		ID:      idFromName(name, f.kind),
+		ID:      s.idFromName(name, f.kind),
 		Kind:    f.kind,
 		Layout:  Single,
 		Parts:   []Part{s.part(p, info, f.codec)},
@@ -304,7 +307,7 @@ func (s *scanner) part(p string, info fs.FileInfo, c codec.Codec) Part {
 }
 
 // idFromName guesses the id a file name carries.
-func idFromName(name string, k Kind) string {
+func (s *scanner) idFromName(name string, k Kind) string {
 	base := strings.TrimSuffix(name, ".inprogress")
 	if c := codec.FromExtension(base); c != codec.None {
 		for _, ext := range []string{c.Extension(), ".zst", ".gzip"} {
@@ -314,14 +317,11 @@ func idFromName(name string, k Kind) string {
 			}
 		}
 	}
-	switch k {
-	case MapReduceJhist, MapReduceLegacy:
+	f, _ := format(s.opts.Formats, k)
+	if f.Job {
 		if id := jobIDPattern.FindString(base); id != "" {
 			return id
 		}
-		return strings.TrimSuffix(base, ".jhist")
-	case RumenTrace:
-		return strings.TrimSuffix(base, ".json")
 	}
-	return base
+	return strings.TrimSuffix(base, f.Ext)
 }

@@ -30,61 +30,51 @@ const (
 
 var (
 	bom          = []byte("\xef\xbb\xbf")
-	sparkStart   = []byte(`{"Event":`)
-	sparkAny     = []byte(`{"Event":"SparkListener`)
-	avroJSON     = []byte("Avro-Json")
 	avroBinary   = []byte("Obj\x01")
-	jobHistoryNS = []byte("org.apache.hadoop.mapreduce.jobhistory")
-	rumenBundle  = []byte("!!FILE=")
 	zipMagic     = []byte("PK\x03\x04")
-	legacyLine   = regexp.MustCompile(`^(Meta|Job|Task|MapAttempt|ReduceAttempt) [A-Z_]+=`)
-	rumenJobID   = regexp.MustCompile(`"jobID"\s*:`)
 	topoChildren = regexp.MustCompile(`"children"\s*:`)
 )
 
-// Sniff tells the kind of log whose first decompressed bytes (up to
-// SniffSize) are head. For anything else it returns Unknown and a short
-// description of what head looks like ("Hadoop job configuration XML", "empty file",
-// "Rumen cluster topology", ...).
-func Sniff(head []byte) (Kind, string) {
-	k, o := sniff(head)
+// Sniff tells the kind of log among formats whose first decompressed
+// bytes (up to SniffSize) are head. For anything else it returns Unknown
+// and a short description of what head looks like ("Hadoop job
+// configuration XML", "empty file", "Rumen cluster topology", ...).
+func Sniff(head []byte, formats []Format) (Kind, string) {
+	k, o := sniff(head, formats)
 	if k != Unknown {
 		return k, ""
 	}
 	return Unknown, describe(o, head)
 }
 
-func sniff(head []byte) (Kind, other) {
+func sniff(head []byte, formats []Format) (Kind, other) {
 	if len(head) == 0 {
 		return Unknown, otherEmpty
 	}
 	if isTar(head) {
-		// Before the Spark checks: a tar of logs holds Spark events.
+		// Before the formats: a tar of logs holds their bytes.
 		return Unknown, otherTar
 	}
 	head = bytes.TrimPrefix(head, bom)
-	trimmed := bytes.TrimLeft(head, " \t\r\n\f")
-	switch {
-	case bytes.HasPrefix(trimmed, sparkStart):
-		return SparkEventLog, otherNone
-	case bytes.HasPrefix(head, avroJSON):
-		return MapReduceJhist, otherNone
-	case bytes.HasPrefix(head, avroBinary):
-		if bytes.Contains(head, jobHistoryNS) {
-			return MapReduceJhist, otherNone
+	for _, f := range formats {
+		if sure, _ := f.Sniff(head); sure {
+			return f.Kind, otherNone
 		}
-		return Unknown, otherAvro
-	case bytes.HasPrefix(trimmed, rumenBundle), legacyLine.Match(trimmed):
-		return MapReduceLegacy, otherNone
+	}
+	switch {
 	case bytes.HasPrefix(head, zipMagic):
 		return Unknown, otherZip
-	case bytes.Contains(head, sparkAny):
-		// A Spark log whose first line is damaged.
-		return SparkEventLog, otherNone
-	case bytes.HasPrefix(trimmed, []byte("{")):
-		if rumenJobID.Match(trimmed) {
-			return RumenTrace, otherNone
+	case bytes.HasPrefix(head, avroBinary):
+		return Unknown, otherAvro
+	}
+	for _, f := range formats {
+		if _, likely := f.Sniff(head); likely {
+			return f.Kind, otherNone
 		}
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\f")
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("{")):
 		if topoChildren.Match(trimmed) {
 			return Unknown, otherTopology
 		}

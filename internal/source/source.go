@@ -27,34 +27,63 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
-// Kind is what a log holds.
-type Kind uint8
+// Kind is what a log holds, named as expected-counts.tsv names it. The
+// kinds are those of the formats a search is given (Options.Formats,
+// decodelogs' table); these are the ones that exist now.
+type Kind string
 
 // The kinds of logs clusterlens reads.
 const (
 	// Unknown is not a log.
-	Unknown Kind = iota
+	Unknown Kind = ""
 	// SparkEventLog is a Spark event log (JSON lines, {"Event":...}).
-	SparkEventLog
+	SparkEventLog Kind = "spark-eventlog"
 	// MapReduceJhist is a Hadoop 2+ MapReduce job history file (.jhist),
 	// Avro-JSON or Avro binary.
-	MapReduceJhist
+	MapReduceJhist Kind = "mr-jhist"
 	// MapReduceLegacy is a Hadoop 0.18–1.x job history file
 	// (Meta VERSION=... / Job JOBID=... lines).
-	MapReduceLegacy
+	MapReduceLegacy Kind = "mr-legacy-history"
 	// RumenTrace is a Rumen JSON job trace.
-	RumenTrace
+	RumenTrace Kind = "rumen-trace"
 )
 
-var kindNames = [...]string{"unknown", "spark-eventlog", "mr-jhist", "mr-legacy-history", "rumen-trace"}
-
-// String returns the kind's name as expected-counts.tsv spells it
-// ("spark-eventlog", "mr-jhist", "mr-legacy-history", "rumen-trace").
+// String returns the kind's name ("unknown" for Unknown).
 func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	if k == Unknown {
+		return "unknown"
 	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
+	return string(k)
+}
+
+// A Format is one kind of log as its decoder knows it: how its files
+// start and what they are named. A search finds the formats it is given
+// (Options.Formats); decodelogs holds the table of them with their
+// decoders, so that a new format is its decoder and a row there.
+type Format struct {
+	Kind Kind
+	// Sniff tells whether head, a file's first decompressed bytes (up to
+	// SniffSize, a byte-order mark removed), starts a log of this format:
+	// sure when nothing else starts so, likely when only its content
+	// suggests it (a damaged first line). The sure are asked first, in
+	// the formats' order, then the likely.
+	Sniff func(head []byte) (sure, likely bool)
+	// Job says its files are MapReduce job histories: their names carry
+	// their job id, and the job's configuration (_conf.xml) lies beside
+	// them.
+	Job bool
+	// Ext is the extension its files' names drop to make their id.
+	Ext string
+}
+
+// format returns the format of kind k among fs.
+func format(fs []Format, k Kind) (Format, bool) {
+	for _, f := range fs {
+		if f.Kind == k {
+			return f, true
+		}
+	}
+	return Format{}, false
 }
 
 // Layout is how a log's parts are laid out on disk.

@@ -45,7 +45,7 @@ func TestPermissionDeniedIsNamed(t *testing.T) {
 		"logs/notes.txt":    []byte("notes"),
 		"logs/.hidden-file": []byte("x"),
 	}), denied: map[string]bool{"logs/app-2": true, "logs/sub": true}}
-	logs, skipped, err := Scan(fsys, "logs", Options{})
+	logs, skipped, err := Scan(fsys, "logs", Options{Formats: testFormats})
 	if err != nil || len(logs) != 1 || logs[0].Name != "logs/app-1" {
 		t.Fatalf("logs %v, err %v", logs, err)
 	}
@@ -70,7 +70,7 @@ func TestPermissionDeniedIsNamed(t *testing.T) {
 		t.Errorf("unreadable %v", unreadable)
 	}
 
-	_, _, err = Scan(fsys, "logs/app-2", Options{})
+	_, _, err = Scan(fsys, "logs/app-2", Options{Formats: testFormats})
 	if !errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrNotLog) || !strings.Contains(err.Error(), `"logs/app-2"`) {
 		t.Errorf("explicit unreadable file: %v", err)
 	}
@@ -89,14 +89,14 @@ func TestErrorsNameFullPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel := strings.TrimPrefix(link, "/") // what os.DirFS("/") would call it
-	_, skipped, err := Find([]string{dir}, Options{})
+	_, skipped, err := Find([]string{dir}, Options{Formats: testFormats})
 	if err != nil || len(skipped) != 1 || skipped[0].Name != link || skipped[0].Err == nil {
 		t.Fatalf("skipped %+v, err %v", skipped, err)
 	}
 	if strings.Contains(skipped[0].Reason, "dangling") {
 		t.Errorf("reason %q repeats the path (relative to the file system)", skipped[0].Reason)
 	}
-	_, _, err = Find([]string{link}, Options{})
+	_, _, err = Find([]string{link}, Options{Formats: testFormats})
 	if err == nil || !strings.Contains(err.Error(), `"`+link+`"`) || strings.Contains(strings.ReplaceAll(err.Error(), link, ""), "dangling") {
 		t.Errorf("explicit dangling link: %v, want the full path %s only (not %s)", err, link, rel)
 	}
