@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/dustin/go-humanize"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -192,9 +191,9 @@ func newZstdReader(name string, r io.Reader, maxWindow int64) (io.ReadCloser, er
 // windowError refuses a zstd frame whose window (0: not known) is over the
 // limit, naming both.
 func windowError(name string, off, window, limit int64) error {
-	detail := fmt.Sprintf("a frame's window is over the limit of %s", humanize.IBytes(uint64(limit)))
+	detail := fmt.Sprintf("a frame's window is over the limit of %s", iBytes(uint64(limit)))
 	if window > 0 {
-		detail = fmt.Sprintf("window of %s (%d bytes), limit %s", humanize.IBytes(uint64(window)), window, humanize.IBytes(uint64(limit)))
+		detail = fmt.Sprintf("window of %s (%d bytes), limit %s", iBytes(uint64(window)), window, iBytes(uint64(limit)))
 	}
 	return &Error{Name: name, Codec: Zstd, Where: "frame", Offset: off, Detail: detail, Err: ErrWindowTooLarge}
 }
