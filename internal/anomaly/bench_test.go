@@ -72,7 +72,7 @@ func BenchmarkAbnormalNodes(b *testing.B) {
 	}
 }
 
-// BenchmarkOutlierMetrics runs Algorithm 5 on a simulated fault window
+// BenchmarkOutlierMetrics runs the outlier-metric diagnosis on a simulated fault window
 // (12 nodes, 22 metrics, 170 one-second samples each).
 func BenchmarkOutlierMetrics(b *testing.B) {
 	w := simulate(b, "cpu-hog", 1, false, faultWindow)

@@ -5,8 +5,10 @@ import (
 	"sort"
 )
 
-// Rep is the representative point of a class in the two-class distance
-// test (Ren et al., Algorithm 5, step 4).
+// Rep is the representative point of a class in Algorithm 5's distance
+// test (Ren et al., HybridTune, §3.3.4, Algorithm 5, lines 23 and 28:
+// "the max/min value of larger class" or its median; the paper measures
+// both in §5.3.3).
 type Rep uint8
 
 const (
@@ -16,19 +18,29 @@ const (
 	RepMaxMin Rep = iota
 	// RepMedian represents each class by its median.
 	RepMedian
+	// RepFar is the other reading of the paper's "max/min": the lower
+	// class by its minimum and the upper by its maximum (their farthest
+	// points). The paper reports max/min with a higher recall and a lower
+	// precision than the median (§5.3.3), which only this reading can
+	// give; docs/PAPERS.md measures the three.
+	RepFar
 )
 
 // String names the representative as the flags and docs do.
 func (r Rep) String() string {
-	if r == RepMedian {
+	switch r {
+	case RepMedian:
 		return "median"
+	case RepFar:
+		return "far"
 	}
 	return "maxmin"
 }
 
-// twoClasses splits values (normalised, any order) into a lower and an
-// upper class at the largest gap between consecutive sorted values (the
-// single-linkage two-clustering of a line) and returns the members of the
+// twoClasses is Algorithm 5's distance test as DetectGap reads it: it
+// splits values (normalised, any order) into a lower and an upper class at
+// the largest gap between consecutive sorted values (the single-linkage
+// two-clustering of a line) and returns the members of the
 // smaller class, as indexes into values, and the distance between the
 // classes' representative points. It returns no members when the classes
 // are the same size (no minority to call an outlier) or fewer than two
@@ -50,6 +62,9 @@ func twoClasses(values []float64, rep Rep) (minority []int, dist float64) {
 		return nil, 0
 	}
 	dist = gap
+	if rep == RepFar {
+		dist = values[order[n-1]] - values[order[0]]
+	}
 	if rep == RepMedian {
 		lo := make([]float64, 0, k)
 		hi := make([]float64, 0, n-k)
@@ -68,7 +83,8 @@ func twoClasses(values []float64, rep Rep) (minority []int, dist float64) {
 	return order[k:], dist
 }
 
-// decades is how many orders of magnitude v is off ref, |log10(v/ref)|,
+// decades is Algorithm 5's magnitude test as DetectGap reads it: how many
+// orders of magnitude v is off ref, |log10(v/ref)|,
 // with magnitudes below floor raised to floor (floor > 0) so that a zero
 // is not infinitely far from a small number.
 func decades(v, ref, floor float64) float64 {

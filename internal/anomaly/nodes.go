@@ -9,11 +9,16 @@ import (
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
-// DefaultSimilarityThreshold is the average cosine similarity under which a
-// node is abnormal. The text of HybridTune available to us gives no
-// number, so it is chosen on the simulator with the default ScaleMax
-// (docs/ANOMALY.md): healthy nodes of the 12-node heterogeneous cluster
-// score 0.86–0.98 over a fault window, the faulty node 0.62–0.91.
+// DefaultSimilarityThreshold is the average cosine similarity (Equation 5)
+// under which a node is abnormal, the paper's σ. The paper chose σ by its
+// Formula 9, the share of real abnormal nodes among those detected, whose
+// values (Figure 3) did not survive the text; its case studies (§6,
+// Tables IV–VII) put it between 0.2359 (flagged) and 0.7838 (not flagged)
+// under its min-max normalisation. With the default ScaleMax, which keeps
+// healthy peers' similarities near 1, the same procedure on the simulator
+// (docs/PAPERS.md, docs/ANOMALY.md) chose 0.85: healthy nodes of the
+// 12-node heterogeneous cluster score 0.86–0.98 over a fault window, the
+// faulty node 0.62–0.91.
 const DefaultSimilarityThreshold = 0.85
 
 // DefaultGap is NodeParams.Gap's default, chosen on the simulator's stage
@@ -21,10 +26,10 @@ const DefaultSimilarityThreshold = 0.85
 // over 275 stage matrices) for 25% fewer faulty nodes found (91 to 68).
 const DefaultGap = 0.08
 
-// NodeParams are Algorithm 4's parameters.
+// NodeParams are the abnormal-node test's parameters (§3.3.3).
 type NodeParams struct {
-	// Threshold is the average cosine similarity under which a node is
-	// abnormal (DefaultSimilarityThreshold).
+	// Threshold is σ, the average cosine similarity (Equation 5) under
+	// which a node is abnormal (DefaultSimilarityThreshold).
 	Threshold float64
 	// Gap is how far under the median of all nodes' scores a node's score
 	// must also be (DefaultGap; 0 turns the condition off). Not in the
@@ -34,7 +39,10 @@ type NodeParams struct {
 	// Evidence is how many of the most differing metrics each node reports (3).
 	Evidence int
 	// Scale is how each metric is normalised across the nodes (ScaleMax;
-	// ScaleMinMax is the paper's, measured worse in docs/ANOMALY.md).
+	// ScaleMinMax is the paper's Formula 8, measured worse in
+	// docs/ANOMALY.md). The paper does not say how §3.3.3's vectors are
+	// scaled; its similarities (0.12–0.96 in §6) are what min-max gives,
+	// not raw means (bytes would outweigh percentages).
 	Scale Scale
 }
 
@@ -43,7 +51,7 @@ type Scale uint8
 
 const (
 	// ScaleMinMax maps a metric to [0, 1] by (v-min)/(max-min) across the
-	// nodes, HybridTune's normalisation.
+	// nodes, HybridTune's normalisation (Formula 8).
 	ScaleMinMax Scale = iota
 	// ScaleMax maps it by v/max|v| (min-max with the minimum pinned at 0),
 	// which keeps ratios: peers that differ by a few percent stay close
@@ -51,15 +59,15 @@ const (
 	ScaleMax
 )
 
-// DefaultNodeParams returns Algorithm 4's defaults.
+// DefaultNodeParams returns the abnormal-node test's defaults.
 func DefaultNodeParams() NodeParams {
 	return NodeParams{Threshold: DefaultSimilarityThreshold, Gap: DefaultGap, Evidence: 3, Scale: ScaleMax}
 }
 
-// NodeScore is one node's result of Algorithm 4.
+// NodeScore is one node's result of the abnormal-node test.
 type NodeScore struct {
 	Host string
-	// Score is the average cosine similarity to the other nodes.
+	// Score is the average cosine similarity to the other nodes (Equation 5).
 	Score float64
 	// Abnormal is Score < Threshold and, when Gap > 0,
 	// Score < (median of all nodes' scores) - Gap.
@@ -90,14 +98,14 @@ type MetricDelta struct {
 	Delta float64
 }
 
-// AbnormalNodes is HybridTune's abnormal-node detection (Ren et al.,
-// Algorithm 4): x[i][j] is metric j's value on hosts[i] during one stage
-// (for example its mean over the stage's window). Each metric is
+// AbnormalNodes is HybridTune's abnormal-node diagnosis (Ren et al.,
+// §3.3.3, Equations 4 and 5): x[i][j] is metric j's value on hosts[i]
+// during one stage (its mean over the stage's window, §3.2 (4)). Each metric is
 // normalised across the nodes (a metric that is NaN on a host, missing, is
 // left out; p.Scale: HybridTune's min-max, stats.MinMax, where a metric
 // equal on every node becomes 0 and drops out; or by the largest
-// magnitude), each node's average cosine similarity (stats.Cosine) to the
-// others is its score, and a node below p.Threshold is abnormal (when its
+// magnitude), each node's average cosine similarity (stats.Cosine,
+// Equation 4) to the others is its score (Equation 5), and a node below p.Threshold is abnormal (when its
 // score is also p.Gap under the nodes' median score). It returns every
 // node's score in host order; at least three nodes are needed for a
 // majority to exist.

@@ -61,14 +61,16 @@ type MetricScore struct {
 // a test flagged.
 func (m *MetricScore) Outlier() bool { return m.Principal && (m.Magnitude || m.Distant) }
 
-// ScoreAgainstNormal is Algorithm 5 (Ren et al.) for one machine without
-// peers: the peers are the machine's own observations in a normal period.
+// ScoreAgainstNormal is HybridTune's outlier-metric diagnosis (Ren et al.,
+// §3.3.4) for one machine without peers: the larger class of Algorithm 5
+// is the machine's own observations in a normal period.
 // normal and window are observations, one row per instant and one column
-// per metric. Step 1 keeps the principal metrics of the normal period
-// (PrincipalMetrics). Steps 2–4 become, per metric: the two classes are
-// given (the normal observations and the window's), the normal class is
-// represented by its median and the window by p.Rep; values are min-max
-// normalised against the normal period; the distance test flags the metric
+// per metric. The PCA keeps the principal metrics of the normal period
+// (PrincipalMetrics). Algorithms 4 and 5 become, per metric: the two
+// classes are given (the normal observations and the window's), the
+// normal class is represented by its median and the window by p.Rep (its
+// extreme point or its median); values are min-max normalised against the
+// normal period (Formula 8); the distance test flags the metric
 // when the representatives are more than p.DMin apart, the magnitude test
 // when they are p.Orders decades apart. The result has one MetricScore per
 // metric, highest Score first (ties in column order).

@@ -7,14 +7,16 @@ import (
 	"sort"
 )
 
-// Defaults of Algorithm 5's tests.
+// Defaults of Algorithm 5's tests (Ren et al., HybridTune, §3.3.4).
 const (
-	// DefaultDMin is the distance test's minimum distance between the two
-	// classes' representative points, in normalised units
-	// (Ren et al., Algorithm 5: d_min = 0.5).
+	// DefaultDMin is the distance test's d_min, in normalised units: the
+	// value of the paper's case studies (§6, Tables IV–VII: d_min = 0.5)
+	// and of its headline F1 of about 80% (§5.3.3, where it measures 0.4,
+	// 0.5 and 0.6).
 	DefaultDMin = 0.5
 	// DefaultOrders is how many orders of magnitude a value must be off
-	// its peers' median for the magnitude test (one decade: 10×).
+	// its peers' for the magnitude test (one: the paper's example,
+	// §3.3.4, tells −2 from 0).
 	DefaultOrders = 1.0
 	// DefaultFloor is the magnitude test's floor, a fraction of the
 	// metric's largest magnitude: smaller magnitudes count as the floor,
@@ -23,13 +25,16 @@ const (
 	DefaultFloor = 0.01
 )
 
-// OutlierParams are Algorithm 5's parameters.
+// OutlierParams are the parameters of HybridTune's outlier-metric
+// diagnosis (§3.3.4): the PCA's, Algorithm 4's and Algorithm 5's.
 type OutlierParams struct {
-	// CCR is the PCA's cumulative contribution rate (DefaultCCR); 1 keeps
-	// every metric.
+	// CCR is the PCA's cumulative contribution rate (DefaultCCR, the
+	// paper's choice in §5.3.2); 1 keeps every metric.
 	CCR float64
-	// Transform turns each series into one value (TransformMean).
+	// Transform is Algorithm 4's time-series transformation (TransformMean).
 	Transform Transform
+	// Detect is Algorithm 5's reading (DetectGap; DetectPaper as written).
+	Detect Detect
 	// Rep is the classes' representative point (RepMaxMin).
 	Rep Rep
 	// DMin is the distance test's threshold (DefaultDMin).
@@ -40,12 +45,13 @@ type OutlierParams struct {
 	// Floor is the magnitude test's floor (DefaultFloor).
 	Floor float64
 	// Scale normalises each metric across the nodes before the distance
-	// test (ScaleMax; ScaleMinMax is the paper's step 3, which stretches
-	// peers a few percent apart to 0 and 1 and flags them: docs/ANOMALY.md).
+	// test (ScaleMax; ScaleMinMax is the paper's Formula 8, which
+	// stretches peers a few percent apart to 0 and 1 and flags them:
+	// docs/ANOMALY.md).
 	Scale Scale
 }
 
-// DefaultOutlierParams returns Algorithm 5's defaults.
+// DefaultOutlierParams returns the outlier-metric diagnosis' defaults.
 func DefaultOutlierParams() OutlierParams {
 	return OutlierParams{CCR: DefaultCCR, Transform: TransformMean, Rep: RepMaxMin,
 		DMin: DefaultDMin, Orders: DefaultOrders, Floor: DefaultFloor, Scale: ScaleMax}
@@ -63,12 +69,15 @@ type MetricOutlier struct {
 	// in [0, 1]: how far the node is from its peers on this metric.
 	Score float64
 	// Decades is |log10(Value/PeerMedian)| (magnitudes floored, see
-	// OutlierParams.Floor); Magnitude is Decades ≥ Orders.
+	// OutlierParams.Floor) with DetectGap, the distance of the value's
+	// order of magnitude from the median order with DetectPaper;
+	// Magnitude is Decades ≥ Orders.
 	Decades   float64
 	Magnitude bool
-	// Distance is the distance between the two classes' representative
-	// points when the node is in the outlier class (0 otherwise);
-	// Distant is Distance > DMin.
+	// Distance is the distance test's distance when the node is in the
+	// smaller class (0 otherwise): between the two classes'
+	// representative points with DetectGap, from the node to the larger
+	// class's with DetectPaper; Distant is Distance > DMin.
 	Distance float64
 	Distant  bool
 }
@@ -92,7 +101,7 @@ func (n *NodeOutliers) Outliers() []MetricOutlier {
 	return n.Metrics[:k]
 }
 
-// OutlierReport is Algorithm 5's result: the principal metrics and, per
+// OutlierReport is the outlier-metric diagnosis' result: the principal metrics and, per
 // node in host order, their tests.
 type OutlierReport struct {
 	Principal []string
@@ -125,17 +134,20 @@ func observations(series [][][]float64, cols []int) [][]float64 {
 	return rows
 }
 
-// OutlierMetrics is HybridTune's outlier-metric identification (Ren et
-// al., Algorithm 5). series[i][j] is metric j's series on hosts[i] over one
-// stage. Step 1 keeps the principal metrics (PrincipalMetrics over every
-// host's observations; a host's observation t is its metrics' t-th values,
-// up to its shortest series). Step 2 turns each series into one value
-// (p.Transform). Step 3 normalises each metric across the hosts (p.Scale).
-// Step 4 flags a metric on a host by the magnitude test (its value is at
-// least p.Orders decades off the other hosts' median) or the two-class
-// distance test (the values split at their largest gap into two classes;
-// when the classes' representative points, p.Rep, are more than p.DMin
-// apart, the hosts of the smaller class are outliers). NaN marks a missing
+// OutlierMetrics is HybridTune's outlier-metric diagnosis (Ren et al.,
+// §3.3.4). series[i][j] is metric j's series on hosts[i] over one stage
+// (the paper's per-stage matrix, §3.2 (5)). The PCA keeps the principal
+// metrics (PrincipalMetrics over every host's observations; a host's
+// observation t is its metrics' t-th values, up to its shortest series).
+// Algorithm 4 turns each series into one value (p.Transform). Formula 8
+// normalises each metric across the hosts (p.Scale). Algorithm 5 flags a
+// metric on a host by its magnitude and distance tests, as p.Detect reads
+// them: with DetectGap, the magnitude test (the value is at least p.Orders
+// decades off the other hosts' median) or the two-class distance test
+// (the values split at their largest gap into two classes; when the
+// classes' representative points, p.Rep, are more than p.DMin apart, the
+// hosts of the smaller class are outliers); with DetectPaper, as the
+// paper's pseudo-code has them (Detect). NaN marks a missing
 // point: it is skipped, and a metric with no point on some host is left
 // out. At least three hosts are needed.
 func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierParams) (*OutlierReport, error) {
@@ -201,20 +213,33 @@ func OutlierMetrics(hosts, metrics []string, series [][][]float64, p OutlierPara
 		}
 		u := p.Scale.apply(vals, 0)
 		sortedVals, sortedU := slices.Sorted(slices.Values(vals)), slices.Sorted(slices.Values(u))
-		minority, dist := twoClasses(u, p.Rep)
-		inMinority := make([]bool, n)
-		for _, i := range minority {
-			inMinority[i] = true
+		var orders, dists []float64
+		var magnitude []bool
+		if p.Detect == DetectPaper {
+			orders, magnitude, dists = paperOutliers(vals, p)
+		} else {
+			minority, dist := twoClasses(u, p.Rep)
+			dists = make([]float64, n)
+			for i := range dists {
+				dists[i] = math.NaN()
+			}
+			for _, i := range minority {
+				dists[i] = dist
+			}
 		}
 		for i := range n {
 			mo := MetricOutlier{Metric: metrics[j], Value: vals[i], Normalized: u[i]}
 			mo.PeerMedian = medianExcluding(sortedVals, vals[i])
 			mo.Score = math.Abs(u[i] - medianExcluding(sortedU, u[i]))
-			mo.Decades = decades(vals[i], mo.PeerMedian, p.Floor*big)
-			mo.Magnitude = p.Orders > 0 && mo.Decades >= p.Orders
-			if inMinority[i] {
-				mo.Distance = dist
-				mo.Distant = dist > p.DMin
+			if orders != nil {
+				mo.Decades, mo.Magnitude = orders[i], magnitude[i]
+			} else {
+				mo.Decades = decades(vals[i], mo.PeerMedian, p.Floor*big)
+				mo.Magnitude = p.Orders > 0 && mo.Decades >= p.Orders
+			}
+			if !math.IsNaN(dists[i]) {
+				mo.Distance = dists[i]
+				mo.Distant = dists[i] > p.DMin
 			}
 			rep.Nodes[i].Metrics = append(rep.Nodes[i].Metrics, mo)
 		}

@@ -16,7 +16,7 @@ var expectedMetrics = map[string][]string{
 		"cpu_iowait_pct", "ioWaitRatio", "weighted_io"},
 }
 
-// peerEval counts Algorithm 4 and 5's results over simulated fault windows.
+// peerEval counts the abnormal-node and outlier-metric tests' results over simulated fault windows.
 type peerEval struct {
 	tp, fp, fn   int // abnormal nodes against the culprit
 	runs         int // runs with a culprit
@@ -96,7 +96,7 @@ func evalPeers(t testing.TB, scenarios []string, seeds uint64, np NodeParams, op
 
 var faultScenarios = []string{"cpu-hog", "disk-hog", "slow-disk", "memory-pressure"}
 
-// TestPeerFaults checks Algorithms 4 and 5 against the simulator's injected
+// TestPeerFaults checks the abnormal-node and outlier-metric tests against the simulator's injected
 // faults over ten seeds per scenario: the faulty node must be found and
 // little else, and its outlier metrics must be the fault's resource.
 func TestPeerFaults(t *testing.T) {

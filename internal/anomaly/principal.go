@@ -9,12 +9,14 @@ import (
 )
 
 // DefaultCCR is HybridTune's cumulative contribution rate for the PCA that
-// picks the principal metrics (Ren et al., Algorithm 5: 95%).
+// picks the principal metrics (Ren et al., §3.3.4; 0.95 chosen over 0.9
+// and 0.99 in §5.3.2).
 const DefaultCCR = 0.95
 
 // PrincipalMetrics returns the indexes (ascending) of the principal
 // metrics of rows, one observation per row and one metric per column
-// (Ren et al., Algorithm 5, step 1). Each column is first min-max
+// (Ren et al., §3.3.4, and §5.3.2's Formula 10: the principal component
+// "always belongs to several particular performance metrics"). Each column is first min-max
 // normalised over the rows (stats.MinMax), so that a metric counted in
 // bytes does not outweigh a percentage; stats.FitPCA then keeps the fewest
 // components whose cumulative explained variance reaches ccr, and each kept

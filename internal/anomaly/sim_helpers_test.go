@@ -39,6 +39,13 @@ func simulate(t testing.TB, name string, seed uint64, homogeneous bool, window f
 		c.Share = 1
 		sc.Cluster.Classes = []sim.HardwareClass{c}
 	}
+	return simulateScenario(t, sc, seed, window)
+}
+
+// simulateScenario is simulate on a scenario built by the caller.
+func simulateScenario(t testing.TB, sc *sim.Scenario, seed uint64, window func(*sim.Truth) (int64, int64)) *simWindow {
+	t.Helper()
+	name := sc.Name
 	var buf bytes.Buffer
 	res, err := sim.Simulate(sc, seed, &buf)
 	if err != nil {

@@ -38,8 +38,8 @@ type StageInput struct {
 	Scale []float64
 }
 
-// StageParams choose which hosts of a stage Algorithm 4 compares
-// (docs/ANOMALY.md measures each). The zero value keeps every host.
+// StageParams choose which hosts of a stage the abnormal-node test
+// (§3.3.3) compares (docs/ANOMALY.md measures each). The zero value keeps every host.
 type StageParams struct {
 	// MinShare leaves out hosts where the stage's own attempts were less
 	// than this share of the work running there in its window: their
@@ -156,7 +156,7 @@ func slowRates(out []NodeScore, keep []int, work []HostWork, sp StageParams) {
 // hosts' median rate, over at least a second, flagged.
 func DefaultStageParams() StageParams { return StageParams{RateRatio: 0.5, MinRateMs: 1000} }
 
-// DefaultStageNodeParams are Algorithm 4's parameters for StageNodes on
+// DefaultStageNodeParams are the abnormal-node test's parameters for StageNodes on
 // correlate.DefaultStageOptions' views: with the run-wide scale the
 // healthy hosts' scores sit near 1, so the threshold (0.95) only rules out
 // the obviously similar and the gap under the median (0.05) decides. 0.05

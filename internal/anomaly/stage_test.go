@@ -15,7 +15,7 @@ import (
 // stageCount tallies per-stage abnormal-node decisions against the truth.
 type stageCount struct{ tp, fp, fn, matrices int }
 
-// stageInputs is Algorithms 4 and 5's input for one stage attempt, built
+// stageInputs is the abnormal-node and outlier-metric tests's input for one stage attempt, built
 // from correlate the way docs/ANOMALY.md tells analyze to.
 type stageInputs struct {
 	sm     correlate.StageMatrix
@@ -56,7 +56,7 @@ func stagesOf(t *testing.T, res *sim.Result, csv []byte) []stageInputs {
 	return out
 }
 
-// TestStageMatrices runs Algorithm 4 on correlate's per-stage matrices of
+// TestStageMatrices runs the abnormal-node test on correlate's per-stage matrices of
 // simulated runs (five seeds per scenario). The faulty node is a positive
 // in a stage it ran when the fault covers at least half the stage's span;
 // in a stage the fault covers less it is not counted either way.

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestThresholdSweep logs Algorithm 4's precision and recall over the
+// TestThresholdSweep logs the abnormal-node test's precision and recall over the
 // simulator's fault windows for a range of thresholds, under both scales
 // (docs/ANOMALY.md's table). It takes ~10 s, so it runs only with
 // ANOMALY_SWEEP=1.
@@ -51,11 +51,11 @@ func TestThresholdSweep(t *testing.T) {
 	}
 }
 
-// TestOutlierSweep logs Algorithm 5's results on the simulator for several
+// TestOutlierSweep logs the outlier-metric results on the simulator for several
 // CCRs, scales, transforms and representatives (docs/ANOMALY.md); it runs only with ANOMALY_SWEEP=1.
 func TestOutlierSweep(t *testing.T) {
 	if os.Getenv("ANOMALY_SWEEP") == "" {
-		t.Skip("set ANOMALY_SWEEP=1 to sweep Algorithm 5's parameters")
+		t.Skip("set ANOMALY_SWEEP=1 to sweep the outlier-metric parameters")
 	}
 	type variant struct {
 		ccr float64

@@ -8,14 +8,17 @@ import (
 	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
-// Transform turns a metric's series into the one value Algorithm 5
-// compares across nodes (Ren et al., Algorithm 5, step 2).
+// Transform is HybridTune's Algorithm 4, the time-series transformation
+// (Ren et al., §3.3.4): it turns a metric's series over a stage into the
+// one value Algorithm 5 compares across nodes.
 type Transform uint8
 
 const (
-	// TransformMean is the series' mean: the level of the metric.
+	// TransformMean is the series' mean (Formula 6): the level of the metric.
 	TransformMean Transform = iota
-	// TransformFFT is the amplitude of the series' dominant frequency,
+	// TransformFFT reduces the series' discrete Fourier transform (Formula
+	// 7) to one value, as Algorithm 4's reduction data set needs (the paper
+	// does not say which; this is ours): the amplitude of its dominant frequency,
 	// max over 1 ≤ k ≤ n/2 of |X[k]|/n with X = stats.FFTReal(series) (the
 	// zero-frequency term, which is the mean, is left out): how strongly
 	// the metric oscillates, whatever its level.

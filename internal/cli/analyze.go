@@ -50,7 +50,7 @@ report per-node CPU, disk and network timelines under the task timeline;
 docs/CORRELATE.md describes it.
 
 With --metrics the nodes are also diagnosed: per stage the nodes unlike the others
-that ran it and their outlier metrics (HybridTune's Algorithms 4 and 5), and over each
+that ran it and their outlier metrics (HybridTune §3.3.3 and §3.3.4), and over each
 application the culprit nodes (Ganesha's peer comparison, peers grouped by the task
 attempts the logs place on them), each with its resource (cpu, disk, network, hang),
 alarm history, distances to its peers and the metrics that show it, and the indicted
@@ -84,7 +84,7 @@ docs/REPORT.md and docs/FINDINGS.md describe the output.`,
 		f.Float64Var(&o.peerSet.IndictThreshold, "peer-indict", dp.IndictThreshold, "node diagnosis: weighted alarm count above which a node is indicted (Ganesha)")
 		f.Float64Var(&o.peerSet.AlarmDecay, "peer-alarm-decay", dp.AlarmDecay, "node diagnosis: exponential weight of the alarm count (Ganesha)")
 		f.IntVar(&o.peerSet.WindowS, "peer-window", dp.WindowS, "node diagnosis: label histogram window in samples (Ganesha)")
-		f.Float64Var(&o.similarity, "abnormal-threshold", dn.Threshold, "node diagnosis: average cosine similarity under which a node is abnormal in a stage (HybridTune Alg. 4)")
+		f.Float64Var(&o.similarity, "abnormal-threshold", dn.Threshold, "node diagnosis: average cosine similarity under which a node is abnormal in a stage (HybridTune §3.3.3, Equation 5's σ)")
 		f.DurationVar(&o.clockSkew, "clock-skew", correlate.DefaultSkewMs*time.Millisecond, "clock-skew tolerance between the nodes' samples and the logs (0: none)")
 		return cmd
 	})

@@ -1,6 +1,6 @@
 // Package nodediag is node diagnosis from metrics for one application:
 // per stage the abnormal nodes with their outlier metrics (HybridTune,
-// Ren et al., arXiv:1711.07639, Algorithms 4 and 5, through
+// Ren et al., arXiv:1711.07639, §3.3.3 and §3.3.4, through
 // internal/anomaly on internal/correlate's stage matrices), and over the
 // application the culprit nodes (Ganesha, Pan et al. 2009, §4.3, through
 // internal/peer, with clusterlens's workload-aware peers and attribution

@@ -19,7 +19,7 @@ const (
 
 // Sources cited by the findings.
 const (
-	sourceHybrid  = "HybridTune (Ren et al., arXiv:1711.07639), Algorithm 4 (abnormal node, cosine similarity) and Algorithm 5 (outlier metrics)"
+	sourceHybrid  = "HybridTune (Ren et al., arXiv:1711.07639), §3.3.3 abnormal node (Equations 4–5, average cosine similarity) and §3.3.4 outlier metrics (PCA, Algorithms 4–5)"
 	sourceGanesha = "Ganesha (Pan et al., 2009), §4.3 peer comparison of label histograms; clusterlens's workload-aware peers and attribution (docs/PEER.md)"
 )
 

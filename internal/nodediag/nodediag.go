@@ -9,9 +9,10 @@ import (
 
 // Options are the underlying methods' parameters.
 type Options struct {
-	// View chooses how each stage's hosts are summarised for Algorithm 4
-	// (correlate.StageViews); Nodes and Stage are Algorithm 4's
-	// parameters on them (anomaly.StageNodes), Outliers Algorithm 5's.
+	// View chooses how each stage's hosts are summarised for the
+	// abnormal-node test (HybridTune §3.3.3; correlate.StageViews); Nodes
+	// and Stage are its parameters on them (anomaly.StageNodes), Outliers
+	// the outlier-metric diagnosis' (§3.3.4: PCA, Algorithms 4 and 5).
 	View     correlate.StageOptions
 	Nodes    anomaly.NodeParams
 	Stage    anomaly.StageParams

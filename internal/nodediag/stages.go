@@ -10,8 +10,8 @@ import (
 )
 
 // StageNodes is one stage attempt's HybridTune node comparison: the hosts
-// that ran it compared by Algorithm 4, and the abnormal ones with their
-// outlier metrics (Algorithm 5).
+// that ran it compared by the abnormal-node test (§3.3.3), and the
+// abnormal ones with their outlier metrics (§3.3.4).
 type StageNodes struct {
 	StageID int32  `json:"stageId"`
 	Attempt int32  `json:"attempt"`
@@ -20,17 +20,17 @@ type StageNodes struct {
 	// them StageNodes compared (those with samples in the stage's window).
 	Hosts    int `json:"hosts"`
 	Compared int `json:"compared"`
-	// Threshold is Algorithm 4's similarity threshold, MedianScore the
+	// Threshold is the similarity threshold σ (§3.3.3), MedianScore the
 	// median of the hosts' scores (an abnormal node is also Gap under it).
 	Threshold   float64 `json:"threshold"`
 	Gap         float64 `json:"gap"`
 	MedianScore float64 `json:"medianScore"`
-	// Principal are Algorithm 5's principal metrics for the stage.
+	// Principal are the PCA's principal metrics for the stage (§3.3.4).
 	Principal []string       `json:"principalMetrics"`
 	Abnormal  []AbnormalNode `json:"abnormal"`
 }
 
-// AbnormalNode is one node Algorithm 4 found abnormal in a stage.
+// AbnormalNode is one node the abnormal-node test found abnormal in a stage.
 type AbnormalNode struct {
 	Host string `json:"host"`
 	// Score is its average cosine similarity to the other hosts.
@@ -38,7 +38,7 @@ type AbnormalNode struct {
 	// Differing are the metrics farthest from the other hosts' median
 	// (normalised across the hosts, in [0, 1]).
 	Differing []MetricDelta `json:"differing"`
-	// Outliers are the principal metrics Algorithm 5 flagged on it.
+	// Outliers are the principal metrics Algorithm 5 flagged on it (§3.3.4).
 	Outliers []OutlierMetric `json:"outliers"`
 	// Slow are the stage's own tasks' shuffle throughputs on the node
 	// under StageParams.RateRatio times the other hosts' median (each
@@ -79,8 +79,8 @@ type OutlierMetric struct {
 // StageSeries returns, for each stage matrix (indexed like App.Stages, as
 // c.StageMatrices() or c.StageViews(...) give them), each host's series of
 // each of its metrics within the stage's window there:
-// series[si][row of mats[si].Hosts][metric column]. It is Algorithm 5's
-// input, built in one pass over every matched host's frame (the wiring
+// series[si][row of mats[si].Hosts][metric column]. It is the
+// outlier-metric diagnosis' input, built in one pass over every matched host's frame (the wiring
 // docs/ANOMALY.md describes).
 func StageSeries(c *correlate.Correlation, mats []correlate.StageMatrix) [][][][]float64 {
 	series := make([][][][]float64, len(mats))
@@ -106,9 +106,10 @@ func StageSeries(c *correlate.Correlation, mats []correlate.StageMatrix) [][][][
 	return series
 }
 
-// Stages runs Algorithm 4 (anomaly.StageNodes on correlate's stage views
-// under vo: the hosts compared on the stage's own work, with the slow
-// shuffle-rate test of sp) and Algorithm 5 on every stage attempt that ran
+// Stages runs the abnormal-node test (§3.3.3; anomaly.StageNodes on
+// correlate's stage views under vo: the hosts compared on the stage's own
+// work, with the slow shuffle-rate test of sp) and the outlier-metric
+// diagnosis (§3.3.4) on every stage attempt that ran
 // on at least three sampled hosts, and returns how many were compared and
 // those with an abnormal node.
 func Stages(c *correlate.Correlation, vo correlate.StageOptions, np anomaly.NodeParams, sp anomaly.StageParams,

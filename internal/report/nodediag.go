@@ -13,7 +13,7 @@ import (
 // history, distances and evidence, and the innocent peers. start is the
 // application's start (Unix ms), for t+ times.
 func nodeDiagText(w io.Writer, r *nodediag.Result, start int64, maxRows int) {
-	fmt.Fprintf(w, "Node diagnosis (HybridTune Alg. 4/5 per stage; Ganesha peer comparison over the application)\n")
+	fmt.Fprintf(w, "Node diagnosis (HybridTune §3.3.3–3.3.4 per stage; Ganesha peer comparison over the application)\n")
 	n := 0
 	for _, s := range r.Stages {
 		n += len(s.Abnormal)
