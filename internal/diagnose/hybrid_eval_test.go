@@ -90,10 +90,20 @@ func stageOf(app *model.App, f Finding) (*model.Stage, bool) {
 // stage (workload-imbalance's and uneven-placement's stage findings).
 func predicted(t *testing.T, res *sim.Result, id string) (map[item]bool, int) {
 	t.Helper()
+	return predictedWith(t, res, id, nil)
+}
+
+// predictedWith is predicted with the detector's params (nil: the
+// evaluation's defaults).
+func predictedWith(t *testing.T, res *sim.Result, id string, params any) (map[item]bool, int) {
+	t.Helper()
 	out := map[item]bool{}
 	n := 0
 	opts := Options{Only: []string{id}, Params: map[string]any{"data-skew": DataSkewParams{Threshold: 1.5, Ratio: DefaultDataSkewParams.Ratio,
 		MinTasks: DefaultDataSkewParams.MinTasks, MinBytes: DefaultDataSkewParams.MinBytes, MinTasksPerNode: DefaultDataSkewParams.MinTasksPerNode}}}
+	if params != nil {
+		opts.Params[id] = params
+	}
 	for _, app := range res.Apps {
 		index := map[string]item{}
 		for _, st := range app.Stages {

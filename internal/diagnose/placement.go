@@ -33,7 +33,8 @@ func (w LocalityWeights) weight(l model.Locality) float64 {
 }
 
 // UnevenPlacementParams tune the uneven-placement detector, HybridTune's
-// Algorithm 3 (Ren et al., JCST 2019, §4, Algorithm 3).
+// Algorithm 3 (Ren et al., arXiv:1711.07639, §3.3.2, Algorithm 3,
+// Equation 3; docs/PAPERS.md).
 type UnevenPlacementParams struct {
 	// Weights weight each task by locality category. The paper weights the
 	// categories without publishing values; clusterlens's are 0 for
@@ -64,6 +65,10 @@ type UnevenPlacementParams struct {
 	// MinTasksPerNode is the fewest attempts per node on average: with one
 	// or two a node, runtimes differ by whole tasks (clusterlens's gate).
 	MinTasksPerNode float64
+	// Method is MethodSlots (clusterlens's nodes clustered, "" too) or
+	// MethodPaper (Algorithm 3 as written: attempts' runtimes,
+	// placementPaper).
+	Method string
 }
 
 // DefaultUnevenPlacementParams are the defaults.
@@ -76,7 +81,7 @@ func init() {
 	mustRegister(Func[UnevenPlacementParams]{
 		ID:       "uneven-placement",
 		Heading:  "Uneven data placement",
-		Cite:     "HybridTune (Ren et al., JCST 2019), §4, Algorithm 3 (uneven data placement: runtime outliers split by Euclidean distance, locality categories weighted, per-node ratio)",
+		Cite:     "HybridTune (Ren et al., arXiv:1711.07639), §3.3.2, Algorithm 3 (uneven data placement: runtime outliers split by Euclidean distance, locality categories weighted, per-node ratio)",
 		Defaults: DefaultUnevenPlacementParams,
 		Fn:       unevenPlacement,
 	})
@@ -102,6 +107,9 @@ func init() {
 // paper does not say which runtime it clusters; clustering nodes on both
 // busy time and duration is clusterlens's reading.
 func unevenPlacement(in *Input, p UnevenPlacementParams) []Finding {
+	if p.Method == MethodPaper {
+		return placementPaper(in, p)
+	}
 	app := in.App
 	a, err := in.hiTune()
 	if err != nil {

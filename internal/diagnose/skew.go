@@ -11,10 +11,12 @@ import (
 )
 
 // DataSkewParams tune the data-skew detector, HybridTune's Algorithm 2
-// (Ren et al., JCST 2019, §4, Algorithm 2).
+// (Ren et al., arXiv:1711.07639, §3.3.2, Algorithm 2; docs/PAPERS.md).
 type DataSkewParams struct {
 	// Threshold is the ratio of a task's (or node's) data size to the
-	// stage's median above which it is skewed. The paper's default is 1.5.
+	// stage's median above which it is skewed (Algorithm 2). The paper's
+	// text lost the value's symbol; 1.5, its Th_D (§5.3, §6.1), is
+	// clusterlens's choice.
 	Threshold float64
 	// Ratio grades the largest ratio; the low limit is Threshold, the others
 	// are clusterlens's.
@@ -42,7 +44,7 @@ func init() {
 	mustRegister(Func[DataSkewParams]{
 		ID:       "data-skew",
 		Heading:  "Data-size skew across tasks or nodes",
-		Cite:     "HybridTune (Ren et al., JCST 2019), §4, Algorithm 2 (data skew: data size over the stage median, threshold 1.5)",
+		Cite:     "HybridTune (Ren et al., arXiv:1711.07639), §3.3.2, Algorithm 2 (data skew: data size over the stage median, threshold 1.5)",
 		Defaults: DefaultDataSkewParams,
 		Fn:       dataSkew,
 	})

@@ -10,8 +10,8 @@ import (
 )
 
 // StragglerParams tune the straggler-tasks and straggler-nodes detectors
-// (BDTune, Ren et al.; the straggler test of HybridTune's rule-based
-// diagnosis, JCST 2019, §4).
+// (BDTune, Ren et al., IEEE BigData 2016; HybridTune, arXiv:1711.07639,
+// uses its Th_D = 1.5 in §5.3 and §6.1).
 type StragglerParams struct {
 	// ThD is BDTune's straggler threshold Th_D: a task slower than ThD times
 	// its stage's median duration is a straggler, and so is a node whose
@@ -49,7 +49,7 @@ func init() {
 	mustRegister(Func[StragglerParams]{
 		ID:       "straggler-tasks",
 		Heading:  "Straggler tasks",
-		Cite:     "BDTune (Ren et al.), straggler detection with Th_D = 1.5 and cause attribution; HybridTune (JCST 2019) §4",
+		Cite:     "BDTune (Ren et al.), straggler detection with Th_D = 1.5 and cause attribution; HybridTune (arXiv:1711.07639) §5.3, §6.1",
 		Defaults: DefaultStragglerParams,
 		Fn:       stragglerTasks,
 	})

@@ -11,7 +11,7 @@ func init() {
 	mustRegister(Func[StragglerParams]{
 		ID:       "straggler-nodes",
 		Heading:  "Straggler nodes",
-		Cite:     "BDTune (Ren et al.), straggler nodes with Th_D = 1.5 and cause attribution; HybridTune (JCST 2019) §4",
+		Cite:     "BDTune (Ren et al.), straggler nodes with Th_D = 1.5 and cause attribution; HybridTune (arXiv:1711.07639) §5.3, §6.1",
 		Defaults: DefaultStragglerParams,
 		Fn:       stragglerNodes,
 	})

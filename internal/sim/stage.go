@@ -458,7 +458,7 @@ func stageProfile(st *stageRun) StageProfile {
 	return sp
 }
 
-// imbalanceBC is HybridTune's balance coefficient (JCST 2019, Algorithm 1):
+// imbalanceBC is HybridTune's balance coefficient (arXiv:1711.07639, §3.3.1):
 // a node whose workload deviates from the nodes' mean by more than this
 // share of the mean is imbalanced.
 const imbalanceBC = 0.1
