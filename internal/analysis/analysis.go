@@ -7,7 +7,6 @@ package analysis
 
 import (
 	"errors"
-	"sort"
 
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
@@ -129,6 +128,6 @@ func Build(app *model.App, opts Options) *Analysis {
 	}
 	a.Findings = append(a.Findings, diagnose.RunInput(in, opts.Diagnose)...)
 	a.Queries = in.Queries()
-	sort.SliceStable(a.Findings, func(i, j int) bool { return a.Findings[i].Severity > a.Findings[j].Severity })
+	diagnose.Rank(a.Findings)
 	return a
 }

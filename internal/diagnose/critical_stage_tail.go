@@ -66,6 +66,7 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 		}
 		out = append(out, Finding{
 			Severity: sev,
+			Impact:   in.tailImpact(s.ID, nil, s.MedianTaskMs, "every attempt of the stage cut to its median "+dur(s.MedianTaskMs)),
 			Scope:    Scope{Kind: ScopeStage, IDs: []string{strconv.Itoa(int(s.ID))}},
 			Summary: fmt.Sprintf("Stage %d is on the critical path and its longest task ran %s, %.1fx the median %s: the application waited %s (%s of its time) for the tail.",
 				s.ID, dur(s.MaxTaskMs), skew, dur(s.MedianTaskMs), dur(tail), pct(share)),
@@ -79,8 +80,7 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 				fact("stageWallMs", float64(s.WallMs), "ms"),
 				fact("tasks", float64(s.Tasks), "count"),
 			},
-			Recommendation: fmt.Sprintf("Even out stage %d's partitions: repartition or salt a skewed key, raise spark.sql.shuffle.partitions, or let adaptive execution split skewed partitions "+
-				"(spark.sql.adaptive.enabled, spark.sql.adaptive.skewJoin.enabled); if the slow task's host is slow for other stages too, enable spark.speculation or drain the host.", s.ID),
+			Recommendation: fmt.Sprintf("Even out stage %d's partitions: repartition or salt a skewed key%s; if the slow task's host is slow for other stages too, enable speculative execution or drain the host.", s.ID, aqeAdvice(in)),
 		})
 	}
 	return out

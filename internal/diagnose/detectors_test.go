@@ -44,7 +44,7 @@ func TestDriverBound(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Critical || f.Scope.Kind != ScopeApplication || f.Scope.IDs[0] != "app-test" {
+	if f.RuleSeverity != Critical || f.Scope.Kind != ScopeApplication || f.Scope.IDs[0] != "app-test" {
 		t.Errorf("finding %+v", f)
 	}
 	for name, want := range map[string]float64{"driverShare": 0.9, "driverMs": 540_000, "longestDriverGapMs": 440_000, "driverGaps": 2, "driverCoreMsWasted": 2_160_000, "criticalPathAppMs": 600_000} {
@@ -72,8 +72,8 @@ func TestTooManyExecutors(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Critical {
-		t.Errorf("severity %v, want critical", f.Severity)
+	if f.RuleSeverity != Critical {
+		t.Errorf("severity %v, want critical", f.RuleSeverity)
 	}
 	for name, want := range map[string]float64{"removableShare": 0.8, "slotsRecorded": 40, "slotsSuggested": 8, "executorsSuggested": 2, "appMsSuggested": 600_000, "coreMsSaved": 19_200_000, "slowdown": 0} {
 		if got := evidence(t, f, name); !near(got, want) {
@@ -108,8 +108,8 @@ func TestTooFewExecutors(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Severe {
-		t.Errorf("severity %v, want severe", f.Severity)
+	if f.RuleSeverity != Severe {
+		t.Errorf("severity %v, want severe", f.RuleSeverity)
 	}
 	for name, want := range map[string]float64{"gainShare": 0.5, "appMsMoreExecutors": 100_000, "percentSuggested": 500, "appMsSuggested": 40_000, "executorsSuggested": 5} {
 		if got := evidence(t, f, name); !near(got, want) {
@@ -118,7 +118,7 @@ func TestTooFewExecutors(t *testing.T) {
 	}
 	// With the gain graded from 300% instead, the gain is 1-70/200 = 0.65: critical.
 	fs = only(t, b, "too-few-executors", TooFewExecutorsParams{Percent: 300, Gain: DefaultTooFewExecutorsParams.Gain, Tolerance: 0.05})
-	if len(fs) != 1 || fs[0].Severity != Critical || !near(evidence(t, fs[0], "gainShare"), 0.65) {
+	if len(fs) != 1 || fs[0].RuleSeverity != Critical || !near(evidence(t, fs[0], "gainShare"), 0.65) {
 		t.Errorf("at 300%%: %+v", fs)
 	}
 }
@@ -134,7 +134,7 @@ func TestCriticalStageTail(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Critical || f.Scope.Kind != ScopeStage || f.Scope.IDs[0] != "0" {
+	if f.RuleSeverity != Critical || f.Scope.Kind != ScopeStage || f.Scope.IDs[0] != "0" {
 		t.Errorf("finding %+v", f)
 	}
 	for name, want := range map[string]float64{"tailShare": 0.495, "taskSkew": 100, "tailMs": 99_000, "maxTaskMs": 100_000, "medianTaskMs": 1000, "taskStageSkew": 1} {
@@ -155,8 +155,8 @@ func TestLowParallelism(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Critical {
-		t.Errorf("severity %v", f.Severity)
+	if f.RuleSeverity != Critical {
+		t.Errorf("severity %v", f.RuleSeverity)
 	}
 	for name, want := range map[string]float64{"idleShare": 0.9, "parallelismRatio": 0.1, "coreMsWasted": 3_600_000, "slots": 40} {
 		if got := evidence(t, f, name); !near(got, want) {

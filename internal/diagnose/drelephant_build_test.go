@@ -105,7 +105,7 @@ func drRun(t *testing.T, app *model.App, name string, p any) (Severity, Finding)
 	case 0:
 		return None, Finding{}
 	case 1:
-		return fs[0].Severity, fs[0]
+		return fs[0].RuleSeverity, fs[0]
 	}
 	t.Fatalf("%s: %d findings: %+v", name, len(fs), fs)
 	return None, Finding{}

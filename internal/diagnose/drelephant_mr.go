@@ -36,8 +36,17 @@ func mrSucceeded(app *model.App) bool {
 
 // mrTasks returns the tasks of the job's map or reduce stage (getMapperData,
 // getReducerData), one per task number in order of first appearance.
+//
+// One departure from Dr. Elephant: a reduce that launched before the last
+// map finished (slow-start) waited for the maps; its run and shuffle times
+// count from the last map's finish, so that waiting is not read as work
+// (slow reducers, a slow shuffle) nor its absence as short tasks.
 func mrTasks(app *model.App, kind model.StageKind) []mrTask {
 	var out []mrTask
+	mapsEnd := int64(0)
+	if kind == model.StageReduce {
+		mapsEnd = lastMapFinish(app)
+	}
 	for _, st := range app.Stages {
 		if st.Kind != kind {
 			continue
@@ -65,7 +74,7 @@ func mrTasks(app *model.App, kind model.StageKind) []mrTask {
 			}
 			t := &st.Tasks[i]
 			st.TaskMetrics(i, &m)
-			out = append(out, newMRTask(t, &m, kind))
+			out = append(out, newMRTask(t, &m, kind, mapsEnd))
 		}
 	}
 	return out
@@ -85,13 +94,17 @@ func drBetterAttempt(t *model.Task, j int, st *model.Stage) bool {
 }
 
 // newMRTask reads one chosen attempt; getTaskExecTime gives the times.
-func newMRTask(t *model.Task, m *model.TaskMetrics, kind model.StageKind) mrTask {
+func newMRTask(t *model.Task, m *model.TaskMetrics, kind model.StageKind, mapsEnd int64) mrTask {
 	if !t.Done() || t.Launch <= 0 {
 		return mrTask{}
 	}
+	start := t.Launch
+	if mapsEnd > start && t.Finish > mapsEnd {
+		start = mapsEnd // the time before was waiting for the maps
+	}
 	mt := mrTask{
 		hasTime: true, hasCounters: true, phases: true,
-		totalMs:  t.Finish - t.Launch,
+		totalMs:  t.Finish - start,
 		hdfsRead: m[model.HDFSBytesRead], shuffleBytes: m[model.ReduceShuffleBytes],
 		cpuMs: m[model.CPUMillis], gcMs: m[model.JVMGCTime],
 		pmem: m[model.PhysicalMemoryBytes], vmem: m[model.VirtualMemoryBytes],
@@ -99,14 +112,31 @@ func newMRTask(t *model.Task, m *model.TaskMetrics, kind model.StageKind) mrTask
 	}
 	if kind == model.StageReduce {
 		shuffle, sort := m[model.ShufflePhaseFinish], m[model.SortPhaseFinish]
-		if shuffle <= 0 || sort <= 0 {
-			mt.phases = false
+		if shuffle <= 0 || sort <= 0 || shuffle < start || sort < shuffle || t.Finish < sort {
+			mt.phases = false // a phase end missing or out of order: not applicable
 		} else {
-			mt.shuffleMs = shuffle - t.Launch
+			mt.shuffleMs = shuffle - start
 			mt.sortMs = sort - shuffle
 		}
 	}
 	return mt
+}
+
+// lastMapFinish is when the job's last successful map attempt finished (0
+// for none).
+func lastMapFinish(app *model.App) int64 {
+	var end int64
+	for _, st := range app.Stages {
+		if st.Kind != model.StageMap {
+			continue
+		}
+		for i := range st.Tasks {
+			if t := &st.Tasks[i]; t.Status == model.TaskSuccess {
+				end = max(end, t.Finish)
+			}
+		}
+	}
+	return end
 }
 
 // mrStageScope is the scope of a map (stage 0) or reduce (stage 1) finding.

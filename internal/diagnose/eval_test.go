@@ -489,13 +489,14 @@ func (c *nodeCalibration) check(t *testing.T) {
 }
 
 // gapPredicted returns the applications with an idle-while-waiting
-// scheduling-gap finding at moderate or worse, and that finding count.
+// scheduling-gap finding whose rule graded it moderate or worse (its
+// severity follows its impact), and that finding count.
 func gapPredicted(res *sim.Result) (map[item]bool, int) {
 	out := map[item]bool{}
 	n := 0
 	for _, app := range res.Apps {
-		for _, f := range Run(app, Options{Only: []string{"scheduling-gap"}, MinSeverity: Moderate}) {
-			if len(f.Evidence) > 0 && f.Evidence[0].Name == "idleWhileWaitingShare" {
+		for _, f := range Run(app, Options{Only: []string{"scheduling-gap"}}) {
+			if len(f.Evidence) > 0 && f.Evidence[0].Name == "idleWhileWaitingShare" && f.RuleSeverity >= Moderate {
 				out[item{app: app.ID}] = true
 				n++
 			}

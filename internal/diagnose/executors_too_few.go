@@ -32,7 +32,9 @@ func init() {
 // tooFewExecutors replays the application with more executors and reports
 // when that shortens it markedly.
 func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
-	if !in.spark() {
+	// Local mode runs on the driver's machine (local[*] has every core
+	// already): there are no executors to add.
+	if !in.spark() || in.deployment().onOneMachine() {
 		return nil
 	}
 	wi, err := in.WhatIf()
@@ -61,11 +63,19 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 			pick = e
 		}
 	}
+	settings, advice := sizing(in, pick)
+	if settings == nil && advice == "" {
+		return nil
+	}
+	im := in.newImpact(base.AppMs-pick.AppMs, 0, MethodReplay, fmt.Sprintf("the what-if replay with %d%% of the executors", pick.Percent))
+	im.ModelError = wi.ModelError
 	return []Finding{{
 		Severity: sev,
 		Scope:    in.appScope(),
 		Summary: fmt.Sprintf("Replayed with %d%% of its executors (%d slots instead of %d) the application finishes in %s instead of %s, %s sooner; tasks waited for free slots.",
 			more.Percent, more.Slots, base.Slots, dur(more.AppMs), dur(base.AppMs), pct(gain)),
+		Impact:   im,
+		Settings: settings,
 		Evidence: []Evidence{
 			graded("gainShare", gain, "share", p.Gain),
 			fact("slotsRecorded", float64(base.Slots), "slots"),
@@ -76,6 +86,7 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 			fact("appMsSuggested", float64(pick.AppMs), "ms"),
 			fact("utilizationSuggested", pick.Utilization, "share"),
 		},
-		Recommendation: sizing(in, pick) + fmt.Sprintf(" (%d%% of today's): the replay finishes in %s; beyond that the critical path and the driver bound the time.", pick.Percent, dur(pick.AppMs)),
+		Recommendation: advice + fmt.Sprintf(" (%d%% of today's): expected about %s faster, %s instead of %s (the replay reproduces the recorded run within %.1f%%); beyond that the critical path and the driver bound the time.",
+			pick.Percent, dur(base.AppMs-pick.AppMs), dur(pick.AppMs), dur(base.AppMs), 100*wi.ModelError),
 	}}
 }

@@ -38,7 +38,9 @@ func init() {
 // tooManyExecutors replays the application with fewer executors and reports
 // the smallest count that finishes within the tolerance of the recorded count.
 func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
-	if !in.spark() {
+	// In local mode the slots are the driver's own threads: idle, they
+	// cost nothing.
+	if !in.spark() || in.deployment().onOneMachine() {
 		return nil
 	}
 	wi, err := in.WhatIf()
@@ -62,9 +64,17 @@ func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
 		return nil
 	}
 	slower := float64(best.AppMs)/float64(base.AppMs) - 1
+	settings, advice := sizing(in, best)
+	if settings == nil && advice == "" {
+		return nil
+	}
+	im := in.newImpact(0, saved, MethodReplay, fmt.Sprintf("the what-if replay with %d%% of the executors, against the slots held", best.Percent))
+	im.ModelError = wi.ModelError
 	return []Finding{{
 		Severity: sev,
 		Scope:    in.appScope(),
+		Impact:   im,
+		Settings: settings,
 		Summary: fmt.Sprintf("Replayed with %d%% of its executors (%d task slots instead of %d) the application finishes in %s instead of %s (%+.1f%%): %s of the slots are not needed.",
 			best.Percent, best.Slots, base.Slots, dur(best.AppMs), dur(base.AppMs), 100*slower, pct(removable)),
 		Evidence: []Evidence{
@@ -79,18 +89,46 @@ func tooManyExecutors(in *Input, p TooManyExecutorsParams) []Finding {
 			fact("utilizationSuggested", best.Utilization, "share"),
 			gate("coreMsSaved", float64(saved), "core-ms", ">=", float64(p.MinCoreMsSaved)),
 		},
-		Recommendation: sizing(in, best) + fmt.Sprintf("; it saves about %s per run.", coreHours(saved)),
+		Recommendation: advice + fmt.Sprintf(": expected to save about %s per run for %s more wall time (the replay reproduces the recorded run within %.1f%%).",
+			coreHours(saved), dur(max(0, best.AppMs-base.AppMs)), 100*wi.ModelError),
 	}}
 }
 
-// sizing advises the executor count (or local threads) of an estimate.
-func sizing(in *Input, e perfmodel.Estimate) string {
-	if in.local() {
-		return fmt.Sprintf("Run with %d local threads (master local[%d])", e.Slots, e.Slots)
-	}
+// sizing advises the executor count of an estimate as settings of the
+// run's deployment, leaving out what the run already has; nil settings and
+// no advice when there is nothing to change (the count is the run's).
+func sizing(in *Input, e perfmodel.Estimate) ([]Setting, string) {
 	n := max(1, int(e.Executors+0.5))
-	if in.databricks() {
-		return databricksSizing(in.App.Platform.Cluster, n, e.Slots)
+	c, _ := in.Efficiency()
+	b := &settingsBuilder{in: in}
+	if c != nil && n == c.Cores.MaxExecutors {
+		// The count stays: change the cores instead, when fewer will do.
+		if e.Slots >= c.Cores.Slots || in.databricks() {
+			return nil, ""
+		}
+		cpus := max(1, c.Cores.MaxConcurrent/max(1, c.Cores.Slots))
+		if in.deployment() == DeployStandalone {
+			v := fmt.Sprint(e.Slots * cpus)
+			if !b.want("spark.cores.max", v) {
+				return nil, ""
+			}
+			return b.out, fmt.Sprintf("Give the application %d cores (%d task slots) instead of %d: set spark.cores.max=%s (now %s)", e.Slots*cpus, e.Slots, c.Cores.MaxConcurrent, v, in.setNow("spark.cores.max"))
+		}
+		per := max(1, (e.Slots*cpus+n-1)/n)
+		if per >= c.Cores.PerExecutor || !b.want("spark.executor.cores", fmt.Sprint(per)) {
+			return nil, ""
+		}
+		return b.out, fmt.Sprintf("Keep %d executor(s) with %d cores each instead of %d: set spark.executor.cores=%d (now %s)", n, per, c.Cores.PerExecutor, per, in.setNow("spark.executor.cores"))
 	}
-	return fmt.Sprintf("Run with about %d executors of the recorded size (%d task slots): set spark.executor.instances, or spark.dynamicAllocation.maxExecutors, to %d", n, e.Slots, n)
+	if in.databricks() {
+		return nil, databricksSizing(in.App.Platform.Cluster, n, e.Slots)
+	}
+	key := "spark.executor.instances"
+	if in.boolConf("spark.dynamicAllocation.enabled", false) {
+		key = "spark.dynamicAllocation.maxExecutors"
+	}
+	if !b.want(key, fmt.Sprint(n)) {
+		return nil, ""
+	}
+	return b.out, fmt.Sprintf("Run with about %d executors of the recorded size (%d task slots): set %s=%d (now %s)", n, e.Slots, key, n, in.setNow(key))
 }

@@ -24,7 +24,7 @@ func TestSchedulingGapIdleWhileWaiting(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Severe || f.Scope.Kind != ScopeApplication || !contains(f.Summary, "Few tasks are launched per heartbeat") {
+	if f.RuleSeverity != Severe || f.Scope.Kind != ScopeApplication || !contains(f.Summary, "Few tasks are launched per heartbeat") {
 		t.Errorf("finding %+v", f)
 	}
 	checkEvidence(t, f, map[string]float64{"idleWhileWaitingShare": 70.0 / 180, "idleWhileWaitingSlotMs": 70_000, "idleWhileWaitingWallMs": 35_000,
@@ -86,7 +86,7 @@ func TestSchedulingGapSerialized(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Severe || f.Scope.IDs[0] != "job_1" {
+	if f.RuleSeverity != Severe || f.Scope.IDs[0] != "job_1" {
 		t.Errorf("finding %+v", f)
 	}
 	checkEvidence(t, f, map[string]float64{"serializedShare": 0.2, "overlappableMs": 10_000, "reduceStartAfterMapsMs": 5000, "shuffleMs": 10_000, "mapStageMs": 20_000})
@@ -105,7 +105,7 @@ func TestShuffleGapMapReduce(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Severe || f.Scope.Kind != ScopeApplication {
+	if f.RuleSeverity != Severe || f.Scope.Kind != ScopeApplication {
 		t.Errorf("finding %+v", f)
 	}
 	checkEvidence(t, f, map[string]float64{"gapShare": 0.3, "gapMs": 15_000, "jobMs": 50_000, "firstWaveReduces": 1,
@@ -135,7 +135,7 @@ func TestShuffleGapSpark(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.Severity != Severe || f.Scope.Kind != ScopeStage || f.Scope.IDs[0] != "1" {
+	if f.RuleSeverity != Severe || f.Scope.Kind != ScopeStage || f.Scope.IDs[0] != "1" {
 		t.Errorf("finding %+v", f)
 	}
 	checkEvidence(t, f, map[string]float64{"gapShare": 0.2, "gapMs": 8000, "shuffleWaitSlotMs": 32_000, "taskSlotMs": 40_000, "slots": 4, "jobMs": 40_000})

@@ -28,6 +28,13 @@ type Input struct {
 
 	queries     []query.Query
 	queriesDone bool
+
+	pl        *perfmodel.Plan
+	check     perfmodel.SelfCheck
+	planDone  bool
+	taskHosts map[int64]uint32
+	// metricByTask holds attemptMetric's maps by metric.
+	metricByTask map[model.Metric]map[int64]int64
 }
 
 // NewInput wraps app.

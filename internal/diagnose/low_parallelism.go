@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/perfmodel"
 )
 
 // LowParallelismParams tune the low-parallelism detector.
@@ -53,6 +54,10 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 	if err != nil || e.CoreMsAvailable <= 0 {
 		return nil
 	}
+	data := map[int32]*stageData{}
+	for _, d := range stagesData(in.App) {
+		data[d.id] = d
+	}
 	var out []Finding
 	for _, s := range e.Stages {
 		if n := partitions(in.App, s.ID); n > 0 {
@@ -67,12 +72,37 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 		if sev == None || s.CoreMsWasted < p.MinCoreMsIdle {
 			continue
 		}
+		// Not applicable when the stage's time was not its tasks': a stage
+		// that waited (for slots, for the scheduler) before a short task
+		// has no parallelism to gain.
+		if s.WallMs <= 0 || float64(s.MaxTaskMs) < 0.5*float64(s.WallMs) {
+			continue
+		}
+		k := max(1, e.Cores.Slots/max(1, s.Tasks))
+		if k < 2 {
+			continue
+		}
 		want := p.PartitionsPerSlot * e.Cores.Slots
+		si := in.wlStage(s.ID)
+		im := in.replayed(perfmodel.Edit{Duration: func(stage, _ int, d int64) int64 {
+			if stage != si {
+				return d
+			}
+			return (d + int64(k) - 1) / int64(k)
+		}}, fmt.Sprintf("the stage's %d tasks split %d ways over its %d idle slots", s.Tasks, k, e.Cores.Slots))
+		b := &settingsBuilder{in: in}
+		rec := fmt.Sprintf("Give stage %d about %d partitions: ", s.ID, want)
+		if d := data[s.ID]; d != nil {
+			rec = partitionAdvice(in, b, d, want)
+		} else {
+			rec += fmt.Sprintf("repartition(%d).", want)
+		}
 		out = append(out, Finding{
 			Severity: sev,
 			Scope:    Scope{Kind: ScopeStage, IDs: []string{strconv.Itoa(int(s.ID))}},
 			Summary: fmt.Sprintf("Stage %d ran %d tasks on %d slots (%.2f per slot) and left %s idle, %s of the application's core time.",
 				s.ID, s.Tasks, e.Cores.Slots, s.ParallelismRatio, coreHours(s.CoreMsWasted), pct(share)),
+			Impact: im,
 			Evidence: []Evidence{
 				graded("idleShare", share, "share", p.IdleShare),
 				gate("parallelismRatio", s.ParallelismRatio, "ratio", "<=", p.MaxRatio),
@@ -80,9 +110,10 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 				fact("slots", float64(e.Cores.Slots), "slots"),
 				gate("coreMsWasted", float64(s.CoreMsWasted), "core-ms", ">=", float64(p.MinCoreMsIdle)),
 				fact("stageWallMs", float64(s.WallMs), "ms"),
+				fact("maxTaskMs", float64(s.MaxTaskMs), "ms"),
 			},
-			Recommendation: fmt.Sprintf("Give stage %d about %d partitions (%d per slot): repartition its input, lower spark.sql.files.maxPartitionBytes for file scans, "+
-				"or raise spark.sql.shuffle.partitions / spark.default.parallelism for shuffles.", s.ID, want, p.PartitionsPerSlot),
+			Recommendation: rec,
+			Settings:       b.out,
 		})
 	}
 	return out

@@ -31,10 +31,10 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: refused its defaults: %v", d.Name(), err)
 		}
 	}
-	want := []string{"critical-stage-tail", "data-skew", "driver-bound", "low-parallelism", "scheduling-gap", "shuffle-gap",
-		"sql-adaptive", "sql-broadcast-too-large", "sql-cartesian", "sql-full-scan", "sql-idle-cores", "sql-should-broadcast", "sql-skewed-join", "sql-small-files",
+	want := []string{"critical-stage-tail", "data-skew", "driver-bound", "executor-churn", "idle-session", "low-parallelism", "scheduling-gap", "shuffle-gap",
+		"spill", "sql-adaptive", "sql-broadcast-too-large", "sql-cartesian", "sql-full-scan", "sql-idle-cores", "sql-should-broadcast", "sql-skewed-join", "sql-small-files",
 		"straggler-nodes", "straggler-tasks",
-		"too-few-executors", "too-many-executors", "uneven-placement", "workload-imbalance"}
+		"too-few-executors", "too-few-partitions", "too-many-executors", "uneven-placement", "workload-imbalance"}
 	want = withDrElephant(want)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("detectors (-want +got):\n%s", diff)
@@ -54,8 +54,10 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestRunOrderAndJSON: a run with several findings is ordered by detector
-// name, filters by severity and options, and round-trips through JSON.
+// TestRunOrderAndJSON: a run with several findings is ordered by impact
+// (the driver's 540 s, then the stage's 54 s saved split over the idle
+// slots, then the slots' core time alone), filters by severity and
+// options, and round-trips through JSON.
 func TestRunOrderAndJSON(t *testing.T) {
 	b := newApp(600, 10, 4).job(0, nil, 100, 40, repeat(4, 60)...)
 	all := Run(b.app, Options{})
@@ -71,7 +73,7 @@ func TestRunOrderAndJSON(t *testing.T) {
 	if diff := cmp.Diff(all, again); diff != "" {
 		t.Errorf("second run differs:\n%s", diff)
 	}
-	if got := Run(b.app, Options{Skip: []string{"driver-bound"}, MinSeverity: Critical}); len(got) == 0 || got[0].ID == "driver-bound" {
+	if got := Run(b.app, Options{Skip: []string{"driver-bound"}, MinSeverity: Moderate}); len(got) == 0 || got[0].ID == "driver-bound" {
 		t.Errorf("skip/min severity: %+v", got)
 	}
 	for _, f := range Run(b.app, Options{MinSeverity: Critical}) {

@@ -22,6 +22,8 @@ type Options struct {
 	// from other runs (nil: none; straggler-nodes then compares nodes with
 	// their peers alone).
 	NodeModel NodeModel
+	// Impact grades the findings' impacts (the zero value: the defaults).
+	Impact ImpactLimits
 }
 
 // Validate reports unknown detector names and parameters of the wrong type.
@@ -48,8 +50,9 @@ func Validate(opts Options) error {
 // find nothing in it.
 var probeInput = NewInput(&model.App{})
 
-// Run diagnoses app with every selected detector, in detector-name order,
-// each detector's findings in the order it reports them. A detector whose
+// Run diagnoses app with every selected detector; each finding's severity
+// follows from its impact on the run, the findings of one cause are folded
+// under it, and the list is ranked by impact (settle). A detector whose
 // parameters have the wrong type is skipped (Validate reports it).
 func Run(app *model.App, opts Options) []Finding {
 	return RunInput(NewInput(app), opts)
@@ -62,7 +65,7 @@ func RunInput(in *Input, opts Options) []Finding {
 	if opts.NodeModel != nil && in.NodeModel == nil {
 		in.NodeModel = opts.NodeModel
 	}
-	var out []Finding
+	var all []Finding
 	for _, d := range Detectors() {
 		if opts.Only != nil && !slices.Contains(opts.Only, d.Name()) || slices.Contains(opts.Skip, d.Name()) {
 			continue
@@ -71,10 +74,16 @@ func RunInput(in *Input, opts Options) []Finding {
 		if err != nil {
 			continue
 		}
-		for _, f := range fs {
-			if f.Severity >= opts.MinSeverity {
-				out = append(out, f)
-			}
+		all = append(all, fs...)
+	}
+	limits := opts.Impact
+	if limits == (ImpactLimits{}) {
+		limits = DefaultImpactLimits
+	}
+	var out []Finding
+	for _, f := range settle(in, all, limits) {
+		if f.Severity >= opts.MinSeverity {
+			out = append(out, f)
 		}
 	}
 	return out

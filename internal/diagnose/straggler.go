@@ -86,17 +86,23 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 			strag = append(strag, r)
 			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD), float64(r.dur)-prof.medDur)]++
 		}
-		if f, ok := stragglerFinding(app, st, prof, strag, counts, p); ok {
+		if f, ok := stragglerFinding(in, st, prof, strag, counts, p); ok {
 			if dominantCause(counts) == causeGC {
 				in.photonGC(&f)
 			}
+			ids := make(map[int64]bool, len(strag))
+			for _, r := range strag {
+				ids[r.id] = true
+			}
+			f.Impact = in.tailImpact(st.ID, ids, int64(prof.medDur), fmt.Sprintf("the %d stragglers cut to the stage's median %s", len(strag), dur(int64(prof.medDur))))
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func stragglerFinding(app *model.App, st *model.Stage, prof *stageProfile, strag []taskRec, counts map[string]int, p StragglerParams) (Finding, bool) {
+func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []taskRec, counts map[string]int, p StragglerParams) (Finding, bool) {
+	app := in.App
 	if len(strag) == 0 {
 		return Finding{}, false
 	}
@@ -133,7 +139,7 @@ func stragglerFinding(app *model.App, st *model.Stage, prof *stageProfile, strag
 			stageLabel(st), len(strag), len(prof.recs), p.ThD, dur(int64(prof.medDur)), strag[0].id, hostOr(app.Host(strag[0].host)),
 			dur(strag[0].dur), ratio, strings.Join(parts, ", ")),
 		Evidence:       ev,
-		Recommendation: causeAdvice(dominant, stageLabel(st)),
+		Recommendation: causeAdvice(in, dominant, stageLabel(st)),
 	}, true
 }
 
@@ -161,23 +167,42 @@ func causeKey(c string) string {
 	return strings.Join(w, "")
 }
 
-// causeAdvice is the remedy for a straggler cause.
-func causeAdvice(c, where string) string {
+// causeAdvice is the remedy for a straggler cause, in the settings of the
+// application's engine.
+func causeAdvice(in *Input, c, where string) string {
+	mr := in.App.Engine == model.MapReduce
+	pick := func(spark, mapreduce string) string {
+		if mr {
+			return mapreduce
+		}
+		return spark
+	}
 	switch c {
 	case causeData:
-		return fmt.Sprintf("The stragglers of %s read the most data: split large partitions (salt hot keys, more partitions, adaptive skew-join splitting).", where)
+		return fmt.Sprintf("The stragglers of %s read the most data: %s", where,
+			pick("split large partitions (salt hot keys, more partitions, adaptive skew-join splitting).",
+				"split large inputs (smaller splits: mapreduce.input.fileinputformat.split.maxsize; for reduces, a better partitioner or more reduces)."))
 	case causeLocality:
-		return fmt.Sprintf("The stragglers of %s read their data remotely: rebalance or re-replicate the input, or raise spark.locality.wait so tasks wait for data-local slots.", where)
+		return fmt.Sprintf("The stragglers of %s read their data remotely: rebalance or re-replicate the input%s.", where,
+			pick(", or raise spark.locality.wait so tasks wait for data-local slots", ""))
 	case causeGC:
-		return fmt.Sprintf("The stragglers of %s spent their extra time in GC: give executors more memory (spark.executor.memory, mapreduce.map/reduce.memory.mb with -Xmx), use more, smaller partitions, or tune the collector (G1).", where)
+		return fmt.Sprintf("The stragglers of %s spent their extra time in GC: %s", where,
+			pick("give executors more memory (spark.executor.memory), use more, smaller partitions, or tune the collector (G1).",
+				"give the tasks more heap (mapreduce.map.java.opts / mapreduce.reduce.java.opts -Xmx, with mapreduce.map.memory.mb / mapreduce.reduce.memory.mb) or tune the collector."))
 	case causeFetchWait:
-		return fmt.Sprintf("The stragglers of %s waited for shuffle data: check the network and the serving nodes' disks, enable the external shuffle service, raise spark.reducer.maxSizeInFlight or mapreduce.reduce.shuffle.parallelcopies.", where)
+		return fmt.Sprintf("The stragglers of %s waited for shuffle data: check the network and the serving nodes' disks, %s", where,
+			pick("enable the external shuffle service, raise spark.reducer.maxSizeInFlight.",
+				"raise mapreduce.reduce.shuffle.parallelcopies."))
 	case causeSpill:
-		return fmt.Sprintf("The stragglers of %s spilled to disk: raise execution memory (spark.executor.memory, spark.memory.fraction; mapreduce.task.io.sort.mb) or use more partitions.", where)
+		return fmt.Sprintf("The stragglers of %s spilled to disk: %s", where,
+			pick("raise execution memory (spark.executor.memory, spark.memory.fraction) or use more partitions.",
+				"raise mapreduce.task.io.sort.mb (with the task heap) or split the work into more tasks."))
 	case causeNode:
-		return fmt.Sprintf("The stragglers of %s ran on nodes slow for every task: check those nodes' hardware and load, drain or exclude them, or enable spark.speculation.", where)
+		return fmt.Sprintf("The stragglers of %s ran on nodes slow for every task: check those nodes' hardware and load, drain or exclude them, or enable %s.", where,
+			pick("spark.speculation", "speculative execution (mapreduce.map.speculative, mapreduce.reduce.speculative)"))
 	}
-	return fmt.Sprintf("No logged metric explains the stragglers of %s: enable speculative execution (spark.speculation, mapreduce.map/reduce.speculative) and check node metrics for contention.", where)
+	return fmt.Sprintf("No logged metric explains the stragglers of %s: enable speculative execution (%s) and check node metrics for contention.", where,
+		pick("spark.speculation", "mapreduce.map.speculative, mapreduce.reduce.speculative"))
 }
 
 func hostOr(h string) string {

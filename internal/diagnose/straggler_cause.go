@@ -32,7 +32,69 @@ type stageProfile struct {
 	// local ones (0 when either group is empty); spillSlow likewise for
 	// spilling attempts over non-spilling ones.
 	localSlow, spillSlow float64
-	recs                 []taskRec
+	// dataDrives is set when the stage's durations grow with its tasks'
+	// data (rank correlation at least minDataCorrelation): only then does
+	// reading more than the median explain a straggler (a slow task that
+	// read less than fast ones is not slow for its data).
+	dataDrives bool
+	recs       []taskRec
+}
+
+// minDataCorrelation is the least Spearman rank correlation between a
+// stage's task data and durations for data size to explain its stragglers
+// (clusterlens's).
+const minDataCorrelation = 0.3
+
+// rankCorrelation is Spearman's rank correlation of x and y over recs
+// (ties take their mean rank); 0 when either is constant.
+func rankCorrelation(recs []taskRec, x, y func(*taskRec) float64) float64 {
+	n := len(recs)
+	if n < 3 {
+		return 0
+	}
+	rx, ry := ranks(recs, x), ranks(recs, y)
+	var sx, sy, sxx, syy, sxy float64
+	for i := range rx {
+		sx, sy = sx+rx[i], sy+ry[i]
+		sxx, syy, sxy = sxx+rx[i]*rx[i], syy+ry[i]*ry[i], sxy+rx[i]*ry[i]
+	}
+	fn := float64(n)
+	vx, vy := sxx-sx*sx/fn, syy-sy*sy/fn
+	if vx <= 0 || vy <= 0 {
+		return 0
+	}
+	return (sxy - sx*sy/fn) / math.Sqrt(vx*vy)
+}
+
+// ranks are the ranks of f over recs, ties sharing their mean rank.
+func ranks(recs []taskRec, f func(*taskRec) float64) []float64 {
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		va, vb := f(&recs[a]), f(&recs[b])
+		switch {
+		case va < vb:
+			return -1
+		case va > vb:
+			return 1
+		}
+		return 0
+	})
+	out := make([]float64, len(recs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && f(&recs[idx[j+1]]) == f(&recs[idx[i]]) {
+			j++
+		}
+		r := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[idx[k]] = r
+		}
+		i = j + 1
+	}
+	return out
 }
 
 func newStageProfile(recs []taskRec) *stageProfile {
@@ -44,6 +106,7 @@ func newStageProfile(recs []taskRec) *stageProfile {
 		}
 		return medianInPlace(buf)
 	}
+	p.dataDrives = rankCorrelation(recs, func(r *taskRec) float64 { return float64(r.bytes) }, func(r *taskRec) float64 { return float64(r.dur) }) >= minDataCorrelation
 	p.medDur = med(func(r *taskRec) float64 { return float64(r.dur) })
 	p.medBytes = med(func(r *taskRec) float64 { return float64(r.bytes) })
 	p.medGC = med(func(r *taskRec) float64 { return float64(r.gcMs) })
@@ -116,7 +179,7 @@ func (p *stageProfile) explained(r *taskRec, nodeSlow, thD float64) map[string]f
 	capAt := func(c string, v float64) {
 		out[c] = max(0, min(excess, v))
 	}
-	if p.medBytes > 0 && float64(r.bytes) > p.medBytes {
+	if p.medBytes > 0 && float64(r.bytes) > p.medBytes && p.dataDrives {
 		capAt(causeData, p.medDur*(float64(r.bytes)/p.medBytes-1))
 	}
 	if remote(r.loc) && p.localSlow > 1 {

@@ -109,8 +109,9 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		}
 		lo, hi := slownessInterval(s, counts[h], spread, p.NodeZ)
 		name := app.Host(h)
-		verdict, advice := "", causeAdvice(cause, "node "+name)
-		if lo < p.ThD {
+		verdict, advice := "", causeAdvice(in, cause, "node "+name)
+		uncertain := lo < p.ThD
+		if uncertain {
 			advice = "Confirm before acting: look at the node's tasks in other applications or at its metrics (analyze --metrics). If it is slow there too: " + advice
 			sev = min(sev, Low)
 			verdict = fmt.Sprintf(" Uncertain: with the spread of its stages' attempts the median could be %.2f–%.2f, either side of %.1f; possibly a straggler node.", lo, hi, p.ThD)
@@ -136,7 +137,11 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 		if expect != nil {
 			ev = append(ev, fact("rawMedianDurationRatio", raw[h], "ratio"))
 		}
+		if uncertain {
+			ev = append(ev, fact("uncertain", 1, "flag"))
+		}
 		out = append(out, Finding{
+			Impact:   in.nodeImpact(h, s, fmt.Sprintf("node %s's attempts run %.1fx faster, as fast as its peers'", name, s)),
 			Severity: sev,
 			Scope:    Scope{Kind: ScopeNode, IDs: []string{name}},
 			Summary: fmt.Sprintf("Node %s's tasks ran %.1fx %s (median over %d tasks with ordinary data); likeliest cause: %s.%s",

@@ -42,15 +42,28 @@ type Evidence struct {
 // Finding is one diagnosed problem.
 type Finding struct {
 	// ID is the detector's stable name, for example "driver-bound".
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Severity follows from the Impact (ImpactLimits.Grade); a finding
+	// whose impact could not be measured is at most Low.
 	Severity Severity `json:"severity"`
-	Scope    Scope    `json:"scope"`
+	// RuleSeverity is the grade of the detector's own rule (its evidence
+	// with four limits, for example Dr. Elephant's thresholds), shown for
+	// reference: it no longer sets the severity.
+	RuleSeverity Severity `json:"ruleSeverity,omitempty"`
+	Scope        Scope    `json:"scope"`
 	// Summary says what was found, with its numbers, in one sentence.
-	Summary  string     `json:"summary"`
+	Summary string `json:"summary"`
+	// Impact is what the problem cost the run (nil: not measurable).
+	Impact   *Impact    `json:"impact,omitempty"`
 	Evidence []Evidence `json:"evidence"`
 	// Recommendation is what to change, when there is something concrete.
 	Recommendation string `json:"recommendation,omitempty"`
+	// Settings are the configuration changes the recommendation asks for.
+	Settings []Setting `json:"settings,omitempty"`
+	// Symptoms are findings this one explains (the same cause seen by other
+	// detectors), folded under it.
+	Symptoms []Finding `json:"symptoms,omitempty"`
 	// Source cites the paper or tool the detector follows.
 	Source string `json:"source"`
 }

@@ -22,3 +22,26 @@ func TestSeverity(t *testing.T) {
 		t.Error("out-of-range severity marshaled")
 	}
 }
+
+// TestGradeImpact: the share and an absolute cost must both reach a grade.
+func TestGradeImpact(t *testing.T) {
+	l := DefaultImpactLimits
+	for _, c := range []struct {
+		im   Impact
+		want Severity
+	}{
+		{Impact{WallMs: 20_000, Share: 0.5}, Low},                          // most of a 40 s test run
+		{Impact{WallMs: 40_000, Share: 0.5}, Moderate},                     // 40 s
+		{Impact{WallMs: 10 * 60_000, Share: 0.5}, Critical},                // 10 min of 20
+		{Impact{WallMs: 10 * 60_000, Share: 0.02}, Low},                    // 10 min of a day
+		{Impact{WallMs: 10 * 60_000, Share: 0.2}, Severe},                  // 10 min of 50
+		{Impact{WallMs: 500, Share: 0.9}, None},                            // half a second
+		{Impact{CoreMs: 8 * 3_600_000, CoreShare: 0.6}, Severe},            // cost alone: at most severe
+		{Impact{CoreMs: 600_000, CoreShare: 0.6}, Low},                     // 10 core-minutes
+		{Impact{WallMs: 5_000, Share: 0.5, CoreMs: 2 * 3_600_000}, Severe}, // many cores
+	} {
+		if got := l.Grade(c.im); got != c.want {
+			t.Errorf("Grade(%+v) = %v, want %v", c.im, got, c.want)
+		}
+	}
+}

@@ -95,6 +95,7 @@ func scaledSteps(steps []capStep, peak, slots int) []capStep {
 type life struct {
 	added, ended int64
 	slots        int
+	id           string
 }
 
 // executorLives are the executors' slots and lifetimes, for the replay at
@@ -104,7 +105,7 @@ func executorLives(w *Workload) []life {
 	out := make([]life, 0, len(w.Executors))
 	for _, e := range w.Executors {
 		if n := e.Cores / cpus; n > 0 && e.Ended > e.Added {
-			out = append(out, life{e.Added - w.Start, e.Ended - w.Start, n})
+			out = append(out, life{e.Added - w.Start, e.Ended - w.Start, n, e.ID})
 		}
 	}
 	return out

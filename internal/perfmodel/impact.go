@@ -27,6 +27,10 @@ type Edit struct {
 	// Slots, when positive, replays on that many slots instead of the
 	// recorded executors.
 	Slots int
+	// Keep names executors (by id) that would have lived to the end of the
+	// run instead of being lost, when the replay follows the executors'
+	// lives.
+	Keep func(executor string) bool
 }
 
 // Saving is what the run would have saved without a problem: the replay
@@ -104,6 +108,14 @@ func (p *Plan) Without(e Edit) (Saving, error) {
 	if e.Steady {
 		np.steps = nil
 	}
+	if e.Keep != nil && np.lives != nil {
+		np.lives = slices.Clone(ip.lives)
+		for i := range np.lives {
+			if e.Keep(np.lives[i].id) {
+				np.lives[i].ended = max(np.lives[i].ended, w.End-w.Start)
+			}
+		}
+	}
 	t, err := np.Replay(slots)
 	if err != nil {
 		return Saving{}, err
@@ -124,9 +136,22 @@ func (p *Plan) impactPlan() *Plan {
 	w := *p.w
 	w.Stages = slices.Clone(p.w.Stages)
 	mapIdx, mapEnd := -1, int64(0)
-	for i := range w.Stages {
-		if w.Stages[i].Kind == model.StageMap {
-			mapIdx, mapEnd = i, w.Stages[i].LastFinish
+	// The job's phases run in order: setup, map, reduce, cleanup; each
+	// waits for the one before it.
+	prev := -1
+	for _, k := range []model.StageKind{model.StageSetup, model.StageMap, model.StageReduce, model.StageCleanup} {
+		for i := range w.Stages {
+			s := &w.Stages[i]
+			if s.Kind != k {
+				continue
+			}
+			if k == model.StageMap {
+				mapIdx, mapEnd = i, s.LastFinish
+			}
+			if prev >= 0 && k != model.StageReduce {
+				s.Parents = append(slices.Clone(s.Parents), prev)
+			}
+			prev = i
 		}
 	}
 	for i := range w.Stages {
@@ -148,6 +173,6 @@ func (p *Plan) impactPlan() *Plan {
 		s.BusyAtSubmit = 0
 	}
 	p.impact = NewPlan(&w)
-	p.impact.steps, p.impact.peak = p.steps, p.peak
+	p.impact.steps, p.impact.peak, p.impact.lives = p.steps, p.peak, p.lives
 	return p.impact
 }

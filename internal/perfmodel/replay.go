@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrStalled is returned when the replay cannot finish every job even after
@@ -30,6 +31,9 @@ type Plan struct {
 	// (capacitySteps); peak is the recorded slots.
 	steps []capStep
 	peak  int
+	// lives are the executors' lives the replay at the recorded
+	// configuration follows when steps is set.
+	lives []life
 	// impact is the plan Without replays (impactPlan), once built.
 	impact *Plan
 }
@@ -60,6 +64,9 @@ func NewPlan(w *Workload) *Plan {
 	c := CoresOf(w)
 	slots := c.Slots
 	p.steps, p.peak = capacitySteps(w, c), slots
+	if p.steps != nil {
+		p.lives = executorLives(w)
+	}
 	n := len(w.Stages)
 	p.startDelay, p.endDelay = make([]int64, n), make([]int64, n)
 	p.children = make([][]int, n)
@@ -146,7 +153,7 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 	switch {
 	case p.steps != nil && slots == p.peak:
 		// The recorded configuration: each executor's slots for its life.
-		r.pool = &slotPool{lives: executorLives(w)}
+		r.pool = &slotPool{lives: slices.Clone(p.lives)}
 		for e, l := range r.pool.lives {
 			r.at(max(0, l.added), evExecutor, e)
 			r.pool.last = max(r.pool.last, l.added)

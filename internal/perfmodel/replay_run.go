@@ -290,7 +290,7 @@ func (r *run) unstick(now int64) bool {
 	if r.runnable.Len() > 0 && r.pool != nil {
 		// Every executor gone with work left and none to come: carry on
 		// with one that lives on.
-		r.pool.lives = append(r.pool.lives, life{now, 1<<62 - 1, max(1, r.p.peak)})
+		r.pool.lives = append(r.pool.lives, life{now, 1<<62 - 1, max(1, r.p.peak), ""})
 		r.pool.add(1<<62-1, int32(len(r.pool.lives)-1), max(1, r.p.peak))
 		return true
 	}

@@ -80,3 +80,53 @@ func stageUnion(w *Workload) [][2]int64 {
 	}
 	return out
 }
+
+// GapKind says where in the run a driver-only gap lies.
+type GapKind uint8
+
+// Gap kinds.
+const (
+	GapStart       GapKind = iota // before the first stage: start-up, the first plan
+	GapBetweenJobs                // between one job's end and the next one's submission
+	GapInJob                      // between two stages of one job
+	GapEnd                        // after the last stage: collecting, writing, shutting down
+)
+
+// Gap is one stretch with no stage running, as SplitWallClock counts them.
+type Gap struct {
+	From, To int64
+	Kind     GapKind
+}
+
+// DriverGaps lists the stretches with no stage running (SplitWallClock's
+// driver time, gap by gap) and where each lies.
+func DriverGaps(w *Workload) []Gap {
+	var out []Gap
+	cursor := w.Start
+	add := func(a, b int64) {
+		if b <= a {
+			return
+		}
+		g := Gap{From: a, To: b, Kind: GapBetweenJobs}
+		switch {
+		case a == w.Start:
+			g.Kind = GapStart
+		case b == w.End:
+			g.Kind = GapEnd
+		default:
+			for _, j := range w.Jobs {
+				if j.Submitted <= a && b <= j.Completed {
+					g.Kind = GapInJob
+					break
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	for _, iv := range stageUnion(w) {
+		add(cursor, iv[0])
+		cursor = iv[1]
+	}
+	add(cursor, w.End)
+	return out
+}

@@ -1,0 +1,318 @@
+package diagnose
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/perfmodel"
+)
+
+// settle turns the detectors' findings into what a user reads:
+//
+//  1. every finding gets its impact (the detectors that do not measure it
+//     themselves get it here, from the replay), and a finding whose premise
+//     the run contradicts is dropped (placement advice for a stage whose
+//     tasks had no data locality to lose);
+//  2. its severity follows from the impact (grade), the detector's own
+//     grade kept as RuleSeverity, and the impact's numbers join the
+//     evidence (ImpactText says it in a sentence);
+//  3. findings about the same stage, and the failures an executor churn
+//     explains, are folded under one root cause, the others listed as its
+//     symptoms;
+//  4. findings are ranked by impact: wall time saved, then core time.
+func settle(in *Input, fs []Finding, l ImpactLimits) []Finding {
+	out := fs[:0]
+	for i := range fs {
+		f := &fs[i]
+		if !premiseHolds(in, f) {
+			continue
+		}
+		if f.Impact == nil {
+			if m := impactOf[f.ID]; m != nil {
+				f.Impact = m(in, f)
+			}
+		}
+		grade(f, l)
+		if f.Impact != nil {
+			f.Evidence = append(f.Evidence,
+				graded("impactShare", f.Impact.Share, "share", l.Share),
+				graded("impactWallMs", float64(f.Impact.WallMs), "ms", l.WallMs),
+				graded("impactCoreMs", float64(f.Impact.CoreMs), "core-ms", l.CoreMs),
+				graded("impactCoreShare", f.Impact.CoreShare, "share", l.CoreShare))
+		}
+		out = append(out, *f)
+	}
+	out = fold(in, out)
+	Rank(out)
+	return out
+}
+
+// Rank orders findings by impact: wall time saved, then core time, then
+// severity, most first; findings without an impact come after those with
+// one.
+func Rank(fs []Finding) { slices.SortStableFunc(fs, byImpact) }
+
+// byImpact orders findings by wall time saved, then core time, then
+// severity, most first.
+func byImpact(a, b Finding) int {
+	return cmp.Or(cmp.Compare(wallOf(b), wallOf(a)), cmp.Compare(coreOf(b), coreOf(a)), cmp.Compare(b.Severity, a.Severity))
+}
+
+func wallOf(f Finding) int64 {
+	if f.Impact == nil {
+		return -1
+	}
+	return f.Impact.WallMs
+}
+
+func coreOf(f Finding) int64 {
+	if f.Impact == nil {
+		return -1
+	}
+	return f.Impact.CoreMs
+}
+
+// impactOf measures the impact of the findings whose detectors leave it to
+// settle: HybridTune's data-problem detectors.
+var impactOf = map[string]func(in *Input, f *Finding) *Impact{
+	"data-skew":          skewImpact,
+	"uneven-placement":   placementImpact,
+	"workload-imbalance": imbalanceImpact,
+}
+
+// evidenceOf is the value of the named evidence and whether it is there.
+func evidenceOf(f *Finding, name string) (float64, bool) {
+	for _, e := range f.Evidence {
+		if e.Name == name {
+			return e.Value, true
+		}
+	}
+	return 0, false
+}
+
+// skewImpact: had the stage's data been spread evenly, its work spread
+// with it: the replay with every successful attempt of the stage taking
+// the stage's mean.
+func skewImpact(in *Input, f *Finding) *Impact {
+	id, ok := evidenceOf(f, "stage")
+	w, err := in.Workload()
+	si := in.wlStage(int32(id))
+	if !ok || err != nil || si < 0 {
+		return nil
+	}
+	mean := int64(stageMeanMs(&w.Stages[si]))
+	s := &w.Stages[si]
+	return in.replayed(perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
+		if stage != si || k < len(s.Failed) && s.Failed[k] {
+			return d
+		}
+		return min(d, mean)
+	}}, "the stage's data spread evenly: every task at its mean "+dur(mean))
+}
+
+// placementImpact: had the flagged nodes held the stage's input, their
+// attempts would have run as the stage's median one.
+func placementImpact(in *Input, f *Finding) *Impact {
+	id, ok := evidenceOf(f, "stage")
+	w, err := in.Workload()
+	si := in.wlStage(int32(id))
+	if !ok || err != nil || si < 0 {
+		return nil
+	}
+	flagged := map[uint32]bool{}
+	for _, h := range f.Scope.IDs {
+		for i, name := range in.App.Hosts {
+			if name == h {
+				flagged[uint32(i)] = true
+			}
+		}
+	}
+	hosts := in.hostsByTask()
+	s := &w.Stages[si]
+	med := int64(stageMedianMs(s))
+	return in.replayed(perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
+		if stage != si || k >= len(s.TaskIDs) || !flagged[hosts[s.TaskIDs[k]]] {
+			return d
+		}
+		return min(d, med)
+	}}, "the flagged nodes' attempts run as the stage's median "+dur(med))
+}
+
+// imbalanceImpact: the replay pools the slots, so the imbalance of the
+// nodes is not in it; the estimate is the busiest node's work per slot
+// beyond the mean (the time the stage waited for it), at most the stage's
+// wall time.
+func imbalanceImpact(in *Input, f *Finding) *Impact {
+	excess, ok := evidenceOf(f, "excessMs")
+	if !ok || excess <= 0 {
+		return nil
+	}
+	wall := in.wallMs()
+	if id, ok := evidenceOf(f, "stage"); ok {
+		if e, err := in.Efficiency(); err == nil {
+			for _, s := range e.Stages {
+				if s.ID == int32(id) {
+					wall = s.WallMs
+				}
+			}
+		}
+	}
+	im := in.newImpact(min(int64(excess), wall), 0, MethodEstimate, "the busiest node's work per slot beyond the nodes' mean")
+	return im
+}
+
+// premiseHolds says whether the run bears out what a finding rests on.
+// Placement advice needs input with data locality: a stage whose tasks all
+// ran with locality ANY (or without preference: data in an object store)
+// had no local copies to lose.
+func premiseHolds(in *Input, f *Finding) bool {
+	if f.ID != "uneven-placement" {
+		return true
+	}
+	id, ok := evidenceOf(f, "stage")
+	if !ok {
+		return true
+	}
+	for _, st := range in.App.Stages {
+		if st.ID != int32(id) {
+			continue
+		}
+		for i := range st.Tasks {
+			switch st.Tasks[i].Locality {
+			case model.ProcessLocal, model.NodeLocal, model.RackLocal:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stageKey names the stage a finding is about ("" for none): its "stage"
+// evidence, a stage scope, or the phase a Dr. Elephant MapReduce heuristic
+// grades.
+func stageKey(in *Input, f *Finding) string {
+	if v, ok := evidenceOf(f, "stage"); ok {
+		return strconv.Itoa(int(v))
+	}
+	if f.Scope.Kind == ScopeStage && len(f.Scope.IDs) > 0 {
+		id := f.Scope.IDs[0]
+		if i := indexByte(id, '.'); i >= 0 {
+			id = id[:i]
+		}
+		return id
+	}
+	if in.App.Engine == model.MapReduce {
+		switch f.ID {
+		case "drelephant-mapper-skew", "drelephant-mapper-gc", "drelephant-mapper-time", "drelephant-mapper-speed", "drelephant-mapper-spill", "drelephant-mapper-memory":
+			return stageOfKind(in.App, model.StageMap)
+		case "drelephant-reducer-skew", "drelephant-reducer-gc", "drelephant-reducer-time", "drelephant-reducer-memory", "drelephant-shuffle-sort":
+			return stageOfKind(in.App, model.StageReduce)
+		}
+	}
+	return ""
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func stageOfKind(app *model.App, k model.StageKind) string {
+	for _, st := range app.Stages {
+		if st.Kind == k {
+			return strconv.Itoa(int(st.ID))
+		}
+	}
+	return ""
+}
+
+// rootRank orders the findings of one stage as causes: the root is the
+// highest rank, then the largest impact. Too few partitions explain their
+// spills, stragglers and tails; a skew of the data explains the stragglers
+// it makes; stragglers explain the stage's tail.
+var rootRank = map[string]int{
+	"too-few-partitions":      5,
+	"data-skew":               4,
+	"sql-skewed-join":         4,
+	"drelephant-mapper-skew":  3,
+	"drelephant-reducer-skew": 3,
+	"straggler-tasks":         2,
+	"spill":                   1,
+}
+
+// failureIDs are the findings about failed jobs, stages and tasks that
+// executors lost while the application ran explain.
+var failureIDs = map[string]bool{"drelephant-spark-jobs": true, "drelephant-spark-stages": true}
+
+// fold folds findings that see one cause under it: the findings about one
+// stage under the highest-ranked (rootRank) or, at equal rank, the one
+// with the largest impact; failures under the executor churn that caused
+// them. Findings about different things stay apart.
+func fold(in *Input, fs []Finding) []Finding {
+	groups := map[string][]int{}
+	var order []string
+	for i := range fs {
+		k := stageKey(in, &fs[i])
+		if k == "" {
+			continue
+		}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	folded := make([]bool, len(fs))
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		root := g[0]
+		for _, i := range g[1:] {
+			if better(&fs[i], &fs[root]) {
+				root = i
+			}
+		}
+		for _, i := range g {
+			if i != root && !folded[i] && foldable(&fs[i]) {
+				fs[root].Symptoms = append(fs[root].Symptoms, fs[i])
+				folded[i] = true
+			}
+		}
+	}
+	churn := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "executor-churn" })
+	if churn >= 0 {
+		for i := range fs {
+			if failureIDs[fs[i].ID] && !folded[i] {
+				fs[churn].Symptoms = append(fs[churn].Symptoms, fs[i])
+				folded[i] = true
+			}
+		}
+	}
+	out := fs[:0]
+	for i := range fs {
+		if !folded[i] {
+			out = append(out, fs[i])
+		}
+	}
+	return out
+}
+
+// better reports whether a is the likelier root of a stage's findings than b.
+func better(a, b *Finding) bool {
+	ra, rb := rootRank[a.ID], rootRank[b.ID]
+	if ra != rb {
+		return ra > rb
+	}
+	return byImpact(*a, *b) < 0
+}
+
+// foldable reports whether a finding may be folded as a symptom: node
+// findings (a slow or overloaded node is a cause of its own) stay apart.
+func foldable(f *Finding) bool { return f.Scope.Kind != ScopeNode || f.ID == "data-skew" }
