@@ -66,7 +66,7 @@ func criticalStageTail(in *Input, p CriticalStageTailParams) []Finding {
 		}
 		out = append(out, Finding{
 			Severity: sev,
-			Impact:   in.tailImpact(s.ID, nil, s.MedianTaskMs, "every attempt of the stage cut to its median "+dur(s.MedianTaskMs)),
+			Impact:   in.tailImpact(s.ID, nil, int64(DefaultStragglerParams.ThD*float64(s.MedianTaskMs)), fmt.Sprintf("every attempt of the stage cut to %.3gx its median", DefaultStragglerParams.ThD)),
 			Scope:    Scope{Kind: ScopeStage, IDs: []string{strconv.Itoa(int(s.ID))}},
 			Summary: fmt.Sprintf("Stage %d is on the critical path and its longest task ran %s, %.1fx the median %s: the application waited %s (%s of its time) for the tail.",
 				s.ID, dur(s.MaxTaskMs), skew, dur(s.MedianTaskMs), dur(tail), pct(share)),

@@ -207,3 +207,20 @@ func aqeAdvice(in *Input) string {
 	}
 	return "; adaptive execution was on and did not split it (it splits only sort-merge join inputs over spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes)"
 }
+
+// latencyBytesPerMs is the copy rate under which a shuffle's time after the
+// last map cannot have been copying (1 MiB/s: a disk or network is hundreds
+// of times faster): clusterlens's.
+const latencyBytesPerMs = 1 << 20 / 1000.0
+
+// hadoop2 reports whether a MapReduce job ran on YARN (Hadoop 2 and
+// later): a .jhist history, or a job id whose cluster part is an epoch in
+// milliseconds (job_1329348432655_0001) rather than the JobTracker's start
+// date (job_200904211745_0002).
+func (in *Input) hadoop2() bool {
+	if strings.HasPrefix(in.App.Version, "Avro") {
+		return true
+	}
+	f := strings.Split(in.App.ID, "_")
+	return len(f) >= 3 && len(f[1]) == 13
+}

@@ -2,8 +2,11 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/model"
 )
 
 // DrElephantSparkConfigParams tune Dr. Elephant's Spark Configuration
@@ -71,17 +74,134 @@ func drSparkConfig(in *Input, p DrElephantSparkConfigParams) []Finding {
 	if !in.spark() || !in.App.Env.Seen {
 		return nil
 	}
-	fs := configFindings(in.App.Env.SparkProp, p, in.appScope())
+	dep := in.deployment()
+	prop := in.App.Env.SparkProp
+	if dep.onOneMachine() {
+		// In local mode the driver is the executor: spark.executor.* and
+		// the cluster's settings (YARN overheads, dynamic allocation, the
+		// shuffle service) do nothing, and the driver's memory is the
+		// executors' heap.
+		prop = func(k string) (string, bool) {
+			if k == "spark.serializer" {
+				return in.App.Env.SparkProp(k)
+			}
+			return "", false
+		}
+	}
+	fs := configFindings(prop, p, in.appScope())
 	for i := range fs {
+		fs[i] = configAdvice(in, dep, fs[i], p)
 		if in.databricks() && p.Memory.Ascending(evidenceValue(fs[i], "executorMemoryBytes")) > None {
 			fs[i].Recommendation += " " + databricksMemory(in.App.Platform.Cluster)
 			fs[i].Evidence = append(fs[i].Evidence, fact("platformSetsExecutorMemory", 1, "flag"))
 		}
 	}
-	return fs
+	return slices.DeleteFunc(fs, func(f Finding) bool { return f.Recommendation == "" })
 }
 
-// evidenceValue returns the value of a finding's named evidence, 0 without it.
+// configAdvice rebuilds a configuration finding's summary and advice from
+// the checks that failed on this run, for its deployment: Dr. Elephant's
+// one fixed sentence advised what the run already had (a Kryo serializer,
+// the shuffle service) and fewer cores than it called low. Its checks stay
+// the rule (RuleSeverity); without a measured cost the finding is advice.
+func configAdvice(in *Input, dep Deployment, f Finding, p DrElephantSparkConfigParams) Finding {
+	b := &settingsBuilder{in: in}
+	var why, advice []string
+	flag := func(name string) bool { return evidenceValue(f, name) == 1 }
+	// Kryo speeds up the serialization of RDD records shuffled or cached;
+	// DataFrames and SQL use their own encoders.
+	if !flag("kryoSerializer") && in.rddShuffleBytes() >= kryoMinBytes {
+		why = append(why, "the Java serializer shuffled "+bytesText(float64(in.rddShuffleBytes()))+" of RDD records")
+		if b.want("spark.serializer", p.Serializer) {
+			advice = append(advice, "serialize RDD records with Kryo (spark.serializer="+p.Serializer+")")
+		}
+	}
+	if flag("dynamicAllocationEnabled") && !flag("shuffleServiceEnabled") && !dep.onOneMachine() && dep != DeployDatabricks {
+		why = append(why, "dynamic allocation runs without the external shuffle service: removed executors take their shuffle files with them")
+		if dep == DeployKubernetes {
+			if b.want("spark.dynamicAllocation.shuffleTracking.enabled", "true") {
+				advice = append(advice, "keep executors holding shuffle data (spark.dynamicAllocation.shuffleTracking.enabled=true; Kubernetes has no external shuffle service)")
+			}
+		} else if b.want("spark.shuffle.service.enabled", "true") {
+			advice = append(advice, "enable the external shuffle service (spark.shuffle.service.enabled=true, with the service on every node)")
+		}
+	}
+	if dep != DeployDatabricks {
+		for _, c := range []struct{ name, key, what string }{
+			{"executorMemoryBytes", "spark.executor.memory", "executor heaps this large spend long in garbage-collection pauses: prefer more executors with less memory each unless a task needs it"},
+			{"driverMemoryBytes", "spark.driver.memory", "a driver this large is needed only for large collect()s or broadcasts"},
+			{"executorCores", "spark.executor.cores", "this many tasks share one heap and one node's disks: 4 or 5 per executor is the usual ceiling"},
+			{"executorMemoryOverheadBytes", "spark.yarn.executor.memoryOverhead", "this much off-heap memory per executor is more than the JVM and Python workers usually need"},
+		} {
+			v := evidenceValue(f, c.name)
+			lim := p.Memory
+			switch c.name {
+			case "executorCores":
+				lim = p.Cores
+			case "executorMemoryOverheadBytes":
+				lim = p.OverheadMemory
+			}
+			if lim.Ascending(v) >= Moderate {
+				val := strconv.FormatFloat(v, 'f', 0, 64)
+				if strings.HasSuffix(c.name, "Bytes") {
+					val = drBytes(int64(v))
+				}
+				why = append(why, fmt.Sprintf("%s is %s", c.key, val))
+				advice = append(advice, c.what)
+			}
+		}
+	}
+	if evidenceValue(f, "dynamicMinExecutors") > 1 || evidenceValue(f, "dynamicMaxExecutors") > 900 {
+		why = append(why, "dynamic allocation's bounds are Dr. Elephant's red flags (minExecutors over 1 or maxExecutors over 900)")
+		advice = append(advice, "keep spark.dynamicAllocation.minExecutors at most 1 and maxExecutors at most 900 unless the cluster is sized for it")
+	}
+	if strings.Contains(f.Summary, "spark.yarn.secondary.jars uses *") {
+		why = append(why, "spark.yarn.secondary.jars names jars with *")
+		advice = append(advice, "name the secondary jars one by one")
+	}
+	f.Settings = b.out
+	if len(advice) == 0 {
+		f.Recommendation = ""
+		return f
+	}
+	f.Summary = "Configuration (Dr. Elephant's checks, for a " + string(dep) + " deployment): " + strings.Join(why, "; ") + "."
+	f.Recommendation = strings.ToUpper(advice[0][:1]) + advice[0][1:]
+	if len(advice) > 1 {
+		f.Recommendation += "; " + strings.Join(advice[1:], "; ")
+	}
+	f.Recommendation += "."
+	return f
+}
+
+// kryoMinBytes is the RDD shuffle from which the serializer matters
+// (clusterlens's).
+const kryoMinBytes = 1 << 30
+
+// rddShuffleBytes is the shuffle written by the stages of jobs that no SQL
+// execution ran (RDD code, whose records spark.serializer serializes).
+func (in *Input) rddShuffleBytes() int64 {
+	sqlJob := map[int32]bool{}
+	for _, j := range in.App.Jobs {
+		if j.SQLID >= 0 {
+			sqlJob[j.ID] = true
+		}
+	}
+	var n int64
+	var m model.TaskMetrics
+	for _, st := range in.App.Stages {
+		if len(st.JobIDs) > 0 && sqlJob[st.JobIDs[0]] {
+			continue
+		}
+		for i := range st.Tasks {
+			if st.Tasks[i].HasMetrics {
+				st.TaskMetrics(i, &m)
+				n += m[model.ShuffleWriteBytes]
+			}
+		}
+	}
+	return n
+}
+
 func evidenceValue(f Finding, name string) float64 {
 	for _, e := range f.Evidence {
 		if e.Name == name {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/shs"
 )
@@ -68,8 +69,47 @@ func drSparkExecutors(in *Input, p DrElephantExecutorsParams) []Finding {
 	if err != nil {
 		return nil
 	}
-	return executorsFindings(r, p, in.appScope())
+	// Only the executors that ran tasks share the work: the driver of a
+	// cluster application and executors that came after the last task
+	// would put zeros under the median. Fewer than three is no spread.
+	worked := *r
+	worked.executors = nil
+	for _, e := range r.executors {
+		if e.TotalTasks > 0 {
+			worked.executors = append(worked.executors, e)
+		}
+	}
+	if len(worked.executors) < minSpreadExecutors {
+		return nil
+	}
+	var out []Finding
+	for _, f := range executorsFindings(&worked, p, in.appScope()) {
+		// A ratio over a median of zero is not applicable (Dr. Elephant
+		// grades it critical): only the metrics with a median grade.
+		sev := None
+		for i, e := range f.Evidence {
+			if strings.HasSuffix(e.Name, "MedianZero") && i > 0 && strings.HasSuffix(f.Evidence[i-1].Name, "MaxToMedian") {
+				f.Evidence[i-1] = fact(strings.TrimSuffix(f.Evidence[i-1].Name, "MaxToMedian")+"MaxToMedianNotApplicable", 1, "flag")
+			}
+		}
+		for _, e := range f.Evidence {
+			if strings.HasSuffix(e.Name, "MaxToMedian") && len(e.Limits) == 4 {
+				sev = max(sev, p.MaxToMedian.Ascending(e.Value))
+			}
+		}
+		if sev == None {
+			continue
+		}
+		f.Severity = sev
+		f.Summary = strings.Replace(f.Summary, "(the driver included, as the History Server lists it)", "that ran tasks", 1)
+		out = append(out, f)
+	}
+	return out
 }
+
+// minSpreadExecutors is the fewest executors with tasks whose spread means
+// anything (clusterlens's).
+const minSpreadExecutors = 3
 
 // executorsFindings grades the executor summaries of r; with none (where
 // Dr. Elephant's Distribution throws) there is no finding.

@@ -18,7 +18,12 @@ import (
 func stageFailureEvidence(t *testing.T, path string) map[string]float64 {
 	t.Helper()
 	app := loadApp(t, path)
-	for _, f := range Run(app, Options{Only: []string{"drelephant-spark-stages"}}) {
+	d, _ := Lookup("drelephant-spark-stages")
+	fs, err := d.Detect(NewInput(app), nil) // the rule's counts, before settle
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
 		ev := map[string]float64{}
 		for _, e := range f.Evidence {
 			ev[e.Name] = e.Value
@@ -117,6 +122,13 @@ func TestDrElephantStageFailuresCounts(t *testing.T) {
 			t.Errorf("%s: %v complete and %v failed stage attempts; expected-counts.tsv: %d stages, %d failed",
 				rel, ev["completeStages"], ev["failedStages"], c[0], c[1])
 		}
+	}
+	// The RAPIDS tools' log failed its one job by cancelling it ("Job 0
+	// cancelled as part of cancellation of all jobs"): no failure to
+	// report, whatever the rule counts.
+	app := loadApp(t, filepath.Join(root, "spark-rapids-2021/tools/src/test/resources/spark-events-profiling/task_job_failure_eventlog_compressed.zstd"))
+	if fs := Run(app, Options{Only: []string{"drelephant-spark-stages", "drelephant-spark-jobs"}}); len(fs) != 0 {
+		t.Errorf("cancelled job reported as failures: %+v", fs)
 	}
 }
 

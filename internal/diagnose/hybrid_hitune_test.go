@@ -24,7 +24,9 @@ func TestSchedulingGapIdleWhileWaiting(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	f := fs[0]
-	if f.RuleSeverity != Severe || f.Scope.Kind != ScopeApplication || !contains(f.Summary, "Few tasks are launched per heartbeat") {
+	// Spark offers tasks to executors without MapReduce's heartbeats: the
+	// heartbeat diagnosis is not made.
+	if f.RuleSeverity != Severe || f.Scope.Kind != ScopeApplication || contains(f.Summary, "Few tasks are launched per heartbeat") {
 		t.Errorf("finding %+v", f)
 	}
 	checkEvidence(t, f, map[string]float64{"idleWhileWaitingShare": 70.0 / 180, "idleWhileWaitingSlotMs": 70_000, "idleWhileWaitingWallMs": 35_000,
@@ -71,6 +73,7 @@ func mrJob(reduceAt float64) *multiApp {
 	b.app.ID = "job_1"
 	b.stage(0, -1, model.StageMap, 0, append(wave(1, 2, 2, 0, 20, 64, model.NodeLocal), wave(2, 2, 2, 0, 20, 64, model.NodeLocal)...)...)
 	r := hbTask{host: 2, launch: reduceAt, dur: 45 - reduceAt}
+	r.m[model.ReduceShuffleBytes] = 1 << 30 // 1 GiB: a copy, not latency
 	r.m[model.ShufflePhaseFinish] = ms(35)
 	r.m[model.SortPhaseFinish] = ms(40)
 	b.stage(1, -1, model.StageReduce, reduceAt, r)
@@ -110,6 +113,13 @@ func TestShuffleGapMapReduce(t *testing.T) {
 	}
 	checkEvidence(t, f, map[string]float64{"gapShare": 0.3, "gapMs": 15_000, "jobMs": 50_000, "firstWaveReduces": 1,
 		"shuffleWaitSlotMs": 10_000, "copyAfterMapsSlotMs": 15_000, "sortSlotMs": 5000, "reduceSlotMs": 5000})
+	// The same gap for a few bytes is the reduces learning late that the
+	// maps ended: event latency, not a copy to speed up.
+	b := mrJob(10)
+	b.app.Stages[1].SetTaskMetrics(0, &model.TaskMetrics{model.ShufflePhaseFinish: ms(35), model.SortPhaseFinish: ms(40), model.ReduceShuffleBytes: 336})
+	if fs := runOnly(b, "shuffle-gap"); len(fs) != 1 || !contains(fs[0].Summary, "waiting, not copying") || contains(fs[0].Recommendation, "parallelcopies") {
+		t.Errorf("a 336-byte shuffle: %+v", fs)
+	}
 }
 
 // TestShuffleGapSpark: job 0 runs a map stage (4 tasks, 0-20 s) and a

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/finding"
@@ -84,6 +83,32 @@ func (in *Input) replayed(e perfmodel.Edit, basis string) *Impact {
 	return im
 }
 
+// replayedStage is replayed for an edit of stage si's attempts alone: the
+// stage replayed by itself bounds what the run saves (perfmodel's
+// StageAlone), and when that bound is too small for a moderate impact the
+// run is not replayed: the impact is the bound, said to be one.
+func (in *Input) replayedStage(si int, e perfmodel.Edit, basis string, l ImpactLimits) *Impact {
+	p, c, ok := in.plan()
+	if !ok || si < 0 {
+		return nil
+	}
+	rec, ed := p.StageAlone(si, e)
+	w, _ := in.Workload()
+	var core int64
+	if e.Duration != nil {
+		for k, d := range w.Stages[si].Durations {
+			core += d - max(0, min(d, e.Duration(si, k, d)))
+		}
+		core *= int64(max(1, w.TaskCPUs))
+	}
+	bound := in.newImpact(rec-ed, core, MethodReplay, basis+"; at most what the stage saves replayed alone")
+	bound.ModelError = c.ModelError
+	if l.Grade(*bound) < Moderate {
+		return bound
+	}
+	return in.replayed(e, basis)
+}
+
 // measured is an impact the log records directly.
 func (in *Input) measured(wallMs, coreMs int64, basis string) *Impact {
 	return in.newImpact(wallMs, coreMs, finding.MethodMeasured, basis)
@@ -152,7 +177,15 @@ func (in *Input) tailImpact(stageID int32, ids map[int64]bool, capMs int64, basi
 	if si < 0 || err != nil {
 		return nil
 	}
-	return in.replayed(capTasks(si, ids, capMs, w), basis)
+	return in.replayedStage(si, capTasks(si, ids, capMs, w), basis, in.limits())
+}
+
+// limits are the impact limits the run grades with.
+func (in *Input) limits() ImpactLimits {
+	if in.impactLimits == (ImpactLimits{}) {
+		return DefaultImpactLimits
+	}
+	return in.impactLimits
 }
 
 // grade sets a finding's severity from its impact: the impact's grade, at
@@ -168,35 +201,6 @@ func grade(f *Finding, l ImpactLimits) {
 	if v, ok := evidenceOf(f, "uncertain"); ok && v > 0 {
 		f.Severity = Low // the detector is not sure of its premise
 	}
-}
-
-// ImpactText says what a problem cost in a sentence, for the renderers.
-func ImpactText(im *Impact) string {
-	if im == nil {
-		return ""
-	}
-	var parts []string
-	if im.WallMs > 0 {
-		parts = append(parts, fmt.Sprintf("%s of wall time (%s of the run)", dur(im.WallMs), pct(im.Share)))
-	}
-	if im.CoreMs > 0 {
-		parts = append(parts, coreHours(im.CoreMs))
-	}
-	if len(parts) == 0 {
-		return "It cost the run nothing measurable."
-	}
-	how := "measured"
-	switch im.Method {
-	case finding.MethodReplay:
-		how = fmt.Sprintf("replayed without it; the replay is %.1f%% off the recorded run", 100*im.ModelError)
-	case finding.MethodEstimate:
-		how = "estimated"
-	}
-	s := "It cost " + parts[0]
-	if len(parts) > 1 {
-		s += " and " + parts[1]
-	}
-	return s + " (" + how + ": " + im.Basis + ")."
 }
 
 // taskHosts maps the ids of app's task attempts to their hosts.

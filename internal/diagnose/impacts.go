@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -88,12 +89,13 @@ func drSkewImpact(kind model.StageKind) func(*Input, *Finding) *Impact {
 		if !ok || err != nil {
 			return nil
 		}
-		return in.replayed(perfmodel.Edit{Duration: func(si, k int, d int64) int64 {
-			if s := &w.Stages[si]; s.Kind != kind || k < len(s.Failed) && s.Failed[k] {
+		si := slices.IndexFunc(w.Stages, func(s perfmodel.Stage) bool { return s.Kind == kind })
+		return in.replayedStage(si, perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
+			if s := &w.Stages[stage]; stage != si || k < len(s.Failed) && s.Failed[k] {
 				return d
 			}
 			return min(d, int64(avgA))
-		}}, "the phase's slow group brought to the fast group's average "+dur(int64(avgA)))
+		}}, "the phase's slow group brought to the fast group's average "+dur(int64(avgA)), in.limits())
 	}
 }
 
@@ -120,11 +122,22 @@ func failureImpact(in *Input, f *Finding) *Impact {
 // speculative copy that lost its race, a task cancelled with its stage).
 func (in *Input) failedAttempts() map[int64]bool {
 	out := map[int64]bool{}
-	for _, st := range in.App.Stages {
+	app := in.App
+	for _, st := range app.Stages {
+		if st.Status == model.StageFailed && cancelled(st.Failure) {
+			continue
+		}
 		for i := range st.Tasks {
-			if st.Tasks[i].Status == model.TaskFailed {
-				out[st.Tasks[i].ID] = true
+			t := &st.Tasks[i]
+			if t.Status != model.TaskFailed {
+				continue
 			}
+			if int(t.Reason) < len(app.Reasons) {
+				if r := app.Reasons[t.Reason]; r.Kind == "TaskKilled" || cancelled(r.Message) {
+					continue
+				}
+			}
+			out[t.ID] = true
 		}
 	}
 	return out

@@ -35,6 +35,8 @@ type Input struct {
 	taskHosts map[int64]uint32
 	// metricByTask holds attemptMetric's maps by metric.
 	metricByTask map[model.Metric]map[int64]int64
+	// impactLimits grade the impacts (RunInput sets them from Options).
+	impactLimits ImpactLimits
 }
 
 // NewInput wraps app.

@@ -84,12 +84,12 @@ func lowParallelism(in *Input, p LowParallelismParams) []Finding {
 		}
 		want := p.PartitionsPerSlot * e.Cores.Slots
 		si := in.wlStage(s.ID)
-		im := in.replayed(perfmodel.Edit{Duration: func(stage, _ int, d int64) int64 {
+		im := in.replayedStage(si, perfmodel.Edit{Duration: func(stage, _ int, d int64) int64 {
 			if stage != si {
 				return d
 			}
 			return (d + int64(k) - 1) / int64(k)
-		}}, fmt.Sprintf("the stage's %d tasks split %d ways over its %d idle slots", s.Tasks, k, e.Cores.Slots))
+		}}, fmt.Sprintf("the stage's %d tasks split %d ways over its %d idle slots", s.Tasks, k, e.Cores.Slots), in.limits())
 		b := &settingsBuilder{in: in}
 		rec := fmt.Sprintf("Give stage %d about %d partitions: ", s.ID, want)
 		if d := data[s.ID]; d != nil {

@@ -125,12 +125,12 @@ func tooFewPartitions(in *Input, p PartitionsParams) []Finding {
 		// n tasks on S slots take ceil(n/S) waves; split k-fold, ceil(nk/S)
 		// waves of tasks k times shorter.
 		f := math.Ceil(float64(want)/float64(slots)) / (k * math.Ceil(float64(d.tasks)/float64(slots)))
-		im := in.replayed(perfmodel.Edit{Duration: func(stage, _ int, dd int64) int64 {
+		im := in.replayedStage(si, perfmodel.Edit{Duration: func(stage, _ int, dd int64) int64 {
 			if stage != si {
 				return dd
 			}
 			return int64(math.Ceil(float64(dd) * f))
-		}}, fmt.Sprintf("the stage split into %d tasks instead of %d on its %d slots", want, d.tasks, slots))
+		}}, fmt.Sprintf("the stage split into %d tasks instead of %d on its %d slots", want, d.tasks, slots), in.limits())
 		b := &settingsBuilder{in: in}
 		label := "stage " + strconv.Itoa(int(d.id))
 		if d.kind != model.StageSpark {
@@ -215,14 +215,14 @@ func spillFindings(in *Input, p PartitionsParams) []Finding {
 		}
 		s := &w.Stages[si]
 		bytesPerMs := p.SpillMBps * (1 << 20) / 1000
-		im := in.replayed(perfmodel.Edit{Duration: func(stage, k int, dd int64) int64 {
+		im := in.replayedStage(si, perfmodel.Edit{Duration: func(stage, k int, dd int64) int64 {
 			if stage != si || k >= len(s.TaskIDs) {
 				return dd
 			}
 			sp := d.spillByTask[s.TaskIDs[k]]
 			t := min(dd/2, int64(2*float64(sp)/bytesPerMs))
 			return dd - t
-		}}, fmt.Sprintf("the time to write the spilled bytes and read them back at %.0f MB/s per task", p.SpillMBps))
+		}}, fmt.Sprintf("the time to write the spilled bytes and read them back at %.0f MB/s per task", p.SpillMBps), in.limits())
 		if im != nil {
 			im.Method = MethodEstimate
 		}

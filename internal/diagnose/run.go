@@ -65,6 +65,7 @@ func RunInput(in *Input, opts Options) []Finding {
 	if opts.NodeModel != nil && in.NodeModel == nil {
 		in.NodeModel = opts.NodeModel
 	}
+	in.impactLimits = opts.Impact
 	var all []Finding
 	for _, d := range Detectors() {
 		if opts.Only != nil && !slices.Contains(opts.Only, d.Name()) || slices.Contains(opts.Skip, d.Name()) {
@@ -76,12 +77,8 @@ func RunInput(in *Input, opts Options) []Finding {
 		}
 		all = append(all, fs...)
 	}
-	limits := opts.Impact
-	if limits == (ImpactLimits{}) {
-		limits = DefaultImpactLimits
-	}
 	var out []Finding
-	for _, f := range settle(in, all, limits) {
+	for _, f := range settle(in, all, in.limits()) {
 		if f.Severity >= opts.MinSeverity {
 			out = append(out, f)
 		}

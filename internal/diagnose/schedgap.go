@@ -283,18 +283,41 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 	if wallMs > 0 {
 		perHB = float64(launches) / (float64(wallMs) / float64(max(p.HeartbeatMs, 1)))
 	}
-	few := perHB < p.FewPerHeartbeat
-	advice := "Let waiting tasks use idle slots: lower spark.locality.wait (tasks waited for data-local slots while others idled), " +
-		"check spark.scheduler.mode and pool weights, and that executors were not held by other jobs."
-	if in.App.Engine == model.MapReduce {
+	mr := in.App.Engine == model.MapReduce
+	few := mr && perHB < p.FewPerHeartbeat
+	b := &settingsBuilder{in: in}
+	var advice string
+	switch {
+	case !mr:
+		advice = "Let waiting tasks use idle slots: tasks waited for data-local slots while others idled"
+		if v, ok := in.conf("spark.locality.wait"); !ok || sameValue(v, "3s") || sameValue(v, "3000") {
+			b.want("spark.locality.wait", "1s")
+			advice += ": lower spark.locality.wait to 1s (now " + in.setNow("spark.locality.wait") + ")"
+		}
+		advice += "; check spark.scheduler.mode and pool weights, and that executors were not held by other jobs."
+	case in.hadoop2():
 		advice = "Let the scheduler fill idle containers: enable multiple assignments per node heartbeat " +
-			"(yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled, yarn.scheduler.fair.assignmultiple; Hadoop 1.x mapred.fairscheduler.assignmultiple), " +
+			"(yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled, yarn.scheduler.fair.assignmultiple), " +
 			"shorten the heartbeat (yarn.resourcemanager.nodemanagers.heartbeat-interval-ms), and lower node-locality delays."
+	default:
+		advice = "Let the JobTracker assign several tasks per heartbeat (the fair scheduler's mapred.fairscheduler.assignmultiple) and lower its locality delay."
 	}
 	summary := fmt.Sprintf("Slots sat idle while tasks waited to launch for %s of slot time (%s of the allocated slot time) over %s of wall time; %.1f tasks launched per %s heartbeat meanwhile.",
 		dur(idleMs), pct(share), dur(wallMs), perHB, dur(p.HeartbeatMs))
+	if !mr {
+		summary = fmt.Sprintf("Slots sat idle while tasks waited to launch for %s of slot time (%s of the allocated slot time) over %s of wall time.",
+			dur(idleMs), pct(share), dur(wallMs))
+	}
 	if few {
 		summary += " Few tasks are launched per heartbeat (HiTune §7.1)."
+	}
+	var uncertain []Evidence
+	if mr {
+		// A MapReduce job's hosts are a cluster's, shared with other jobs:
+		// an idle slot of this job's may have run another job's task, and
+		// its tasks may have queued behind them. The log cannot tell.
+		summary += " The job shared its cluster: some of that wait may have been queueing behind other jobs' tasks, which its log does not show."
+		uncertain = append(uncertain, fact("uncertain", 1, "flag"))
 	}
 	perHBv := perHB
 	if math.IsInf(perHBv, 1) {
@@ -304,7 +327,7 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 		Severity: sev,
 		Scope:    in.appScope(),
 		Summary:  summary,
-		Evidence: []Evidence{
+		Evidence: append([]Evidence{
 			graded("idleWhileWaitingShare", share, "share", p.IdleShare),
 			gate("idleWhileWaitingSlotMs", float64(idleMs), "slot-ms", ">=", float64(p.MinIdleSlotMs)),
 			fact("idleWhileWaitingWallMs", float64(wallMs), "ms"),
@@ -314,8 +337,9 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 			fact("waitingTasks", float64(waited), "count"),
 			fact("slotWaitIdleSlotMs", float64(slotWaitMs), "slot-ms"),
 			fact("slotWaitTasks", float64(forSlot), "count"),
-		},
+		}, uncertain...),
 		Recommendation: advice,
+		Settings:       b.out,
 	}, true
 }
 

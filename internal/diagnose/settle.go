@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -92,9 +93,10 @@ func evidenceOf(f *Finding, name string) (float64, bool) {
 	return 0, false
 }
 
-// skewImpact: had the stage's data been spread evenly, its work spread
-// with it: the replay with every successful attempt of the stage taking
-// the stage's mean.
+// skewImpact: had the stage's data been spread evenly, each task reading
+// more than the mean would have read the mean: the replay with those
+// tasks' durations scaled down by their data's excess (a task slow for
+// another reason stays slow).
 func skewImpact(in *Input, f *Finding) *Impact {
 	id, ok := evidenceOf(f, "stage")
 	w, err := in.Workload()
@@ -102,14 +104,33 @@ func skewImpact(in *Input, f *Finding) *Impact {
 	if !ok || err != nil || si < 0 {
 		return nil
 	}
-	mean := int64(stageMeanMs(&w.Stages[si]))
+	bytes := map[int64]float64{}
+	var sum float64
+	n := 0
+	for ai, st := range in.App.Stages {
+		if st.ID != int32(id) {
+			continue
+		}
+		for _, r := range stageRecords(in.App, ai) {
+			bytes[r.id] = float64(r.bytes)
+			sum += float64(r.bytes)
+			n++
+		}
+	}
+	if n == 0 || sum <= 0 {
+		return nil
+	}
+	mean := sum / float64(n)
 	s := &w.Stages[si]
-	return in.replayed(perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
-		if stage != si || k < len(s.Failed) && s.Failed[k] {
+	return in.replayedStage(si, perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
+		if stage != si || k >= len(s.TaskIDs) {
 			return d
 		}
-		return min(d, mean)
-	}}, "the stage's data spread evenly: every task at its mean "+dur(mean))
+		if b := bytes[s.TaskIDs[k]]; b > mean {
+			return int64(float64(d) * mean / b)
+		}
+		return d
+	}}, "the stage's data spread evenly: each task over the mean "+bytesText(mean)+" shortened in proportion", in.limits())
 }
 
 // placementImpact: had the flagged nodes held the stage's input, their
@@ -132,12 +153,12 @@ func placementImpact(in *Input, f *Finding) *Impact {
 	hosts := in.hostsByTask()
 	s := &w.Stages[si]
 	med := int64(stageMedianMs(s))
-	return in.replayed(perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
+	return in.replayedStage(si, perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
 		if stage != si || k >= len(s.TaskIDs) || !flagged[hosts[s.TaskIDs[k]]] {
 			return d
 		}
 		return min(d, med)
-	}}, "the flagged nodes' attempts run as the stage's median "+dur(med))
+	}}, "the flagged nodes' attempts run as the stage's median "+dur(med), in.limits())
 }
 
 // imbalanceImpact: the replay pools the slots, so the imbalance of the
@@ -166,8 +187,13 @@ func imbalanceImpact(in *Input, f *Finding) *Impact {
 // premiseHolds says whether the run bears out what a finding rests on.
 // Placement advice needs input with data locality: a stage whose tasks all
 // ran with locality ANY (or without preference: data in an object store)
-// had no local copies to lose.
+// had no local copies to lose. Failure rates need failures: jobs and
+// stages cancelled (a user's cancel, the context stopped) and attempts
+// killed with them are not.
 func premiseHolds(in *Input, f *Finding) bool {
+	if failureIDs[f.ID] {
+		return realFailures(in.App)
+	}
 	if f.ID != "uneven-placement" {
 		return true
 	}
@@ -240,9 +266,10 @@ var rootRank = map[string]int{
 	"too-few-partitions":      5,
 	"data-skew":               4,
 	"sql-skewed-join":         4,
-	"drelephant-mapper-skew":  3,
-	"drelephant-reducer-skew": 3,
-	"straggler-tasks":         2,
+	"straggler-tasks":         3,
+	"critical-stage-tail":     2,
+	"drelephant-mapper-skew":  1,
+	"drelephant-reducer-skew": 1,
 	"spill":                   1,
 }
 
@@ -286,15 +313,22 @@ func fold(in *Input, fs []Finding) []Finding {
 			}
 		}
 	}
-	churn := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == "executor-churn" })
-	if churn >= 0 {
+	under := func(root string, ids map[string]bool) {
+		r := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == root })
+		if r < 0 || folded[r] {
+			return
+		}
 		for i := range fs {
-			if failureIDs[fs[i].ID] && !folded[i] {
-				fs[churn].Symptoms = append(fs[churn].Symptoms, fs[i])
+			if ids[fs[i].ID] && !folded[i] && i != r {
+				fs[r].Symptoms = append(fs[r].Symptoms, fs[i])
 				folded[i] = true
 			}
 		}
 	}
+	under("executor-churn", failureIDs)
+	// An interactive session's idle executors are what the replay finds
+	// it could do without.
+	under("idle-session", map[string]bool{"too-many-executors": true})
 	out := fs[:0]
 	for i := range fs {
 		if !folded[i] {
@@ -316,3 +350,41 @@ func better(a, b *Finding) bool {
 // foldable reports whether a finding may be folded as a symptom: node
 // findings (a slow or overloaded node is a cause of its own) stay apart.
 func foldable(f *Finding) bool { return f.Scope.Kind != ScopeNode || f.ID == "data-skew" }
+
+// cancelled reports whether a failure message says the work was cancelled
+// or its context stopped rather than that it failed.
+func cancelled(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "cancel") || strings.Contains(m, "sparkcontext was shut down") || strings.Contains(m, "shutdown")
+}
+
+// realFailures reports whether the application has a failure that is not a
+// cancellation: a failed task attempt whose reason is not its stage's
+// cancellation, a failed stage or job not cancelled.
+func realFailures(app *model.App) bool {
+	for _, j := range app.Jobs {
+		if j.Status == model.JobFailed && !cancelled(j.Failure) {
+			return true
+		}
+	}
+	for _, st := range app.Stages {
+		stageCancelled := st.Status == model.StageFailed && cancelled(st.Failure)
+		if st.Status == model.StageFailed && !stageCancelled {
+			return true
+		}
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if t.Status != model.TaskFailed {
+				continue
+			}
+			var r model.Reason
+			if int(t.Reason) < len(app.Reasons) {
+				r = app.Reasons[t.Reason]
+			}
+			if r.Kind != "TaskKilled" && !cancelled(r.Message) && !stageCancelled {
+				return true
+			}
+		}
+	}
+	return false
+}

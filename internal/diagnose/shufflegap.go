@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -91,6 +92,7 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 	var lastMap, firstReduce int64 = 0, math.MaxInt64
 	var reduce *model.Stage
 	var reduces [][2]int64 // launch, shuffle end
+	var shuffled int64     // bytes the reduces fetched, all told
 	var m model.TaskMetrics
 	for _, st := range app.Stages {
 		for i, t := range st.Tasks {
@@ -103,6 +105,7 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 			case model.StageReduce:
 				reduce = st
 				st.TaskMetrics(i, &m)
+				shuffled += max(0, m[model.ReduceShuffleBytes])
 				if m[model.ShufflePhaseFinish] > 0 {
 					reduces = append(reduces, [2]int64{t.Launch, m[model.ShufflePhaseFinish]})
 					firstReduce = min(firstReduce, t.Launch)
@@ -146,17 +149,51 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 			fact("copyAfterMapsSlotMs", float64(copying), "slot-ms"),
 			fact("sortSlotMs", float64(sortMs), "slot-ms"),
 			fact("reduceSlotMs", float64(reduceMs), "slot-ms"))
-		detail = fmt.Sprintf(" Reduce slot time: %s waiting for maps, %s copying after them, %s merge/sort, %s reduce.",
+		detail = fmt.Sprintf(" Reduce slot time: %s waiting for maps, %s in the shuffle after them, %s merge/sort, %s reduce.",
 			dur(wait), dur(copying), dur(sortMs), dur(reduceMs))
 	}
+	ev = append(ev, fact("shuffleBytes", float64(shuffled), "bytes"))
+	b := &settingsBuilder{in: in}
+	// Waiting is not copying: when all the reduces fetched could have
+	// crossed in a fraction of the gap, the gap is the latency of the
+	// reduces learning that the last map finished (completion events
+	// polled over heartbeats), not a slow copy.
+	if float64(shuffled) < latencyBytesPerMs*float64(gap) {
+		rec := "Nothing to tune in the shuffle: the gap is the framework's latency (the task trackers' heartbeats and the reduces' polling for map completion events), which only matters for small jobs: batch them, or run them as one."
+		if in.hadoop2() {
+			if b.want("mapreduce.job.ubertask.enable", "true") {
+				rec = "Run small jobs like this one inside the MapReduce application master's JVM (uber mode: up to 9 maps, 1 reduce, input under a block): set mapreduce.job.ubertask.enable=true; the gap is the latency of the reduces learning that the maps ended, not a slow copy."
+			}
+		}
+		return Finding{
+			Severity: Low,
+			Scope:    in.appScope(),
+			Summary: fmt.Sprintf("The reduces' shuffle ended %s after the last map (%s of the job's %s), though they fetched only %s in all: waiting, not copying (the reduces learning of the maps' completion over heartbeats, or fetches retried).%s",
+				dur(gap), pct(share), dur(jobMs), bytesText(float64(shuffled)), detail),
+			Evidence:       ev,
+			Recommendation: rec,
+			Settings:       b.out,
+		}, true
+	}
+	var advice []string
+	if b.want("mapreduce.reduce.shuffle.parallelcopies", "20") {
+		advice = append(advice, fmt.Sprintf("raise mapreduce.reduce.shuffle.parallelcopies to 20 (now %s)", in.setNow("mapreduce.reduce.shuffle.parallelcopies")))
+	}
+	if b.want("mapreduce.map.output.compress", "true") {
+		advice = append(advice, "compress map output (mapreduce.map.output.compress=true)")
+	}
+	if firstReduce > lastMap && b.want("mapreduce.job.reduce.slowstart.completedmaps", "0.5") {
+		advice = append(advice, "start the reduces while the maps run, so they copy as maps finish (mapreduce.job.reduce.slowstart.completedmaps=0.5)")
+	}
+	advice = append(advice, "check the network and the map nodes' disks")
 	return Finding{
 		Severity: sev,
 		Scope:    in.appScope(),
-		Summary: fmt.Sprintf("The shuffle ended %s after the last map (%s of the job's %s).%s",
-			dur(gap), pct(share), dur(jobMs), detail),
-		Evidence: ev,
-		Recommendation: "Shorten the copy after the maps: raise mapreduce.reduce.shuffle.parallelcopies, compress map output (mapreduce.map.output.compress), " +
-			"start reduces earlier (mapreduce.job.reduce.slowstart.completedmaps) so they copy while maps run, and check the network and the map nodes' disks.",
+		Summary: fmt.Sprintf("The shuffle ended %s after the last map (%s of the job's %s), fetching %s in all.%s",
+			dur(gap), pct(share), dur(jobMs), bytesText(float64(shuffled)), detail),
+		Evidence:       ev,
+		Recommendation: "Shorten the copy after the maps: " + strings.Join(advice, ", ") + ".",
+		Settings:       b.out,
 	}, true
 }
 

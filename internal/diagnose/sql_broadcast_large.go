@@ -42,6 +42,7 @@ func sqlBroadcastLarge(in *Input, p SQLBroadcastLargeParams) []Finding {
 			out = append(out, Finding{
 				Severity: sev,
 				Scope:    operatorScope(q, op),
+				Impact:   in.operatorImpact(q, op),
 				Summary: fmt.Sprintf("%s: a broadcast of %s (%s spent collecting, building and sending it) is held by the driver and every executor.",
 					describe(q), mib(op.Bytes), msText(op.TimeMs)),
 				Evidence: []Evidence{

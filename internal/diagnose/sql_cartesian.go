@@ -8,10 +8,14 @@ type SQLCartesianParams struct {
 	// join is at least moderate; by default one that outputs 10 times its
 	// input is severe, 1,000 times critical (clusterlens's).
 	Blowup Limits
+	// MinRowsOut is the fewest rows a keyless join must produce to be
+	// reported: a cartesian product of two small sides is harmless
+	// (clusterlens's).
+	MinRowsOut int64
 }
 
 // DefaultSQLCartesianParams are the defaults.
-var DefaultSQLCartesianParams = SQLCartesianParams{Blowup: Limits{0, 0, 10, 1000}}
+var DefaultSQLCartesianParams = SQLCartesianParams{Blowup: Limits{0, 0, 10, 1000}, MinRowsOut: 100_000}
 
 func init() {
 	mustRegister(Func[SQLCartesianParams]{
@@ -38,7 +42,7 @@ func sqlCartesian(in *Input, p SQLCartesianParams) []Finding {
 			}
 			blowup := float64(op.RowsOut) / float64(max(op.RowsIn, 1))
 			sev := p.Blowup.Ascending(blowup)
-			if sev == None {
+			if sev == None || op.RowsOut < p.MinRowsOut {
 				continue
 			}
 			out = append(out, Finding{
@@ -46,7 +50,8 @@ func sqlCartesian(in *Input, p SQLCartesianParams) []Finding {
 				Scope:    operatorScope(q, op),
 				Summary: fmt.Sprintf("%s: %s pairs every row of one side with every row of the other: %d rows in, %d out.",
 					describe(q), op.Name, op.RowsIn, op.RowsOut),
-				Evidence: []Evidence{graded("rowsOutOverIn", blowup, "ratio", p.Blowup), fact("rowsIn", float64(op.RowsIn), "count"), fact("rowsOut", float64(op.RowsOut), "count")},
+				Impact:   in.operatorImpact(q, op),
+				Evidence: []Evidence{graded("rowsOutOverIn", blowup, "ratio", p.Blowup), fact("rowsIn", float64(op.RowsIn), "count"), gate("rowsOut", float64(op.RowsOut), "count", ">=", float64(p.MinRowsOut))},
 				Recommendation: "Give the join an equality condition on keys (a missing ON clause, or a condition Spark cannot use as a key), " +
 					"or filter both sides first; spark.sql.crossJoin.enabled only silences the check.",
 			})

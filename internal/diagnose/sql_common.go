@@ -121,3 +121,15 @@ func describe(q *query.Query) string {
 
 // mib prints bytes in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// operatorImpact estimates what a SQL operator cost: its time metrics
+// (summed over its tasks) as core time, and that time spread over the
+// query's slots as wall time, at most the query's; nil when the operator
+// reports no time.
+func (in *Input) operatorImpact(q *query.Query, op *query.Operator) *Impact {
+	if op.TimeMs <= 0 {
+		return nil
+	}
+	wall := min(op.TimeMs/int64(max(1, q.Slots)), q.WallMs)
+	return in.newImpact(wall, op.TimeMs, MethodEstimate, op.Name+"'s time metrics, spread over the query's slots")
+}

@@ -52,6 +52,7 @@ func sqlFullScan(in *Input, p SQLFullScanParams) []Finding {
 			out = append(out, Finding{
 				Severity: p.Bytes.Ascending(float64(op.Bytes)),
 				Scope:    operatorScope(q, op),
+				Impact:   in.operatorImpact(q, op),
 				Summary: fmt.Sprintf("%s: %s read %s (%d files) with no partition filter, and the filter above kept %.1f%% of its %d rows.",
 					describe(q), op.Name, mib(op.Bytes), op.Files, 100*kept, op.RowsOut),
 				Evidence: []Evidence{

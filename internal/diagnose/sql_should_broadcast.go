@@ -55,6 +55,7 @@ func sqlShouldBroadcast(in *Input, p SQLShouldBroadcastParams) []Finding {
 			out = append(out, Finding{
 				Severity: max(Low, p.Spared.Ascending(float64(large.Bytes))),
 				Scope:    operatorScope(q, op),
+				Impact:   in.operatorImpact(q, op),
 				Summary: fmt.Sprintf("%s: %s shuffled both sides though one is %s (the other %s): broadcasting the small side avoids shuffling and sorting the large one.",
 					describe(q), op.Name, mib(small.Bytes), mib(large.Bytes)),
 				Evidence: []Evidence{

@@ -44,6 +44,7 @@ func sqlSmallFiles(in *Input, p SQLSmallFilesParams) []Finding {
 			out = append(out, Finding{
 				Severity: p.Files.Ascending(float64(op.Files)),
 				Scope:    operatorScope(q, op),
+				Impact:   in.operatorImpact(q, op),
 				Summary: fmt.Sprintf("%s: %s read %d files averaging %.0f KiB: opening and listing them costs more than reading them.",
 					describe(q), op.Name, op.Files, float64(avg)/1024),
 				Evidence: []Evidence{

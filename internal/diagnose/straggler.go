@@ -94,7 +94,11 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 			for _, r := range strag {
 				ids[r.id] = true
 			}
-			f.Impact = in.tailImpact(st.ID, ids, int64(prof.medDur), fmt.Sprintf("the %d stragglers cut to the stage's median %s", len(strag), dur(int64(prof.medDur))))
+			// Without the problem the stragglers would have run as long as
+			// an ordinary attempt may: Th_D times the median (a stage's
+			// attempts scatter that much by themselves).
+			capMs := int64(p.ThD * prof.medDur)
+			f.Impact = in.tailImpact(st.ID, ids, capMs, fmt.Sprintf("the %d stragglers cut to %.3gx the stage's median, %s", len(strag), p.ThD, dur(capMs)))
 			out = append(out, f)
 		}
 	}

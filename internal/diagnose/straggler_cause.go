@@ -32,69 +32,48 @@ type stageProfile struct {
 	// local ones (0 when either group is empty); spillSlow likewise for
 	// spilling attempts over non-spilling ones.
 	localSlow, spillSlow float64
-	// dataDrives is set when the stage's durations grow with its tasks'
-	// data (rank correlation at least minDataCorrelation): only then does
-	// reading more than the median explain a straggler (a slow task that
-	// read less than fast ones is not slow for its data).
-	dataDrives bool
+	// dataDrives is 1 when the stage's durations grow with its tasks'
+	// data (dataSlowdown at least minDataSlowdown), -1 when not, 0
+	// until asked (drivenByData): only then does reading more than the
+	// median explain a straggler (a slow task that read less than fast
+	// ones is not slow for its data).
+	dataDrives int8
 	recs       []taskRec
 }
 
-// minDataCorrelation is the least Spearman rank correlation between a
-// stage's task data and durations for data size to explain its stragglers
-// (clusterlens's).
-const minDataCorrelation = 0.3
-
-// rankCorrelation is Spearman's rank correlation of x and y over recs
-// (ties take their mean rank); 0 when either is constant.
-func rankCorrelation(recs []taskRec, x, y func(*taskRec) float64) float64 {
-	n := len(recs)
-	if n < 3 {
-		return 0
+// drivenByData reports whether the stage's durations grow with its data,
+// computed on first use.
+func (p *stageProfile) drivenByData() bool {
+	if p.dataDrives == 0 {
+		p.dataDrives = -1
+		if dataSlowdown(p.recs, p.medBytes) >= minDataSlowdown {
+			p.dataDrives = 1
+		}
 	}
-	rx, ry := ranks(recs, x), ranks(recs, y)
-	var sx, sy, sxx, syy, sxy float64
-	for i := range rx {
-		sx, sy = sx+rx[i], sy+ry[i]
-		sxx, syy, sxy = sxx+rx[i]*rx[i], syy+ry[i]*ry[i], sxy+rx[i]*ry[i]
-	}
-	fn := float64(n)
-	vx, vy := sxx-sx*sx/fn, syy-sy*sy/fn
-	if vx <= 0 || vy <= 0 {
-		return 0
-	}
-	return (sxy - sx*sy/fn) / math.Sqrt(vx*vy)
+	return p.dataDrives > 0
 }
 
-// ranks are the ranks of f over recs, ties sharing their mean rank.
-func ranks(recs []taskRec, f func(*taskRec) float64) []float64 {
-	idx := make([]int, len(recs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		va, vb := f(&recs[a]), f(&recs[b])
-		switch {
-		case va < vb:
-			return -1
-		case va > vb:
-			return 1
+// minDataSlowdown is how much slower, at the median, the stage's tasks
+// reading more than the median data must run than those reading less for
+// data size to explain its stragglers (clusterlens's).
+const minDataSlowdown = 1.1
+
+// dataSlowdown is the median duration of the tasks reading more than the
+// stage's median data over that of the others (0 when either is empty).
+func dataSlowdown(recs []taskRec, medBytes float64) float64 {
+	var hi, lo []float64
+	for i := range recs {
+		if float64(recs[i].bytes) > medBytes {
+			hi = append(hi, float64(recs[i].dur))
+		} else {
+			lo = append(lo, float64(recs[i].dur))
 		}
+	}
+	ml := medianInPlace(lo)
+	if len(hi) == 0 || ml <= 0 {
 		return 0
-	})
-	out := make([]float64, len(recs))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && f(&recs[idx[j+1]]) == f(&recs[idx[i]]) {
-			j++
-		}
-		r := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			out[idx[k]] = r
-		}
-		i = j + 1
 	}
-	return out
+	return medianInPlace(hi) / ml
 }
 
 func newStageProfile(recs []taskRec) *stageProfile {
@@ -106,7 +85,6 @@ func newStageProfile(recs []taskRec) *stageProfile {
 		}
 		return medianInPlace(buf)
 	}
-	p.dataDrives = rankCorrelation(recs, func(r *taskRec) float64 { return float64(r.bytes) }, func(r *taskRec) float64 { return float64(r.dur) }) >= minDataCorrelation
 	p.medDur = med(func(r *taskRec) float64 { return float64(r.dur) })
 	p.medBytes = med(func(r *taskRec) float64 { return float64(r.bytes) })
 	p.medGC = med(func(r *taskRec) float64 { return float64(r.gcMs) })
@@ -179,7 +157,7 @@ func (p *stageProfile) explained(r *taskRec, nodeSlow, thD float64) map[string]f
 	capAt := func(c string, v float64) {
 		out[c] = max(0, min(excess, v))
 	}
-	if p.medBytes > 0 && float64(r.bytes) > p.medBytes && p.dataDrives {
+	if p.medBytes > 0 && float64(r.bytes) > p.medBytes && p.drivenByData() {
 		capAt(causeData, p.medDur*(float64(r.bytes)/p.medBytes-1))
 	}
 	if remote(r.loc) && p.localSlow > 1 {

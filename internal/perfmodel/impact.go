@@ -59,7 +59,11 @@ func (p *Plan) Without(e Edit) (Saving, error) {
 	if e.Slots > 0 {
 		slots = e.Slots
 	}
-	base, err := ip.Replay(max(1, p.peak))
+	if !ip.baseDone {
+		ip.base, ip.baseErr = ip.Replay(max(1, p.peak))
+		ip.baseDone = true
+	}
+	base, err := ip.base, ip.baseErr
 	if err != nil {
 		return Saving{}, err
 	}
@@ -175,4 +179,43 @@ func (p *Plan) impactPlan() *Plan {
 	p.impact = NewPlan(&w)
 	p.impact.steps, p.impact.peak, p.impact.lives = p.steps, p.peak, p.lives
 	return p.impact
+}
+
+// StageAlone is the quick bound on an edit that touches one stage: the
+// stage's attempts replayed alone, in their order, on as many of the
+// recorded slots as it has attempts, recorded against edited. The time the
+// whole run saves is rarely more than the stage saves alone (only when
+// its slots would have gone to other stages' waiting tasks), so a saving
+// too small to matter here needs no replay of the whole run.
+func (p *Plan) StageAlone(si int, e Edit) (recorded, edited int64) {
+	s := &p.w.Stages[si]
+	slots := max(1, min(p.peak, len(s.Durations)))
+	run := func(edit bool) int64 {
+		free := make([]int64, slots) // a min-heap of the slots' free times
+		var end int64
+		for k, d := range s.Durations {
+			if edit && e.Duration != nil {
+				d = max(0, min(d, e.Duration(si, k, d)))
+			}
+			t := free[0] + d
+			end = max(end, t)
+			free[0] = t
+			for i := 0; ; { // sift down
+				l, m := 2*i+1, i
+				if l < slots && free[l] < free[m] {
+					m = l
+				}
+				if r := l + 1; r < slots && free[r] < free[m] {
+					m = r
+				}
+				if m == i {
+					break
+				}
+				free[i], free[m] = free[m], free[i]
+				i = m
+			}
+		}
+		return end
+	}
+	return run(false), run(true)
 }

@@ -34,8 +34,12 @@ type Plan struct {
 	// lives are the executors' lives the replay at the recorded
 	// configuration follows when steps is set.
 	lives []life
-	// impact is the plan Without replays (impactPlan), once built.
-	impact *Plan
+	// impact is the plan Without replays (impactPlan), once built; base
+	// is its replay at the recorded configuration, once done.
+	impact   *Plan
+	base     int64
+	baseErr  error
+	baseDone bool
 }
 
 // NewPlan prepares w for replay. The delays are measured on the recorded run

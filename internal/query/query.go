@@ -95,7 +95,8 @@ type Adaptive struct {
 	Changes []string `json:"changes"`
 }
 
-// Analyze analyzes every SQL execution of app, by id.
+// Analyze analyzes every SQL execution of app the log announced (a
+// SQLExecutionStart), by id.
 func Analyze(app *model.App) []Query {
 	jobs := map[int32]*model.Job{}
 	for _, j := range app.Jobs {
@@ -108,6 +109,13 @@ func Analyze(app *model.App) []Query {
 	appWall := app.Duration()
 	out := make([]Query, 0, len(app.SQL))
 	for _, x := range app.SQL {
+		// Only executions the log announced: a job that names an execution
+		// id with no SQLExecutionStart in the log (Spark 1.x, a log cut
+		// short) makes a record for the History Server's sake, but no query
+		// with a plan, a start or a wall time to analyze.
+		if x.Start == 0 && x.Plan == nil {
+			continue
+		}
 		out = append(out, analyze(app, x, jobs, stages, appWall))
 	}
 	slices.SortFunc(out, func(a, b Query) int { return cmp.Compare(a.ID, b.ID) })

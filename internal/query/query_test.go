@@ -161,3 +161,19 @@ func TestPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyAnnouncedExecutions: a job naming an execution id the log never
+// started (Spark 1.x logs, a log cut short) is no query: the Spark
+// 1.6 log showed "query 0 running 0ms, cores used 0% of 201".
+func TestOnlyAnnouncedExecutions(t *testing.T) {
+	app := &model.App{ID: "a", Engine: model.Spark, Start: 1, End: 100,
+		SQL:  []*model.SQLExecution{{ID: 0, RootID: 0, StreamBatch: -1, Jobs: []int32{0}}},
+		Jobs: []*model.Job{{ID: 0, SQLID: 0, Submitted: 10, Completed: 20}}}
+	if qs := query.Analyze(app); len(qs) != 0 {
+		t.Errorf("queries from a job's execution id alone: %+v", qs)
+	}
+	app.SQL[0].Start = 10
+	if qs := query.Analyze(app); len(qs) != 1 {
+		t.Errorf("an announced execution: %d queries", len(qs))
+	}
+}

@@ -159,23 +159,47 @@ func findingsText(w io.Writer, fs []finding.Finding) {
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "Findings (%d)\n", len(fs))
+	fmt.Fprintf(w, "Findings (%d, ranked by what they cost the run)\n", len(fs))
 	for _, f := range fs {
-		fmt.Fprintf(w, "  [%s] %s (%s %v)\n", f.Severity, f.Title, f.Scope.Kind, f.Scope.IDs)
-		fmt.Fprintf(w, "      %s\n", f.Summary)
-		for _, e := range f.Evidence {
-			fmt.Fprintf(w, "      - %s = %s %s", e.Name, strconv.FormatFloat(e.Value, 'g', 4, 64), e.Unit)
-			if len(e.Limits) > 0 {
-				fmt.Fprintf(w, " (%s %v)", e.Compare, e.Limits)
-			}
-			fmt.Fprintln(w)
-		}
-		if f.Recommendation != "" {
-			fmt.Fprintf(w, "      → %s\n", f.Recommendation)
-		}
-		fmt.Fprintf(w, "      source: %s\n", f.Source)
+		findingText(w, f, "  ")
 	}
 	fmt.Fprintln(w)
+}
+
+// findingText writes one finding, and the symptoms folded under it, each
+// line indented by indent.
+func findingText(w io.Writer, f finding.Finding, indent string) {
+	fmt.Fprintf(w, "%s[%s] %s (%s %v)\n", indent, f.Severity, f.Title, f.Scope.Kind, f.Scope.IDs)
+	fmt.Fprintf(w, "%s    %s\n", indent, f.Summary)
+	if f.Impact != nil {
+		fmt.Fprintf(w, "%s    %s\n", indent, f.Impact.Sentence())
+	} else {
+		fmt.Fprintf(w, "%s    Its cost cannot be measured from the log: at most low.\n", indent)
+	}
+	for _, e := range f.Evidence {
+		fmt.Fprintf(w, "%s    - %s = %s %s", indent, e.Name, strconv.FormatFloat(e.Value, 'g', 4, 64), e.Unit)
+		if len(e.Limits) > 0 {
+			fmt.Fprintf(w, " (%s %v)", e.Compare, e.Limits)
+		}
+		fmt.Fprintln(w)
+	}
+	if f.Recommendation != "" {
+		fmt.Fprintf(w, "%s    → %s\n", indent, f.Recommendation)
+	}
+	for _, s := range f.Settings {
+		cur := s.Current
+		if cur == "" {
+			cur = "unset"
+		}
+		fmt.Fprintf(w, "%s      set %s=%s (now %s)\n", indent, s.Key, s.Value, cur)
+	}
+	fmt.Fprintf(w, "%s    source: %s\n", indent, f.Source)
+	if len(f.Symptoms) > 0 {
+		fmt.Fprintf(w, "%s    explains %d more finding(s) of the same cause:\n", indent, len(f.Symptoms))
+		for _, s := range f.Symptoms {
+			findingText(w, s, indent+"      ")
+		}
+	}
 }
 
 func pct(part, whole int64) string {

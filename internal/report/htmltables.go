@@ -130,8 +130,15 @@ func (t *Tables) tablesDataflow(b *dataflow.Breakdown) {
 }
 
 func tableFinding(f finding.Finding) TableFinding {
+	summary := f.Summary
+	if f.Impact != nil {
+		summary += " " + f.Impact.Sentence()
+	}
+	for _, s := range f.Symptoms {
+		summary += fmt.Sprintf(" Explains: %s (%s).", s.Title, s.Severity)
+	}
 	tf := TableFinding{Severity: f.Severity.String(), Title: f.Title, Scope: fmt.Sprintf("%s %v", f.Scope.Kind, f.Scope.IDs),
-		Summary: f.Summary, Recommendation: f.Recommendation, Source: f.Source}
+		Summary: summary, Recommendation: f.Recommendation, Source: f.Source}
 	for _, e := range f.Evidence {
 		lim := ""
 		if len(e.Limits) > 0 {

@@ -265,6 +265,7 @@
     t.appendChild(document.createTextNode(f.title));
     if (f.scope) add(t, "span", "scope", f.scope.kind + (f.scope.ids && f.scope.ids.length ? " " + f.scope.ids.slice(0, 12).join(", ") + (f.scope.ids.length > 12 ? " … (" + f.scope.ids.length + ")" : "") : ""));
     add(box, "div", "summary", f.summary);
+    add(box, "div", "impact", impactSentence(f.impact));
     var ev = f.evidence || [];
     // The numbers that were graded or gated first; the context folded.
     var main = ev.filter(function (e) { return e.limits && e.limits.length; });
@@ -277,10 +278,28 @@
       evidenceTable(d, rest);
     }
     if (f.recommendation) add(box, "div", "reco", f.recommendation);
+    (f.settings || []).forEach(function (s) { add(box, "div", "reco", "set " + s.key + "=" + s.value + " (now " + (s.current || "unset") + ")"); });
     add(box, "div", "source", "Source: " + f.source + "  ·  detector " + f.id);
+    if (f.symptoms && f.symptoms.length) {
+      var sd = add(box, "details", "more");
+      add(sd, "summary", null, "explains " + f.symptoms.length + " more finding" + (f.symptoms.length > 1 ? "s" : "") + " of the same cause: " +
+        f.symptoms.map(function (s) { return s.title; }).join(", "));
+      f.symptoms.forEach(function (s) { finding(sd, s); });
+    }
+  }
+  // impactSentence says what a finding cost the run (finding.Impact.Sentence).
+  function impactSentence(im) {
+    if (!im) return "Its cost cannot be measured from the log: at most low.";
+    var parts = [];
+    if (im.wallMs > 0) parts.push(dur(im.wallMs) + " of wall time (" + Math.round(100 * im.share) + "% of the run)");
+    if (im.coreMs > 0) parts.push(coreHours(im.coreMs) + " core-hours");
+    if (!parts.length) return "It cost the run nothing measurable (" + im.basis + ").";
+    var how = im.method === "replay" ? "replayed without it, the replay " + (100 * (im.modelError || 0)).toFixed(1) + "% off the recorded run" :
+      im.method === "estimate" ? "estimated" : "measured";
+    return "It cost " + parts.join(" and ") + " (" + how + ": " + im.basis + ").";
   }
   function findings(sec, A) {
-    heading(sec, "Findings (" + A.findings.length + ")", "Most severe first. Each finding shows the numbers that decided it, with the thresholds (low / moderate / severe / critical, or a single gate) they were compared with; other numbers are folded. Low-severity findings are folded at the end.");
+    heading(sec, "Findings (" + A.findings.length + ")", "Ranked by what they cost the run: the wall time and core time it would have saved without them, which sets their severity (a share of the run and an absolute cost). Each finding shows the numbers behind it, with the thresholds (low / moderate / severe / critical, or a single gate) they were compared with; other numbers are folded, and so are the findings one cause explains. Low-severity findings are folded at the end.");
     if (!A.findings.length) { notAvailable(sec, "No finding at or above the reported severity."); return; }
     var low = A.findings.filter(function (f) { return f.severity === "low" || f.severity === "none"; });
     A.findings.forEach(function (f) { if (low.indexOf(f) < 0) finding(sec, f); });
