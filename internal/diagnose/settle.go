@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ func settle(in *Input, fs []Finding, l ImpactLimits) []Finding {
 			if m := impactOf[f.ID]; m != nil {
 				f.Impact = m(in, f)
 			}
+		}
+		if a := adviceOf[f.ID]; a != nil {
+			a(in, f)
 		}
 		grade(f, l)
 		if f.Impact != nil {
@@ -189,10 +193,17 @@ func imbalanceImpact(in *Input, f *Finding) *Impact {
 // ran with locality ANY (or without preference: data in an object store)
 // had no local copies to lose. Failure rates need failures: jobs and
 // stages cancelled (a user's cancel, the context stopped) and attempts
-// killed with them are not.
+// killed with them are not. A read speed needs bytes read.
 func premiseHolds(in *Input, f *Finding) bool {
 	if failureIDs[f.ID] {
 		return realFailures(in.App)
+	}
+	if f.ID == "drelephant-mapper-speed" {
+		// A speed needs bytes: maps that read nothing the log records (a
+		// Rumen trace's unknown counter, a job generating its data) are not
+		// slow readers.
+		v, ok := evidenceOf(f, "totalInputBytes")
+		return ok && v > 0
 	}
 	if f.ID != "uneven-placement" {
 		return true
@@ -387,4 +398,63 @@ func realFailures(app *model.App) bool {
 		}
 	}
 	return false
+}
+
+// adviceOf rewrites, for the run's engine, the recommendations of the
+// detectors that leave it to settle (HybridTune's data-problem detectors
+// give one sentence for Spark and MapReduce alike).
+var adviceOf = map[string]func(in *Input, f *Finding){
+	"data-skew":          skewAdvice,
+	"workload-imbalance": imbalanceAdvice,
+	"uneven-placement":   placementAdvice,
+}
+
+// stageLabelOf names the stage of a finding's "stage" evidence.
+func stageLabelOf(in *Input, f *Finding) string {
+	id, ok := evidenceOf(f, "stage")
+	if !ok {
+		return "the stage"
+	}
+	for _, st := range in.App.Stages {
+		if st.ID == int32(id) {
+			return stageLabel(st)
+		}
+	}
+	return "stage " + strconv.Itoa(int(id))
+}
+
+func skewAdvice(in *Input, f *Finding) {
+	where := stageLabelOf(in, f)
+	mr := in.App.Engine == model.MapReduce
+	switch {
+	case f.Scope.Kind == ScopeNode && mr:
+		f.Recommendation = fmt.Sprintf("Even out the data %s's nodes read: rebalance HDFS blocks (hdfs balancer) or raise the replication of hot input.", where)
+	case f.Scope.Kind == ScopeNode:
+		f.Recommendation = fmt.Sprintf("Even out the data %s's nodes read: repartition so that the skewed nodes' partitions split; for HDFS input, rebalance the blocks (hdfs balancer).", where)
+	case mr:
+		f.Recommendation = fmt.Sprintf("Split %s's large inputs: for reduces, a partitioner that spreads the hot keys, a combiner, or more reduces (mapreduce.job.reduces); for maps, even splits (mapreduce.input.fileinputformat.split.maxsize).", where)
+	default:
+		f.Recommendation = fmt.Sprintf("Split %s's large partitions: salt or pre-aggregate the hot keys, raise the partition count (spark.sql.shuffle.partitions for SQL, the shuffle's numPartitions for RDDs), or use a custom partitioner%s.", where, aqeAdvice(in))
+	}
+}
+
+func imbalanceAdvice(in *Input, f *Finding) {
+	if in.App.Engine == model.MapReduce {
+		f.Recommendation = "Spread the work over the nodes: its input sits on few nodes; rebalance the data (hdfs balancer, more replicas of hot files)."
+		return
+	}
+	f.Recommendation = "Spread the work over the nodes: repartition so that every node gets tasks, rebalance HDFS input (hdfs balancer, more replicas of hot files)"
+	if v, ok := in.conf("spark.locality.wait"); !ok || !sameValue(v, "0") {
+		f.Recommendation += ", or lower spark.locality.wait (now " + in.setNow("spark.locality.wait") + ") if tasks waited for busy data-local nodes"
+	}
+	f.Recommendation += "."
+}
+
+func placementAdvice(in *Input, f *Finding) {
+	where := stageLabelOf(in, f)
+	f.Recommendation = fmt.Sprintf("Place %s's input on the nodes that run it: run the HDFS balancer, raise the replication of its input files, or run executors on the nodes holding the blocks", where)
+	if in.App.Engine != model.MapReduce {
+		f.Recommendation += "; a longer spark.locality.wait keeps tasks local when data-local slots free soon"
+	}
+	f.Recommendation += "."
 }

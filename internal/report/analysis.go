@@ -169,7 +169,11 @@ func findingsText(w io.Writer, fs []finding.Finding) {
 // findingText writes one finding, and the symptoms folded under it, each
 // line indented by indent.
 func findingText(w io.Writer, f finding.Finding, indent string) {
-	fmt.Fprintf(w, "%s[%s] %s (%s %v)\n", indent, f.Severity, f.Title, f.Scope.Kind, f.Scope.IDs)
+	rule := ""
+	if f.RuleSeverity > f.Severity {
+		rule = fmt.Sprintf(" — its rule grades it %s, its cost %s", f.RuleSeverity, f.Severity)
+	}
+	fmt.Fprintf(w, "%s[%s] %s (%s %v)%s\n", indent, f.Severity, f.Title, f.Scope.Kind, f.Scope.IDs, rule)
 	fmt.Fprintf(w, "%s    %s\n", indent, f.Summary)
 	if f.Impact != nil {
 		fmt.Fprintf(w, "%s    %s\n", indent, f.Impact.Sentence())

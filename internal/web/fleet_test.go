@@ -34,12 +34,12 @@ var fleetRowRE = regexp.MustCompile(`<tr><td>20[^<]*</td><td>(?:<a href="/app/[^
 
 // TestFleetFilterAndSort checks fleet pages against the store's own
 // filtering (history.Filter, in SQL) sorted here: the user's runs with at
-// least a severe finding by duration, shortest first, 7 to a page;
+// least a moderate finding by duration, shortest first, 7 to a page;
 // and a name search, newest first.
 func TestFleetFilterAndSort(t *testing.T) {
 	f := getFixture(t)
 	ctx := t.Context()
-	runs, err := f.hist.Runs(ctx, history.Filter{User: "sim", MinSeverity: finding.Severe})
+	runs, err := f.hist.Runs(ctx, history.Filter{User: "sim", MinSeverity: finding.Moderate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestFleetFilterAndSort(t *testing.T) {
 	}
 	var got []string
 	for page := 1; ; page++ {
-		code, body := f.get(t, fmt.Sprintf("/fleet?user=sim&severity=severe&sort=duration&order=asc&per=7&page=%d", page))
+		code, body := f.get(t, fmt.Sprintf("/fleet?user=sim&severity=moderate&sort=duration&order=asc&per=7&page=%d", page))
 		if code != 200 {
 			t.Fatalf("status %d", code)
 		}
