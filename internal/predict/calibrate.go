@@ -29,6 +29,28 @@ import (
 //     model's residuals held 68% of the runs at 90%, every candidate's
 //     92.5%; docs/PREDICT.md).
 //
+// Where the runs carry a class (Point.Class: Ellis's jobs right after a
+// rescale) the residuals are those of the held-out runs of the asked
+// class (ChoiceOptions.Class) when there are MinResiduals of them, else
+// all: Mondrian conformal prediction (Vovk, Gammerman and Shafer 2005,
+// §4.5), since runs right after a rescale stray far more than the others
+// and a pool of both is too wide for one and too narrow for the other.
+//
+// Two floors keep it honest where the residuals are few:
+//
+//   - The runs' own spread (Noise, runNoise): the interval's half-width is
+//     at least the Level quantile of the class's runs' |ln(runtime /
+//     their configuration's median)|, over every configuration with three
+//     such runs or more — a future run strays from its configuration's
+//     typical time at least as past ones did, a spread measured on every
+//     run where the held-out residuals may be a handful (on Ellis's GBT and
+//     k-means, forward chaining leaves some jobs with 2–5 residuals), or
+//     the caller's (ChoiceOptions.Noise: RescaleNoise).
+//   - Too few residuals (Few): split conformal prediction at Level needs
+//     ⌈Level/(1−Level)⌉ of them (9 at 90%) for its quantile to exist; with
+//     fewer the interval also spans every fitted candidate's estimate,
+//     widened as an uncalibrated one is.
+//
 // Coverage is the interval method's own check (cross-conformal): each
 // split's runs against the interval calibrated on the other splits.
 type Calibration struct {
@@ -47,6 +69,16 @@ type Calibration struct {
 	Q float64 `json:"q"`
 	A float64 `json:"a"`
 	B float64 `json:"b"`
+	// Class is the class of the run asked for, ByClass set when the
+	// residuals are that class's runs' only; Noise the least half-width
+	// (ln units): the class's runs' spread at the level, or
+	// ChoiceOptions.Noise.
+	Class   string  `json:"class,omitempty"`
+	ByClass bool    `json:"byClass,omitempty"`
+	Noise   float64 `json:"noise"`
+	// Few is set when the residuals are fewer than the level needs
+	// (MinResiduals): the interval then also spans the candidates.
+	Few bool `json:"fewResiduals,omitempty"`
 	// Coverage is the share of held-out runs inside the interval
 	// calibrated without their split (NaN-free: 0 when not measurable),
 	// over CoverageRuns runs.
@@ -54,9 +86,16 @@ type Calibration struct {
 	CoverageRuns int     `json:"coverageRuns"`
 }
 
-// calibrate builds the choice's calibration from the splits' residuals.
-func (c *Choice) calibrate(splits []split, level, rivals float64) *Calibration {
-	cal := &Calibration{Method: "uncalibrated", Level: level, A: 1, Splits: len(splits)}
+// MinResiduals is the fewest residuals whose ⌈(n+1)·level⌉-th smallest
+// exists: ⌈level/(1−level)⌉, 9 at 90%.
+func MinResiduals(level float64) int {
+	return int(math.Ceil(level/(1-level) - 1e-9))
+}
+
+// calibrate builds the choice's calibration from the splits' residuals;
+// noise is the least half-width.
+func (c *Choice) calibrate(splits []split, level, rivals float64, class string, noise float64) *Calibration {
+	cal := &Calibration{Method: "uncalibrated", Level: level, A: 1, Splits: len(splits), Noise: noise, Class: class}
 	var pool []residual
 	if c.Split == SplitExtrapolation {
 		for _, name := range append(slices.Clone(Candidates), "pooled") {
@@ -68,17 +107,20 @@ func (c *Choice) calibrate(splits []split, level, rivals float64) *Calibration {
 	} else if res, ok := c.residuals[c.Name]; ok {
 		cal.Models, pool = []string{c.Name}, res
 	}
+	all := len(pool)
+	pool = ofClass(pool, class, level)
+	cal.ByClass = len(pool) < all
 	if len(pool) == 0 {
 		return cal
 	}
-	cal.Method, cal.Residuals = "conformal", len(pool)
+	cal.Method, cal.Residuals, cal.Few = "conformal", len(pool), len(pool) < MinResiduals(level)
 	normalize := c.Split == SplitExtrapolation
 	cal.Q, cal.A, cal.B = conformalQ(pool, level, normalize)
 	// Cross-conformal check on the chosen model's residuals.
-	own := c.residuals[c.Name]
+	own := ofClass(c.residuals[c.Name], class, level)
 	held := 0
 	for i := range splits {
-		var rest []residual
+		rest := make([]residual, 0, len(pool))
 		for _, r := range pool {
 			if r.split != i {
 				rest = append(rest, r)
@@ -93,7 +135,7 @@ func (c *Choice) calibrate(splits []split, level, rivals float64) *Calibration {
 				continue
 			}
 			cal.CoverageRuns++
-			if math.Abs(r.r) <= q*(a+b*r.reach) {
+			if math.Abs(r.r) <= max(q*(a+b*r.reach), noise) {
 				held++
 			}
 		}
@@ -140,10 +182,9 @@ func spreadFit(res []residual) (a, b float64) {
 	return max(th[0], minSpread), th[1]
 }
 
-// Interval is the estimate's range: est·e^(±q·(a + b·d)) at the
-// question's distance d beyond the runs (Calibration). Uncalibrated, it
-// spans every fitted candidate's estimate, widened by DefaultWidening per
-// doubling of the distance and at least ±DefaultWidening.
+// Interval is the estimate's range: est·e^(±max(q·(a + b·d), noise)) at
+// the question's distance d beyond the runs (Calibration), with too few
+// residuals also spanning the candidates (span). Uncalibrated, it is span.
 func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapolated bool) {
 	d := c.Range.Outside(machines, data)
 	extrapolated = d > 0
@@ -153,9 +194,22 @@ func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapol
 		if c.Split == SplitExtrapolation {
 			reach = d
 		}
-		h := cal.Q * (cal.A + cal.B*reach)
-		return est * math.Exp(-h), est * math.Exp(h), extrapolated
+		h := max(cal.Q*(cal.A+cal.B*reach), cal.Noise)
+		lo, hi = est*math.Exp(-h), est*math.Exp(h)
+		if cal.Few {
+			slo, shi := c.span(est, machines, data, d)
+			lo, hi = min(lo, slo), max(hi, shi)
+		}
+		return lo, hi, extrapolated
 	}
+	lo, hi = c.span(est, machines, data, d)
+	return lo, hi, extrapolated
+}
+
+// span is the uncalibrated interval: every fitted candidate's estimate and
+// est, widened by DefaultWidening per doubling of the distance d beyond the
+// runs and at least by DefaultWidening.
+func (c *Choice) span(est, machines, data, d float64) (lo, hi float64) {
 	lo, hi = est, est
 	for _, m := range c.fitted {
 		if v, ok := m.Predict(machines, data); ok {
@@ -163,7 +217,62 @@ func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapol
 		}
 	}
 	w := max(widening(d, 0), 1+DefaultWidening)
-	return lo / w, hi * w, extrapolated
+	return lo / w, hi * w
+}
+
+// ofClass keeps the residuals of held-out runs of the class when there are
+// enough for the level (MinResiduals), else all of them.
+func ofClass(res []residual, class string, level float64) []residual {
+	n := 0
+	for _, r := range res {
+		if r.class == class {
+			n++
+		}
+	}
+	if n == len(res) || n < MinResiduals(level) {
+		return res
+	}
+	out := make([]residual, 0, n)
+	for _, r := range res {
+		if r.class == class {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runNoise is the split-conformal quantile at level of the class's runs'
+// |ln(runtime / their configuration's median)| over the configurations
+// with three such runs or more (0 when none has): how far one run strays
+// from its configuration's typical time.
+func runNoise(pts []Point, class string, level float64) float64 {
+	type key struct {
+		m   float64
+		bin float64
+	}
+	groups := map[key][]Point{}
+	for _, p := range pts {
+		if p.Class == class {
+			k := key{p.Machines, alongData.key(p)}
+			groups[k] = append(groups[k], p)
+		}
+	}
+	var dev []float64
+	for _, g := range groups {
+		if len(g) < 3 {
+			continue
+		}
+		med := weightedMedian(g)
+		for _, p := range g {
+			dev = append(dev, math.Abs(math.Log(p.Runtime/med)))
+		}
+	}
+	if len(dev) == 0 {
+		return 0
+	}
+	slices.Sort(dev)
+	k := int(math.Ceil(float64(len(dev)+1)*level)) - 1
+	return dev[min(max(k, 0), len(dev)-1)]
 }
 
 // linearBound keeps a prediction beyond the fitted machines within linear

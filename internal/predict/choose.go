@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -50,6 +51,15 @@ type ChoiceOptions struct {
 	// Pool are other groups' runs (other jobs of the application, other
 	// machine types), by group: with it, Pooled is a candidate.
 	Pool map[string][]Point
+	// Class is the class of the run asked for (Point.Class): the interval
+	// is calibrated on the held-out runs of that class when there are
+	// enough (MinResiduals) and floored by that class's spread (Mondrian
+	// conformal prediction; Calibration).
+	Class string
+	// Noise, when set, floors the interval instead of the spread of the
+	// class's runs given, in ln units (Calibration.Noise): the caller
+	// knows it better (RescaleNoise pools every job of an application).
+	Noise float64
 	// Rivals bounds the candidates whose residuals calibrate an interval
 	// beyond the runs: those whose cross-validated error is at most Rivals
 	// times the chosen one's (0: every candidate).
@@ -172,7 +182,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	if c.Model == nil {
 		return nil, tooFew(agg, fitErrs, machines, data)
 	}
-	c.Calibration = c.calibrate(splits, opt.Level, opt.Rivals)
+	c.Calibration = c.calibrate(splits, opt.Level, opt.Rivals, opt.Class, cmp.Or(opt.Noise, runNoise(pts, opt.Class, opt.Level)))
 	return c, nil
 }
 
@@ -311,11 +321,12 @@ func sameConfig(p, q Point) bool {
 	return p.Machines == q.Machines && alongData.key(p) == alongData.key(q)
 }
 
-// residual is one held-out run's ln(measured/predicted), its reach and
-// the split it was held out in.
+// residual is one held-out run's ln(measured/predicted), its reach, the
+// split it was held out in and the run's class.
 type residual struct {
 	r, reach float64
 	split    int
+	class    string
 }
 
 // cvScore fits a fresh model of the name on each split's training runs and
@@ -339,7 +350,7 @@ func cvScore(name string, pool map[string][]Point, splits []split) (float64, []r
 			pred = linearBound(m, r, p.Machines, p.Data, pred)
 			sum += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
 			n += p.weight()
-			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i})
+			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i, p.Class})
 		}
 	}
 	if n == 0 {

@@ -127,12 +127,18 @@ func ReadJobRuns(r io.Reader, name string) ([]JobRun, error) {
 
 // JobPoints are the runs of job index job as points: the scale-out as
 // machines, one data unit, the duration in ms (a job of 0 ms counts as 1
-// ms: the models take logarithms).
+// ms: the models take logarithms), of ClassRescaled when the job ran
+// within RescaleWindow jobs of a change of its run's scale-out.
 func JobPoints(jobs []JobRun, job int) []Point {
+	since := SinceRescale(jobs)
 	var pts []Point
-	for _, j := range jobs {
+	for i, j := range jobs {
 		if j.Job == job {
-			pts = append(pts, Point{Machines: j.ScaleOut, Data: 1, Runtime: max(j.DurationMs, 1)})
+			p := Point{Machines: j.ScaleOut, Data: 1, Runtime: max(j.DurationMs, 1)}
+			if afterRescale(since[i]) {
+				p.Class = ClassRescaled
+			}
+			pts = append(pts, p)
 		}
 	}
 	return pts
@@ -171,24 +177,127 @@ func RunsOf(jobs []JobRun) [][]JobRun {
 	return out
 }
 
+// RescaleWindow is how many jobs after a change of scale-out count as
+// following a rescale. On Ellis's runs of the design applications (GBT,
+// k-means) the first four jobs after a change took more than 1.5 times
+// their job's median at that scale-out 33–45% (GBT) and 24–34% (k-means)
+// of the time, against 7% and 17% in runs that had not changed, and 12%
+// and 17% from the fifth job on (docs/PREDICT.md): new executors start
+// cold and cached partitions are recomputed.
+const RescaleWindow = 4
+
+// SinceRescale returns, for each row of jobs, how many jobs of its run ran
+// at its scale-out before it since the run last changed scale-out (0: the
+// first job after the change), or −1 when the run has not changed before
+// it. A run's jobs are ordered by index.
+func SinceRescale(jobs []JobRun) []int {
+	byRun := map[string][]int{}
+	for i, j := range jobs {
+		byRun[j.Run] = append(byRun[j.Run], i)
+	}
+	out := make([]int, len(jobs))
+	for _, idx := range byRun {
+		slices.SortFunc(idx, func(a, b int) int { return jobs[a].Job - jobs[b].Job })
+		last := -1
+		for k, i := range idx {
+			if k > 0 && jobs[i].ScaleOut != jobs[idx[k-1]].ScaleOut {
+				last = k
+			}
+			out[i] = -1
+			if last >= 0 {
+				out[i] = k - last
+			}
+		}
+	}
+	return out
+}
+
+// ClassRescaled is the class (Point.Class) of a job that ran within
+// RescaleWindow jobs of a change of its run's scale-out.
+const ClassRescaled = "after-rescale"
+
+// afterRescale reports whether a job since jobs after a change of scale-out
+// (SinceRescale) is of ClassRescaled.
+func afterRescale(since int) bool { return since >= 0 && since < RescaleWindow }
+
+// RescaleNoise is the spread at level, in ln units, of the jobs of
+// ClassRescaled around their typical time: the split-conformal quantile of
+// |ln(duration / median)| over every job index's such rows, the median
+// being of the same job index's rows at the same scale-out that do not
+// follow a rescale (three or more). Pooled over the application's jobs,
+// since one job has few such rows: the floor of their intervals
+// (ChoiceOptions.Noise). 0 when there are none.
+func RescaleNoise(jobs []JobRun, level float64) float64 {
+	type key struct {
+		job   int
+		scale float64
+	}
+	since := SinceRescale(jobs)
+	steady := map[key][]Point{}
+	for i, j := range jobs {
+		if !afterRescale(since[i]) {
+			k := key{j.Job, j.ScaleOut}
+			steady[k] = append(steady[k], Point{Runtime: max(j.DurationMs, 1)})
+		}
+	}
+	med := map[key]float64{}
+	for k, g := range steady {
+		if len(g) >= 3 {
+			med[k] = weightedMedian(g)
+		}
+	}
+	var dev []float64
+	for i, j := range jobs {
+		m, ok := med[key{j.Job, j.ScaleOut}]
+		if afterRescale(since[i]) && ok {
+			dev = append(dev, math.Abs(math.Log(max(j.DurationMs, 1)/m)))
+		}
+	}
+	if len(dev) == 0 {
+		return 0
+	}
+	slices.Sort(dev)
+	k := int(math.Ceil(float64(len(dev)+1)*level)) - 1
+	return dev[min(max(k, 0), len(dev)-1)]
+}
+
 // Remaining predicts how long the rest of a run takes: the jobs in rest
 // (indices), each at its scale-out, from the earlier runs' jobs of the
 // same index (FromRuns per job, Ellis's per-job models with the choice of
 // this package; with a non-nil opt.Pool, each job pooled with the other
 // jobs, JobPool), summed; the interval is the sum of the jobs' bounds (as
-// if their errors went together, so at least their level). Jobs no
-// earlier run has are named in the error.
-func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, error) {
+// if their errors went together, so at least their level). The first
+// RescaleWindow jobs after a change of scale-out — from the start when
+// rescaled (the rest starts right after one), and after every change
+// within rest — are asked as ClassRescaled, their intervals floored by the
+// history's RescaleNoise. Jobs no earlier run has are named in the error.
+func Remaining(history []JobRun, rest []JobRun, rescaled bool, opt ChoiceOptions) (*Estimate, error) {
 	e := &Estimate{Method: "history", Model: "per-job", Unit: "ms"}
 	held, checked := 0.0, 0
-	for _, j := range rest {
+	level := opt.Level
+	if level <= 0 || level >= 1 {
+		level = 0.9
+	}
+	noise := RescaleNoise(history, level)
+	last, after := -RescaleWindow, 0
+	if rescaled {
+		last = 0
+	}
+	for i, j := range rest {
 		pts := JobPoints(history, j.Job)
 		if len(pts) == 0 {
 			return nil, fmt.Errorf("job %d: no earlier run has it", j.Job)
 		}
+		if i > 0 && j.ScaleOut != rest[i-1].ScaleOut {
+			last = i
+		}
 		o := opt
 		if opt.Pool != nil {
 			o.Pool = JobPool(history, j.Job)
+		}
+		if i-last < RescaleWindow {
+			o.Class, o.Noise = ClassRescaled, noise
+			after++
 		}
 		est, err := FromRuns(&RunTable{Points: pts, Unit: "ms"}, j.ScaleOut, 1, o)
 		if err != nil {
@@ -207,6 +316,10 @@ func Remaining(history []JobRun, rest []JobRun, opt ChoiceOptions) (*Estimate, e
 		e.Machines = j.ScaleOut
 	}
 	e.Data = 1
+	if after > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("%d job(s) within %d of a change of scale-out: their intervals reach at least a factor %s either side, the spread of jobs after the history's rescales at %.0f%%",
+			after, RescaleWindow, Plain(math.Round(100*math.Exp(noise))/100), 100*level))
+	}
 	if checked > 0 {
 		e.Notes = append(e.Notes, fmt.Sprintf("the jobs' %.0f%% intervals held %.0f%% of %d held-out runs when calibrated without their split",
 			100*e.Level, 100*held/float64(checked), checked))
@@ -223,19 +336,23 @@ func RemainingAt(jobs []JobRun, from int, scaleOut float64, opt ChoiceOptions) (
 		return nil, fmt.Errorf("no runs")
 	}
 	var rest []JobRun
+	rescaled := false
 	for _, j := range runs[len(runs)-1] {
 		if j.Job >= from {
 			j.ScaleOut = scaleOut
 			rest = append(rest, j)
+		} else if j.Job == from-1 {
+			rescaled = j.ScaleOut != scaleOut
 		}
 	}
 	if len(rest) == 0 {
 		return nil, fmt.Errorf("the latest run has no job from index %d on (its last is %d)", from, runs[len(runs)-1][len(runs[len(runs)-1])-1].Job)
 	}
-	e, err := Remaining(jobs, rest, opt)
+	e, err := Remaining(jobs, rest, rescaled, opt)
 	if err != nil {
 		return nil, err
 	}
+
 	e.Notes = append(e.Notes, fmt.Sprintf("the remaining %d jobs (%d–%d) of the latest run, each predicted at %s nodes from the %d runs' jobs of the same index and summed; the interval sums the jobs' intervals",
 		len(rest), rest[0].Job, rest[len(rest)-1].Job, Plain(scaleOut), len(runs)))
 	return e, nil

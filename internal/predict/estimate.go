@@ -95,6 +95,21 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	if cal.Method == "conformal" {
 		e.Notes = append(e.Notes, fmt.Sprintf("%.0f%% interval calibrated on %d held-out runs (%s cross-validation along %s, residuals of %s); it held %.0f%% of %d held-out runs when calibrated without their split",
 			100*cal.Level, cal.Residuals, c.Split, c.Axis, strings.Join(cal.Models, ", "), 100*cal.Coverage, cal.CoverageRuns))
+		if cal.ByClass && cal.Class == "" {
+			e.Notes = append(e.Notes, "calibrated on the held-out runs without a class only: runs of a class (such as after-rescale) stray differently")
+		} else if cal.ByClass {
+			e.Notes = append(e.Notes, fmt.Sprintf("calibrated on the held-out runs of class %s only", cal.Class))
+		} else if cal.Class != "" {
+			e.Notes = append(e.Notes, fmt.Sprintf("asked for a run of class %s: fewer than %d held-out runs of it, calibrated on every class's", cal.Class, MinResiduals(cal.Level)))
+		}
+		if cal.Few {
+			e.Notes = append(e.Notes, fmt.Sprintf("only %d held-out run(s), fewer than the %d a %.0f%% interval needs: the interval also spans the fitted models' estimates, widened by %.0f%% per doubling beyond the runs",
+				cal.Residuals, MinResiduals(cal.Level), 100*cal.Level, 100*DefaultWidening))
+		}
+		if cal.Noise > 0 {
+			e.Notes = append(e.Notes, fmt.Sprintf("the interval reaches at least a factor %s either side of the estimate: the spread of one run around its configuration's median runtime at %.0f%%",
+				Plain(math.Round(100*math.Exp(cal.Noise))/100), 100*cal.Level))
+		}
 	} else {
 		e.Uncalibrated = true
 		e.Notes = append(e.Notes, fmt.Sprintf("uncalibrated: %d configuration(s) leave none to hold out; the interval spans the fitted models' estimates, widened by %.0f%% per doubling beyond the runs (at least %.0f%%)",

@@ -19,6 +19,10 @@ type Point struct {
 	// Group is the run's job or machine type when a table holds several
 	// (a CSV's group columns, joined by "/"); "" otherwise.
 	Group string `json:"group,omitempty"`
+	// Class is a known condition of the run that changes how far it strays
+	// from its configuration's typical time ("" for none; ClassRescaled);
+	// intervals are calibrated per class (ChoiceOptions.Class).
+	Class string `json:"class,omitempty"`
 }
 
 func (p Point) weight() float64 {

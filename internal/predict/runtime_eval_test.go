@@ -21,13 +21,25 @@ import (
 type tally struct {
 	choice, ernest, choiceMed, ernestMed []float64
 	held, runs                           int
-	answered, refused, uncalibrated      int
-	ernestRefused                        int
-	refusals                             []string
+	// choiceSame are the choice's errors on the runs of the questions
+	// plain Ernest answered too (beside ernest).
+	choiceSame, choiceMedSame []float64
+	// classHeld and classRuns split held and runs by the runs' class:
+	// 1 for Ellis's jobs within RescaleWindow of a change of scale-out.
+	classHeld, classRuns            [2]int
+	answered, refused, uncalibrated int
+	ernestRefused                   int
+	refusals                        []string
 }
 
 // ask answers one question: train's runs, asked at (m, s), measured runs.
 func (t *tally) ask(train []Point, m, s float64, measured []float64, opt ChoiceOptions) {
+	t.askMed(train, m, s, measured, stats.Quantiles(measured, []float64{0.5})[0], 0, opt)
+}
+
+// askMed is ask with the asked configuration's median runtime given (when
+// the measured runs are some of the configuration's).
+func (t *tally) askMed(train []Point, m, s float64, measured []float64, med float64, class int, opt ChoiceOptions) {
 	est, err := FromRuns(&RunTable{Points: train}, m, s, opt)
 	if err != nil {
 		t.refused++
@@ -38,12 +50,13 @@ func (t *tally) ask(train []Point, m, s float64, measured []float64, opt ChoiceO
 	if est.Uncalibrated {
 		t.uncalibrated++
 	}
-	med := stats.Quantiles(measured, []float64{0.5})[0]
 	for _, y := range measured {
 		t.choice = append(t.choice, (est.Value-y)/y)
 		t.runs++
+		t.classRuns[class]++
 		if y >= est.Lower && y <= est.Upper {
 			t.held++
+			t.classHeld[class]++
 		}
 	}
 	t.choiceMed = append(t.choiceMed, (est.Value-med)/med)
@@ -56,14 +69,22 @@ func (t *tally) ask(train []Point, m, s float64, measured []float64, opt ChoiceO
 	}
 	for _, y := range measured {
 		t.ernest = append(t.ernest, (ern.Value-y)/y)
+		t.choiceSame = append(t.choiceSame, (est.Value-y)/y)
 	}
 	t.ernestMed = append(t.ernestMed, (ern.Value-med)/med)
+	t.choiceMedSame = append(t.choiceMedSame, (est.Value-med)/med)
 }
 
 func (t *tally) add(o *tally) {
 	t.choice, t.ernest = append(t.choice, o.choice...), append(t.ernest, o.ernest...)
+	t.choiceSame = append(t.choiceSame, o.choiceSame...)
+	t.choiceMedSame = append(t.choiceMedSame, o.choiceMedSame...)
 	t.choiceMed, t.ernestMed = append(t.choiceMed, o.choiceMed...), append(t.ernestMed, o.ernestMed...)
 	t.held, t.runs = t.held+o.held, t.runs+o.runs
+	for c := range 2 {
+		t.classHeld[c] += o.classHeld[c]
+		t.classRuns[c] += o.classRuns[c]
+	}
 	t.answered, t.refused, t.uncalibrated = t.answered+o.answered, t.refused+o.refused, t.uncalibrated+o.uncalibrated
 	t.ernestRefused += o.ernestRefused
 	t.refusals = append(t.refusals, o.refusals...)
@@ -72,8 +93,15 @@ func (t *tally) add(o *tally) {
 func (t *tally) coverage() float64 { return float64(t.held) / float64(max(t.runs, 1)) }
 
 func (t *tally) String() string {
-	return fmt.Sprintf("per run: choice %v | ernest %v ; per configuration median: choice %v | ernest %v ; 90%% interval held %d/%d (%.1f%%) ; answered %d (uncalibrated %d), refused %d, ernest refused %d",
+	s := fmt.Sprintf("per run: choice %v | ernest %v ; per configuration median: choice %v | ernest %v ; 90%% interval held %d/%d (%.1f%%) ; answered %d (uncalibrated %d), refused %d, ernest refused %d",
 		summarize(t.choice), summarize(t.ernest), summarize(t.choiceMed), summarize(t.ernestMed), t.held, t.runs, 100*t.coverage(), t.answered, t.uncalibrated, t.refused, t.ernestRefused)
+	s += fmt.Sprintf(" ; worst on the questions both answered, and without the single worst run: choice %.1f%%, %.1f%% | ernest %.1f%%, %.1f%%",
+		100*worstOf(t.choiceSame, 0), 100*worstOf(t.choiceSame, 1), 100*worstOf(t.ernest, 0), 100*worstOf(t.ernest, 1))
+	s += fmt.Sprintf(" ; against the medians: choice %.1f%% | ernest %.1f%%", 100*worstOf(t.choiceMedSame, 0), 100*worstOf(t.ernestMed, 0))
+	if t.classRuns[1] > 0 {
+		s += fmt.Sprintf(" ; after a rescale held %d/%d, others %d/%d", t.classHeld[1], t.classRuns[1], t.classHeld[0], t.classRuns[0])
+	}
+	return s
 }
 
 // configs groups runs by machines (one data size), sorted.
@@ -195,6 +223,9 @@ var ellisDesign = map[string]bool{"gbt": true, "kmeans": true}
 // ellisSplits evaluates one application's jobs: each job index's runs as
 // a scale-out table, extrapolating from the smaller half of the
 // application's scale-outs to the larger, and leaving each scale-out out.
+// The runs asked for are two questions: those within RescaleWindow jobs
+// of a change of scale-out, asked with the training runs' RescaleNoise,
+// and the others.
 func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo *tally) {
 	var scales []float64
 	idx := map[int]bool{}
@@ -205,22 +236,109 @@ func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo
 	slices.Sort(scales)
 	scales = slices.Compact(scales)
 	cut := scales[len(scales)/2-1]
+	since := SinceRescale(jobs)
 	ext, loo = &tally{}, &tally{}
 	byJob := map[string][]Point{}
 	for job := range idx {
 		byJob[strconv.Itoa(job)] = JobPoints(jobs, job)
 	}
-	for job := range idx {
-		pts := byJob[strconv.Itoa(job)]
-		if pool {
-			opt.Pool = poolOf(byJob, strconv.Itoa(job), func(Point) bool { return true })
+	// classed sets a question's class: for runs after a rescale, with the
+	// RescaleNoise of the rows keep allows.
+	classed := func(o ChoiceOptions, class int, keep func(JobRun) bool) ChoiceOptions {
+		if class == 0 {
+			return o
 		}
-		ext.add(extrapolate(pts, cut, opt))
-		if withLOO {
-			loo.add(leaveOneOut(pts, opt))
+		var js []JobRun
+		for _, j := range jobs {
+			if keep(j) {
+				js = append(js, j)
+			}
+		}
+		o.Class, o.Noise = ClassRescaled, RescaleNoise(js, 0.9)
+		return o
+	}
+	for job := range idx {
+		var train []Point
+		asked := map[float64][2][]float64{}
+		for i, j := range jobs {
+			if j.Job != job {
+				continue
+			}
+			y := max(j.DurationMs, 1)
+			c := 0
+			if afterRescale(since[i]) {
+				c = 1
+			}
+			p := Point{Machines: j.ScaleOut, Data: 1, Runtime: y}
+			if c == 1 {
+				p.Class = ClassRescaled
+			}
+			if j.ScaleOut <= cut {
+				train = append(train, p)
+			}
+			a := asked[j.ScaleOut]
+			a[c] = append(a[c], y)
+			asked[j.ScaleOut] = a
+		}
+		o := opt
+		if pool {
+			o.Pool = poolOf(byJob, strconv.Itoa(job), func(p Point) bool { return p.Machines <= cut })
+		}
+		for _, m := range scales {
+			if m <= cut {
+				continue
+			}
+			for c, ys := range asked[m] {
+				if len(ys) == 0 {
+					continue
+				}
+				q := classed(o, c, func(j JobRun) bool { return j.ScaleOut <= cut })
+				ext.askMed(train, m, 1, ys, medOf(asked[m]), c, q)
+			}
+		}
+		if !withLOO {
+			continue
+		}
+		ms := distinct(byJob[strconv.Itoa(job)], machinesOf)
+		for _, m := range ms[1 : len(ms)-1] {
+			var train []Point
+			for _, p := range byJob[strconv.Itoa(job)] {
+				if p.Machines != m {
+					train = append(train, p)
+				}
+			}
+			q := opt
+			if pool {
+				q.Pool = poolOf(byJob, strconv.Itoa(job), func(p Point) bool { return p.Machines != m })
+			}
+			for c, ys := range asked[m] {
+				if len(ys) == 0 {
+					continue
+				}
+				r := classed(q, c, func(j JobRun) bool { return j.ScaleOut != m })
+				loo.askMed(train, m, 1, ys, medOf(asked[m]), c, r)
+			}
 		}
 	}
 	return ext, loo
+}
+
+// worstOf is the largest |error| after leaving out the skip largest.
+func worstOf(errs []float64, skip int) float64 {
+	abs := make([]float64, len(errs))
+	for i, e := range errs {
+		abs[i] = math.Abs(e)
+	}
+	slices.Sort(abs)
+	if len(abs) <= skip {
+		return 0
+	}
+	return abs[len(abs)-1-skip]
+}
+
+// medOf is the median of both classes' runs.
+func medOf(c [2][]float64) float64 {
+	return stats.Quantiles(append(slices.Clone(c[0]), c[1]...), []float64{0.5})[0]
 }
 
 // TestRuntimeEvaluation prints the must-show table of issue 22 on Bell
@@ -294,10 +412,11 @@ var _ = math.Abs
 // TestRuntimeCoverage is the must-show in CI, on Bell's six jobs (both
 // splits) and Ellis's held-out logistic regression (extrapolation): the
 // median error at most 0.7 times plain Ernest's on the same questions,
-// the per-configuration worst no higher than Ernest's, the 90% interval
-// holding 85–99% of the runs (Ellis's extrapolation: at least 70%, the
-// target of 85% is not met there: docs/PREDICT.md), every question
-// answered or refused with a reason.
+// the per-configuration worst no higher than Ernest's (Bell's
+// extrapolation; Ellis's: the worst per run too), the 90% interval holding
+// 85–95% of the runs (Bell's extrapolation: up to 99%, the target is not
+// met there: docs/PREDICT.md) and 85% of the runs right after a rescale,
+// every question answered or refused with a reason.
 func TestRuntimeCoverage(t *testing.T) {
 	bell := readBell(t)
 	ext, loo := &tally{}, &tally{}
@@ -313,12 +432,12 @@ func TestRuntimeCoverage(t *testing.T) {
 		if c.median > 0.7*e.median {
 			t.Errorf("%s: median %.1f%%, plain Ernest %.1f%%: want at most 0.7 times", name, 100*c.median, 100*e.median)
 		}
-		low := 0.85
-		if strings.HasPrefix(name, "ellis") {
-			low = 0.70
+		high := 0.95
+		if name == "bell extrapolation" {
+			high = 0.99
 		}
-		if cov := s.coverage(); cov < low || cov > 0.99 {
-			t.Errorf("%s: the 90%% interval held %.1f%% of the runs", name, 100*cov)
+		if cov := s.coverage(); cov < 0.85 || cov > high {
+			t.Errorf("%s: the 90%% interval held %.1f%% of the runs, want 85–%.0f%%", name, 100*cov, 100*high)
 		}
 		if s.answered+s.refused == 0 {
 			t.Errorf("%s: no question asked", name)
@@ -331,6 +450,12 @@ func TestRuntimeCoverage(t *testing.T) {
 	}
 	if c, e := summarize(ext.choiceMed), summarize(ext.ernestMed); c.worst > e.worst {
 		t.Errorf("bell extrapolation: worst error against the scale-outs' medians %.1f%%, Ernest's %.1f%%", 100*c.worst, 100*e.worst)
+	}
+	if c, e := worstOf(lr.choiceSame, 0), worstOf(lr.ernest, 0); c > e {
+		t.Errorf("ellis logisticregression extrapolation: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
+	}
+	if held, runs := lr.classHeld[1], lr.classRuns[1]; runs == 0 || float64(held) < 0.85*float64(runs) {
+		t.Errorf("ellis logisticregression extrapolation: the interval held %d of %d runs right after a rescale, want 85%%", held, runs)
 	}
 }
 
@@ -398,7 +523,7 @@ func ellisChronological(jobs []JobRun) (perJob, remaining map[string][]float64, 
 			measured += j.DurationMs
 		}
 		asked++
-		e, err := Remaining(hist, rest, ChoiceOptions{})
+		e, err := Remaining(hist, rest, true, ChoiceOptions{})
 		if err != nil {
 			refused++
 			continue
@@ -407,7 +532,7 @@ func ellisChronological(jobs []JobRun) (perJob, remaining map[string][]float64, 
 		if measured >= e.Lower && measured <= e.Upper {
 			held++
 		}
-		if e, err := Remaining(hist, rest, ChoiceOptions{Models: []string{"ernest"}, Mean: true}); err == nil {
+		if e, err := Remaining(hist, rest, true, ChoiceOptions{Models: []string{"ernest"}, Mean: true}); err == nil {
 			remaining["ernest"] = append(remaining["ernest"], (e.Value-measured)/measured)
 		}
 		sum, ok := 0.0, true
