@@ -130,39 +130,58 @@ func (s *sqlView) jobStatus(id int32) model.JobStatus {
 	return st
 }
 
-// write writes one ExecutionData (SqlResource.prepareExecutionData).
-func (s *sqlView) write(w *jsonOut, x *model.SQLExecution, p sqlParams) {
-	var running, success, failed []int32
+// SQLSummary is an execution as /sql lists it without details: its
+// status (COMPLETED, FAILED, RUNNING), submission time (-1 when the log
+// names it only in a job's properties), duration, and its jobs by status
+// in Spark's order.
+type SQLSummary struct {
+	ID                       int64
+	Status                   string
+	Known                    bool // from SQLExecutionStart, not only a job
+	Submitted, DurationMs    int64
+	Running, Success, Failed []int32
+}
+
+// summary is SqlResource.prepareExecutionData's status, times and jobs.
+func (s *sqlView) summary(x *model.SQLExecution) SQLSummary {
+	sm := SQLSummary{ID: x.ID, Status: sqlCompleted}
 	// exec.jobs is a Scala Map: its iteration order decides the lists'.
 	for _, id := range model.ScalaSetOrder(x.Jobs) {
 		switch s.jobStatus(id) {
 		case model.JobRunning:
-			running = append(running, id)
+			sm.Running = append(sm.Running, id)
 		case model.JobSucceeded:
-			success = append(success, id)
+			sm.Success = append(sm.Success, id)
 		case model.JobFailed:
-			failed = append(failed, id)
+			sm.Failed = append(sm.Failed, id)
 		}
 	}
-	status := sqlCompleted
 	switch {
 	case x.HasError && x.Error == "":
 	case x.HasError:
-		status = sqlFailed
+		sm.Status = sqlFailed
 	case x.End == 0:
-		status = sqlRunning
-	case len(failed) > 0:
-		status = sqlFailed
+		sm.Status = sqlRunning
+	case len(sm.Failed) > 0:
+		sm.Status = sqlFailed
 	}
-	known := x.Start != 0 || x.Plan != nil // from SQLExecutionStart, not only a job
-	start := x.Start
-	if !known {
-		start = -1 // LiveExecutionData.submissionTime's default
+	sm.Known = x.Start != 0 || x.Plan != nil
+	sm.Submitted = x.Start
+	if !sm.Known {
+		sm.Submitted = -1 // LiveExecutionData.submissionTime's default
 	}
 	end := x.End
 	if end == 0 {
 		end = s.now
 	}
+	sm.DurationMs = end - sm.Submitted
+	return sm
+}
+
+// write writes one ExecutionData (SqlResource.prepareExecutionData).
+func (s *sqlView) write(w *jsonOut, x *model.SQLExecution, p sqlParams) {
+	sm := s.summary(x)
+	running, success, failed, status, known, start := sm.Running, sm.Success, sm.Failed, sm.Status, sm.Known, sm.Submitted
 	w.open('{')
 	w.int("id", x.ID)
 	w.str("status", status)
@@ -175,7 +194,7 @@ func (s *sqlView) write(w *jsonOut, x *model.SQLExecution, p sqlParams) {
 		w.str("planDescription", x.PlanDescription.String())
 	}
 	w.str("submissionTime", Date(start).String())
-	w.int("duration", end-start)
+	w.int("duration", sm.DurationMs)
 	w.ints("runningJobIds", running)
 	w.ints("successJobIds", success)
 	w.ints("failedJobIds", failed)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/clusterlens/clusterlens/internal/sharedtest"
 )
@@ -85,4 +86,46 @@ func serveSQL(t *testing.T, dir string) (apps, execs, completed, nodes, withMetr
 		}
 	}
 	return apps, execs, completed, nodes, withMetrics
+}
+
+// TestSQLNodesAsAPI: the typed plan nodes the web UI draws are what /sql
+// lists, node for node and metric for metric, for every execution of the
+// real logs.
+func TestSQLNodesAsAPI(t *testing.T) {
+	ix := NewIndex(loadDir(t, sharedtest.Dir(t, "logs")))
+	n := 0
+	for _, e := range ix.apps {
+		for _, a := range e.attempts {
+			for _, x := range a.SQL {
+				base := "applications/" + a.ID
+				if a.AttemptID != "" {
+					base += "/" + a.AttemptID
+				}
+				api := sqlOne(t, ix, fmt.Sprintf("%s/sql/%d", base, x.ID), nil)
+				got := SQLNodes(x)
+				if len(got) != len(api.Nodes) {
+					t.Fatalf("%s/sql/%d: %d typed nodes, the API lists %d", base, x.ID, len(got), len(api.Nodes))
+				}
+				for i, an := range api.Nodes {
+					g := got[i]
+					var cg int64
+					if an.WholeStageCodegenID != nil {
+						cg = *an.WholeStageCodegenID
+					}
+					ms := make([]PlanMetric, len(g.Metrics))
+					for j, m := range g.Metrics {
+						ms[j] = PlanMetric{m.Key, m.Value}
+					}
+					if g.ID != an.NodeID || g.Name != an.NodeName || g.CodegenID != cg || !cmp.Equal(ms, an.Metrics, cmpopts.EquateEmpty()) {
+						t.Fatalf("%s/sql/%d node %d: typed %+v, API %+v", base, x.ID, i, g, an)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d nodes compared", n)
+	}
+	t.Logf("%d plan nodes: typed = API", n)
 }

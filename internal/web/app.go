@@ -17,6 +17,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/driver"
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/report"
@@ -178,6 +179,8 @@ func (u *UI) analyze(app *model.App) *analyzed {
 
 // appData is the application page's data.
 type appData struct {
+	s        *sparkApp
+	Findings []finding.Finding
 	App      *model.App
 	Attempts []*model.App
 	Tables   *report.Tables
@@ -218,8 +221,12 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &appData{App: app, Attempts: ix.Attempts(id), Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin),
-		CompareURL: "/compare?a=" + id}
+	base := "applications/" + id
+	if app.AttemptID != "" {
+		base += "/" + app.AttemptID
+	}
+	d := &appData{s: &sparkApp{ix: ix, app: app, base: base}, Findings: an.a.Findings, App: app, Attempts: ix.Attempts(id),
+		Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin), CompareURL: "/compare?a=" + id}
 	d.MinutesShown = an.minutes[:min(len(an.minutes), maxMinuteRows)]
 	d.Explained, d.NotExplained = u.explanation(r.Context(), app)
 	return &page{Title: cmp.Or(app.Name, app.ID), View: "app", Content: func(w *htmlw.Writer) { writeApp(w, d) }, Report: an.report,

@@ -19,7 +19,9 @@ func writeApp(w *htmlw.Writer, d *appData) {
 		}
 		w.Raw(" · ")
 	}
-	w.Raw(`<a href="`).URL(d.CompareURL).Raw(`">compare with another run</a> · <a href="/api/v1/applications/`).URLPart(d.App.ID).Raw("\">API</a></p>\n")
+	w.Raw(`<a href="`).URL(d.CompareURL).Raw(`">compare with another run</a></p>` + "\n")
+	writeTabs(w, d.s, "")
+	writeFindingLinks(w, d.s, d.Findings)
 	if d.Explained != nil || d.NotExplained != "" {
 		w.Raw("<h2 id=\"usual\">Against its usual runs</h2>\n")
 		if d.Explained != nil {

@@ -1,0 +1,95 @@
+package web
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/htmlw"
+	"github.com/clusterlens/clusterlens/internal/model"
+)
+
+// findingLinks are the pages a finding is about: its stages' pages, its
+// queries' plans (at the operator, for one), its jobs, its nodes, its
+// tasks' stages; at most maxLinks of them.
+func findingLinks(s *sparkApp, f *finding.Finding) [][2]string {
+	const maxLinks = 8
+	var out [][2]string
+	add := func(label, url string) {
+		if len(out) < maxLinks {
+			out = append(out, [2]string{label, url})
+		}
+	}
+	for _, id := range f.Scope.IDs {
+		switch f.Scope.Kind {
+		case finding.ScopeStage:
+			stage, attempt, _ := strings.Cut(id, ".")
+			if _, err := strconv.Atoi(stage); err != nil {
+				continue // a MapReduce phase
+			}
+			add("stage "+id, s.link("stage/"+stage+"/"+or(attempt, "0"), nil))
+		case finding.ScopeQuery:
+			q, node, ok := strings.Cut(id, "/")
+			u := s.link("sql/"+q, nil)
+			label := "query " + q
+			if ok {
+				u += "#node-" + node
+				label += " operator " + node
+			}
+			add(label, u)
+		case finding.ScopeJob:
+			add("job "+id, s.link("jobs", nil)+"#job-"+id)
+		case finding.ScopeNode:
+			add(id, "/node/"+id)
+		case finding.ScopeTask:
+			if st := taskStage(s.app, id); st != nil {
+				add("task "+id, s.link("stage/"+strconv.Itoa(int(st.ID))+"/"+strconv.Itoa(int(st.Attempt)), nil))
+			}
+		}
+	}
+	switch f.Scope.Kind {
+	case finding.ScopeApplication:
+		switch {
+		case strings.Contains(f.ID, "executor") || strings.Contains(f.ID, "gc") || strings.Contains(f.ID, "memory"):
+			add("executors", s.link("executors", nil))
+		case strings.Contains(f.ID, "config"):
+			add("environment", s.link("environment", nil))
+		}
+	}
+	return out
+}
+
+// taskStage is the stage attempt that ran task id, nil when none did.
+func taskStage(app *model.App, id string) *model.Stage {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil
+	}
+	for _, st := range app.Stages {
+		for i := range st.Tasks {
+			if st.Tasks[i].ID == n {
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+// writeFindingLinks writes the application's findings, gravest first,
+// each with the pages it is about.
+func writeFindingLinks(w *htmlw.Writer, s *sparkApp, fs []finding.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	w.Raw("<h2>Findings, and where to look</h2>\n<table class=\"grid\"><tr><th>severity</th><th>finding</th><th>pages</th></tr>\n")
+	for i := range fs {
+		f := &fs[i]
+		w.Raw(`<tr><td><span class="sev `).Text(strings.ToLower(f.Severity.String())).Raw(`">`).Text(f.Severity.String()).Raw("</span></td><td><b>").Text(f.Title).
+			Raw("</b><br><span class=\"explain\">").Text(clip(f.Summary, 220)).Raw("</span></td><td>")
+		for _, l := range findingLinks(s, f) {
+			w.Raw(`<a href="`).URL(l[1]).Raw(`">`).Text(l[0]).Raw("</a> ")
+		}
+		w.Raw("</td></tr>\n")
+	}
+	w.Raw("</table>\n")
+}
