@@ -53,6 +53,15 @@ func checkInBrowser(t *testing.T, bin, page, dir, name string, minCharts int, la
 	if len(jsErrors) > 0 {
 		t.Errorf("%s: JavaScript errors: %q", name, jsErrors)
 	}
+	// Beyond paint (issue 23): every category label whole, every time axis
+	// ticking at a round duration.
+	var unreadable []string
+	if err := json.Unmarshal([]byte(bodyAttr(string(tag), "data-unreadable")), &unreadable); err != nil {
+		t.Errorf("%s: the readability check did not run: %v", name, err)
+	}
+	if len(unreadable) > 0 {
+		t.Errorf("%s: charts not readable: %q", name, unreadable)
+	}
 	if lazy := bodyAttr(string(tag), "data-charts-lazy"); lazy != "0" && !lazyOK {
 		t.Errorf("%s: %s charts left to draw on scrolling", name, lazy)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/driver"
+	"github.com/clusterlens/clusterlens/internal/eventlog"
 	"github.com/clusterlens/clusterlens/internal/history"
 	historysqlite "github.com/clusterlens/clusterlens/internal/history/sqlite"
 	"github.com/clusterlens/clusterlens/internal/metrics"
@@ -35,6 +36,7 @@ import (
 type fixture struct {
 	apps    []*model.App // every application, Spark and MapReduce
 	spark   []*model.App
+	sql     []*model.App // Spark SQL applications, in the logs only
 	hist    history.Store
 	samples store.Store
 	prof    *peer.Profile
@@ -153,7 +155,30 @@ func buildFixture() (*fixture, error) {
 	if err := hs.Put(ctx, entries...); err != nil {
 		return nil, err
 	}
-	f.ui, err = New(Options{Apps: shs.Static(shs.NewIndex(f.spark)), History: hs, Metrics: driver.StoreMetrics(ss), Peer: f.prof})
+	// Spark SQL applications (sql-skew: joins with a skewed stage) for the
+	// SQL pages, served from the logs only.
+	sq, err := sim.Named("sql-skew")
+	if err != nil {
+		return nil, err
+	}
+	sqlRes, err := sim.Simulate(sq, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Through their logs, as serve reads them: the decoder aggregates the
+	// operators' metrics from the tasks.
+	for _, a := range sqlRes.Apps {
+		var log bytes.Buffer
+		if err := eventlog.Write(&log, a); err != nil {
+			return nil, err
+		}
+		read, err := eventlog.Read(a.ID, &log)
+		if err != nil {
+			return nil, err
+		}
+		f.sql = append(f.sql, read)
+	}
+	f.ui, err = New(Options{Apps: shs.Static(shs.NewIndex(append(slices.Clone(f.spark), f.sql...))), History: hs, Metrics: driver.StoreMetrics(ss), Peer: f.prof})
 	if err != nil {
 		return nil, err
 	}

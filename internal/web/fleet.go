@@ -339,6 +339,9 @@ const fleetBins = 120
 // fleetCharts are the matched runs over time: how many started per bin by
 // status, and the median and 90th percentile of their durations.
 func fleetCharts(runs []*history.Brief) []chart {
+	// A run without a start (an older history stored some at 0) is left
+	// off the time axis, which would run from 1970.
+	runs = slices.DeleteFunc(slices.Clone(runs), func(b *history.Brief) bool { return b.Start <= 0 })
 	if len(runs) == 0 {
 		return nil
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -137,9 +139,17 @@ func (u *UI) nodesPage(r *http.Request) (*page, error) {
 	return p, nil
 }
 
+// speedBars is the most nodes the speed chart draws a bar each for; with
+// more (2,367 nodes made a strip of hair-thin bars) it draws how many
+// nodes have each speed factor.
+const speedBars = 60
+
 // speedChart is every node's speed factors (PARC's joint model: 1 is the
-// typical node; above is slower).
+// typical node; above is slower), or their histogram for many nodes.
 func speedChart(a *driver.Assessment) chart {
+	if len(a.Speeds) > speedBars {
+		return speedHistogram(a)
+	}
 	c := chart{ID: "nodes-speed", Title: "Node speed factors (PARC joint model; above 1: slower than the typical node)", Kind: "bar", YUnit: "ratio", Height: 280}
 	bySeries := map[string]*series{}
 	var order []string
@@ -159,6 +169,45 @@ func speedChart(a *driver.Assessment) chart {
 	}
 	for _, n := range order {
 		c.Series = append(c.Series, *bySeries[n])
+	}
+	return c
+}
+
+// speedBin is the histogram's bin width of speed factors.
+const speedBin = 0.05
+
+// speedHistogram is how many nodes have each speed factor, per resource,
+// in bins of speedBin: the typical nodes a peak at 1, slow nodes a tail to
+// the right (the table lists them by name).
+func speedHistogram(a *driver.Assessment) chart {
+	c := chart{ID: "nodes-speed", Title: fmt.Sprintf("How many of the %s nodes have each speed factor (PARC joint model; above 1: slower than the typical node)", count(int64(len(a.Speeds)))),
+		Kind: "bar", YUnit: "count", Height: 280, XName: "speed factor"}
+	counts := map[string]map[int]int{}
+	var order []string
+	lo, hi := math.MaxInt, math.MinInt
+	for _, s := range a.Speeds {
+		for _, f := range s.Factors {
+			if counts[f.Resource] == nil {
+				counts[f.Resource] = map[int]int{}
+				order = append(order, f.Resource)
+			}
+			k := int(math.Floor(f.Factor.Value / speedBin))
+			counts[f.Resource][k]++
+			lo, hi = min(lo, k), max(hi, k)
+		}
+	}
+	if lo > hi {
+		return c
+	}
+	for k := lo; k <= hi; k++ {
+		c.XCats = append(c.XCats, strconv.FormatFloat(float64(k)*speedBin, 'f', 2, 64)+"–"+strconv.FormatFloat(float64(k+1)*speedBin, 'f', 2, 64))
+	}
+	for _, r := range order {
+		se := series{Name: r}
+		for k := lo; k <= hi; k++ {
+			se.Data = append(se.Data, [2]float64{float64(k - lo), float64(counts[r][k])})
+		}
+		c.Series = append(c.Series, se)
 	}
 	return c
 }

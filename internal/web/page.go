@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -75,6 +76,37 @@ type series struct {
 	Data   [][2]float64 `json:"data"`
 }
 
+// alignStacked gives every series of a stacked chart a point at every x
+// any of them has (0 where it had none), in x order: ECharts stacks bars
+// by their index in the series, so a series with points only where it is
+// not 0 stacked its bars on other x's bases (the fleet's "failed" bars
+// floated at wrong heights).
+func alignStacked(c *chart) {
+	var xs []float64
+	seen := map[float64]bool{}
+	for _, s := range c.Series {
+		for _, p := range s.Data {
+			if !seen[p[0]] {
+				seen[p[0]] = true
+				xs = append(xs, p[0])
+			}
+		}
+	}
+	slices.Sort(xs)
+	for i := range c.Series {
+		s := &c.Series[i]
+		at := make(map[float64]float64, len(s.Data))
+		for _, p := range s.Data {
+			at[p[0]] += p[1]
+		}
+		data := make([][2]float64, len(xs))
+		for k, x := range xs {
+			data[k] = [2]float64{x, at[x]}
+		}
+		s.Data = data
+	}
+}
+
 //go:embed static
 var staticFS embed.FS
 
@@ -113,6 +145,11 @@ func render(w http.ResponseWriter, status int, p *page) error {
 		Raw(" ms on the server · times are UTC · charts by Apache ECharts (Apache License 2.0), embedded</div></footer>\n")
 	if len(p.Charts) > 0 || len(p.Report) > 0 || p.Live != "" {
 		b.Raw(`<script src="`).URL(staticURL("echarts.min.js")).Raw("\"></script>\n")
+	}
+	for i := range p.Charts {
+		if p.Charts[i].Stack {
+			alignStacked(&p.Charts[i])
+		}
 	}
 	if len(p.Charts) > 0 {
 		// encoding/json escapes <, > and &: the blob cannot close its

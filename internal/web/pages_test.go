@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -49,6 +50,21 @@ func (f *fixture) pages(t testing.TB) []pageCase {
 	}
 	app := runs[0]
 	host := f.spark[0].Executors[1].Host
+	// An application with SQL executions (a query that ran jobs, its plan
+	// drawn) for the SQL tabs.
+	var sqlApp *model.App
+	var sqlExec int64
+	for _, a := range f.sql {
+		for _, x := range a.SQL {
+			if len(x.Jobs) > 0 && x.Plan != nil && len(x.Plan.Nodes) > 3 && sqlApp == nil {
+				sqlApp, sqlExec = a, x.ID
+			}
+		}
+	}
+	if sqlApp == nil {
+		t.Fatal("no simulated application with a SQL query")
+	}
+	st := f.spark[0].Stages[0]
 	to := url.QueryEscape(f.nodeTo())
 	return []pageCase{
 		{"fleet", "/fleet", 2, 0, []string{"Fleet", snap.briefs[0].ID, "Recurring jobs"}},
@@ -58,6 +74,15 @@ func (f *fixture) pages(t testing.TB) []pageCase {
 		{"compare", "/compare?a=" + runs[1] + "&b=" + app, 2, 0, []string{"Stages matched by signature", "Sizes and totals", "wall clock"}},
 		{"nodes", "/nodes?to=" + to, 1, 0, []string{"Every node", host, "Peer diagnosis (Ganesha)"}},
 		{"node", "/node/" + host + "?to=" + to, 5, 0, []string{host, "Across runs", "Peer diagnosis"}},
+		{"app-jobs", "/app/" + sqlApp.ID + "/jobs", 1, 0, []string{"Completed jobs", "stages: succeeded/total"}},
+		{"app-stages", "/app/" + sqlApp.ID + "/stages", 1, 0, []string{"Completed stages", "shuffle read"}},
+		{"app-stage", fmt.Sprintf("/app/%s/stage/%d/%d", f.spark[0].ID, st.ID, st.Attempt), 1, 0,
+			[]string{"Summary metrics for", "25th percentile", "Aggregated metrics by executor", "Tasks ("}},
+		{"app-executors", "/app/" + sqlApp.ID + "/executors", 1, 0, []string{"Active (", "task time (GC time)"}},
+		{"app-environment", "/app/" + sqlApp.ID + "/environment", 0, 0, []string{"Runtime information", "Spark properties", "spark.app.id"}},
+		{"app-storage", "/app/" + sqlApp.ID + "/storage", 0, 0, []string{"spark.eventLog.logBlockUpdates.enabled", "Storage memory of each executor"}},
+		{"app-sql", "/app/" + sqlApp.ID + "/sql", 1, 0, []string{"Queries ("}},
+		{"app-sql-query", fmt.Sprintf("/app/%s/sql/%d", sqlApp.ID, sqlExec), 0, 0, []string{"Plan", "Operators (", "number of output rows"}},
 	}
 }
 

@@ -269,7 +269,9 @@ func stageChart(secs []stageSection) chart {
 	if len(all) == 0 {
 		return c
 	}
-	slices.SortFunc(all, func(a, b shs.StageData) int { return cmp.Or(cmp.Compare(a.StageID, b.StageID), cmp.Compare(a.AttemptID, b.AttemptID)) })
+	slices.SortFunc(all, func(a, b shs.StageData) int {
+		return cmp.Or(cmp.Compare(a.StageID, b.StageID), cmp.Compare(a.AttemptID, b.AttemptID))
+	})
 	done, failed := series{Name: "complete", Color: "#16a34a"}, series{Name: "failed or active", Color: "#b91c1c"}
 	for i, sd := range all {
 		c.XCats = append(c.XCats, stageName(sd.StageID, sd.AttemptID))
@@ -561,4 +563,3 @@ func (u *UI) storagePage(r *http.Request) (*page, error) {
 	d.LogsBlocks, _ = s.app.Env.SparkProp("spark.eventLog.logBlockUpdates.enabled")
 	return s.page("storage", "Storage", func(w *htmlw.Writer) { writeStorage(w, d) }), nil
 }
-

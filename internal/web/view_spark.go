@@ -265,7 +265,7 @@ func writeStage(w *htmlw.Writer, d *stageData) {
 	for _, e := range d.Execs {
 		m := &e.Summary
 		w.Raw("<tr><td>").Text(e.ExecutorID).Raw("</td><td>").Text(d.Hosts[e.ExecutorID]).Raw(`</td><td class="num">`).Text(ms(m.TaskTime)).
-			Raw(`</td><td class="num">`).Int(m.FailedTasks+m.SucceededTasks+m.KilledTasks).Raw(`</td><td class="num">`).Int(m.FailedTasks).
+			Raw(`</td><td class="num">`).Int(m.FailedTasks + m.SucceededTasks + m.KilledTasks).Raw(`</td><td class="num">`).Int(m.FailedTasks).
 			Raw(`</td><td class="num">`).Int(m.KilledTasks).Raw(`</td><td class="num">`).Int(m.SucceededTasks).
 			Raw(`</td><td class="num">`).Text(sizeOr(m.InputBytes)).Raw(`</td><td class="num">`).Text(sizeOr(m.OutputBytes)).
 			Raw(`</td><td class="num">`).Text(sizeOr(m.ShuffleRead)).Raw(`</td><td class="num">`).Text(sizeOr(m.ShuffleWrite)).

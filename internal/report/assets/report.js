@@ -15,11 +15,58 @@
     if (ms == null || isNaN(ms) || ms < 0) return "-";
     if (ms < 1000) return Math.round(ms) + " ms";
     var s = ms / 1000;
-    if (s < 60) return s.toFixed(s < 10 ? 2 : 1) + " s";
-    var m = Math.floor(s / 60);
-    if (m < 60) return m + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
+    if (s < 60) return (ms % 1000 ? s.toFixed(s < 10 ? 2 : 1) : String(s)) + " s";
+    var m = Math.floor(s / 60), sec = Math.floor(s % 60);
+    if (m < 60) return m + "m" + (sec ? String(sec).padStart(2, "0") + "s" : "");
     var h = Math.floor(m / 60);
-    return h + "h" + String(m % 60).padStart(2, "0") + "m";
+    return h + "h" + (m % 60 ? String(m % 60).padStart(2, "0") + "m" : "");
+  }
+  // STEPS are round durations for axis ticks (1, 2, 5, 10, 15, 30 s; 1, 2,
+  // 5, 10, 15, 30 min; 1, 2, 3, 6, 12 h; days): msAxis bounds a duration
+  // axis from 0 to at least maxMs with about n ticks at one of them, so
+  // that ticks read "t+3m", "t+3m30s", not "t+3m11s".
+  var STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5,
+    36e5, 72e5, 108e5, 216e5, 432e5, 864e5, 1728e5, 6048e5];
+  function msStep(maxMs, n) {
+    for (var i = 0; i < STEPS.length; i++) if (maxMs / STEPS[i] <= n) return STEPS[i];
+    return Math.ceil(maxMs / n / 864e5) * 864e5;
+  }
+  function msAxis(maxMs, n, exact) {
+    if (!(maxMs > 0)) return {};
+    var step = msStep(maxMs, n);
+    return { min: 0, max: exact ? maxMs : Math.ceil(maxMs / step) * step, interval: step };
+  }
+  // shortHosts maps each host name to a shorter one that still tells them
+  // apart: the domain they all share dropped, and a long prefix they all
+  // share cut to its first characters ("psarthi-nds-cpu-test-w-3.c.p.internal"
+  // -> "psa…w-3"). One host, or names that share nothing, stay whole.
+  function shortHosts(names) {
+    var hs = names.filter(function (h) { return h; }), out = {};
+    names.forEach(function (h) { out[h] = h; });
+    if (hs.length < 2) return out;
+    var pre = hs[0], suf = hs[0];
+    hs.forEach(function (h) {
+      while (pre && h.indexOf(pre) !== 0) pre = pre.slice(0, -1);
+      while (suf && h.slice(h.length - suf.length) !== suf) suf = suf.slice(1);
+    });
+    var d = suf.indexOf("."); // the shared domain, from a dot on
+    suf = d >= 0 ? suf.slice(d) : "";
+    var cut = pre.length; // the shared prefix up to a separator
+    while (cut > 0 && "-._".indexOf(pre[cut - 1]) < 0) cut--;
+    hs.forEach(function (h) {
+      var x = suf && h.length > suf.length ? h.slice(0, h.length - suf.length) : h;
+      if (cut > 8 && x.length > cut) x = x.slice(0, 3) + "…" + x.slice(cut);
+      out[h] = x;
+    });
+    return out;
+  }
+  // labelWidth is how wide the longest of labels draws at fontPx, plus room.
+  var measure = document.createElement("canvas").getContext("2d");
+  function labelWidth(labels, fontPx, max) {
+    measure.font = fontPx + "px system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif";
+    var w = 40;
+    labels.forEach(function (l) { w = Math.max(w, measure.measureText(String(l)).width); });
+    return Math.min(max || 420, Math.ceil(w) + 14);
   }
   function bytes(n) {
     var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], i = 0;
@@ -220,7 +267,7 @@
           ps.forEach(function (q) { s += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + dur(q.value) + " (" + pct(q.value, tot) + ")"; });
           return s;
         } }, baseTooltip),
-        xAxis: { type: "value", axisLabel: { formatter: dur } },
+        xAxis: Object.assign({ type: "value", axisLabel: { formatter: dur } }, msAxis(Math.max.apply(null, driver.map(function (d, i) { return d + exec[i]; }).concat([0])), 6)),
         yAxis: { type: "category", data: cats, inverse: true },
         series: [
           { name: "driver alone", type: "bar", stack: "w", data: driver, itemStyle: { color: CCOL[6] }, barWidth: 24 },
@@ -321,6 +368,12 @@
     add(sec, "p", "explain", T.note);
     var n = T.rows.length;
     var rowH = Math.max(4, Math.min(18, Math.floor(900 / Math.max(n, 1))));
+    // Row labels "executor/slot host": the hosts shortened so that every
+    // label shows whole (they were cut at 180 px: "psarthi-nds-cpu-test-w-...").
+    var rowHosts = T.rows.map(function (r) { var i = r.indexOf(" "); return i < 0 ? "" : r.slice(i + 1); });
+    var short = shortHosts(rowHosts);
+    var rowLabels = T.rows.map(function (r, i) { return rowHosts[i] ? r.slice(0, r.indexOf(" ") + 1) + short[rowHosts[i]] : r; });
+    var rowFont = rowH >= 12 ? 11 : 9, rowLeft = labelWidth(rowLabels, rowFont, 360) + 10;
     chartBox(sec, p + "timeline", n * rowH + 150, function () {
       var bars = T.mode === "exact" ? T.bars : T.cells;
       var series = [];
@@ -363,7 +416,7 @@
       });
       return {
         legend: { top: 4, type: "scroll" },
-        grid: { left: 190, right: 30, top: 40, bottom: 70 },
+        grid: { left: rowLeft, right: 30, top: 40, bottom: 70 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
           var v = q.value;
           if (q.seriesName === "bootstrap / driver alone") {
@@ -380,10 +433,10 @@
         } }, baseTooltip),
         dataZoom: [{ id: "dzIn", type: "inside", xAxisIndex: 0, filterMode: "weakFilter", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
           { id: "dzSlider", type: "slider", xAxisIndex: 0, filterMode: "weakFilter", height: 18, bottom: 10, labelFormatter: function (v) { return tplus(v); } }],
-        xAxis: { type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
-          axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
-        yAxis: { type: "category", data: T.rows, inverse: true, axisTick: { show: false },
-          axisLabel: { fontSize: rowH >= 12 ? 11 : 9, interval: rowH >= 11 ? 0 : Math.ceil(12 / rowH) - 1, width: 180, overflow: "truncate" } },
+        xAxis: Object.assign({ type: "value", min: 0, max: T.wallMs, name: "wall time", nameLocation: "middle", nameGap: 26,
+          axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } }, msAxis(T.wallMs, 8, true)),
+        yAxis: { type: "category", data: rowLabels, inverse: true, axisTick: { show: false },
+          axisLabel: { fontSize: rowFont, interval: rowH >= 11 ? 0 : Math.ceil(12 / rowH) - 1, width: rowLeft - 8, overflow: "truncate" } },
         series: series
       };
     }, A.metrics ? p + "time" : null);
@@ -419,8 +472,8 @@
           } }, baseTooltip),
           dataZoom: [{ id: "dzIn", type: "inside", xAxisIndex: 0, filterMode: "none", zoomOnMouseWheel: "ctrl", moveOnMouseWheel: false },
             { id: "dzSlider", type: "slider", show: false, xAxisIndex: 0, filterMode: "none" }],
-          xAxis: { type: "value", min: 0, max: M.wallMs, axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false },
-            splitLine: { lineStyle: { color: "#eef1f4" } } },
+          xAxis: Object.assign({ type: "value", min: 0, max: M.wallMs, axisLabel: { formatter: function (v) { return tplus(v); }, showMaxLabel: false },
+            splitLine: { lineStyle: { color: "#eef1f4" } } }, msAxis(M.wallMs, 8, true)),
           yAxis: { type: "value", min: 0, max: k[0] === "cpu" ? 100 : null, axisLabel: { formatter: k[3] } },
           series: series
         };
@@ -455,16 +508,17 @@
     var marks = abnormalMarks(X, M, N);
     add(sec, "p", "explain", "Stage × node: each node's mean CPU use (cpu_usage) during each stage's active period on it (HybridTune's stage-resource correlation, the matrices its abnormal-node detection compares); blank where the stage did not run on the node." +
       (N ? " ◆ marks the nodes HybridTune's Algorithm 4 found abnormal in a stage (" + marks.length + "; details under Node diagnosis)." : ""));
+    var mShort = shortHosts(M.hosts), mHosts = M.hosts.map(function (h) { return mShort[h]; });
     chartBox(sec, p + "stagematrix", 120 + 20 * M.hosts.length, function () {
       var data = [];
       X.cpu.forEach(function (row, y) { row.forEach(function (v, x) { if (v != null) data.push([x, y, v, X.samples[y][x]]); }); });
       return {
-        grid: { left: 190, right: 30, top: 20, bottom: 80 },
+        grid: { left: labelWidth(mHosts, 12, 360) + 10, right: 30, top: 20, bottom: 80 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
           return "<b>" + esc(M.hosts[q.value[1]]) + "</b> · " + esc(X.stages[q.value[0]]) + "<br>mean cpu_usage " + q.value[2].toFixed(1) + "% over " + q.value[3] + " samples";
         } }, baseTooltip),
         xAxis: { type: "category", data: X.stages, splitArea: { show: true } },
-        yAxis: { type: "category", data: M.hosts, inverse: true, axisLabel: { width: 180, overflow: "truncate" } },
+        yAxis: { type: "category", data: mHosts, inverse: true, axisLabel: { width: labelWidth(mHosts, 12, 360), overflow: "truncate" } },
         visualMap: { seriesIndex: 0, min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
           text: ["100% CPU", "0%"], inRange: { color: ["#f8fafc", "#fde2c4", "#f87171", "#b91c1c"] } },
         series: [{ type: "heatmap", data: data, progressive: 0, itemStyle: { borderColor: "#fff", borderWidth: 1 } }].concat(marks.length ? [{
@@ -616,7 +670,8 @@
           ps.forEach(function (q) { if (q.value > 0) out += "<br>" + dot(q.color) + esc(q.seriesName) + ": " + dur(q.value) + " (" + pct(q.value, s.totalMs) + ")"; });
           return out;
         } }, baseTooltip),
-        xAxis: { type: "value", name: "slot time", nameLocation: "middle", nameGap: 26, axisLabel: { formatter: dur } },
+        xAxis: Object.assign({ type: "value", name: "slot time", nameLocation: "middle", nameGap: 26, axisLabel: { formatter: dur } },
+          msAxis(Math.max.apply(null, S.map(function (s) { return s.totalMs; }).concat([0])), 6)),
         yAxis: { type: "category", data: cats, inverse: true, axisLabel: { fontSize: 12 } },
         series: series
       };
@@ -632,7 +687,9 @@
     var N = df.nodes;
     var cols = [];
     CAUSES.forEach(function (c, k) { if (N.some(function (n) { return n.causes[k] > 0; })) cols.push(k); });
+    var nShort = shortHosts(N.map(function (n) { return n.host; }));
     var hostName = function (h) { return h || "(unknown host)"; };
+    var nLabels = N.map(function (n) { return n.host ? nShort[n.host] : "(unknown host)"; });
     chartBox(sec, p + "nodes", 130 + 24 * N.length, function () {
       // Colour: the node's share minus the median share of its peers, in
       // percentage points, so that a node unlike the others stands out.
@@ -649,14 +706,14 @@
         });
       });
       return {
-        grid: { left: 200, right: 30, top: 30, bottom: 70 },
+        grid: { left: labelWidth(nLabels, 12, 360) + 10, right: 30, top: 30, bottom: 70 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
           var n = N[q.value[1]], k = cols[q.value[0]];
           return "<b>" + esc(hostName(n.host)) + "</b> (" + n.executors + " executors, " + n.slots + " slots)<br>" + dot(CCOL[k]) + esc(CAUSES[k]) + ": " +
             dur(q.value[4]) + " = " + q.value[2] + "% of its " + dur(n.totalMs) + " slot time<br>median node: " + q.value[5].toFixed(1) + "%";
         } }, baseTooltip),
         xAxis: { type: "category", data: cols.map(function (k) { return CAUSES[k]; }), position: "top", axisLabel: { interval: 0, fontSize: 12 }, splitArea: { show: true } },
-        yAxis: { type: "category", data: N.map(function (n) { return hostName(n.host); }), inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
+        yAxis: { type: "category", data: nLabels, inverse: true, axisLabel: { width: labelWidth(nLabels, 12, 360), overflow: "truncate" } },
         visualMap: { dimension: 3, min: -span, max: span, calculable: false, orient: "horizontal", left: "center", bottom: 8, itemHeight: 220,
           text: ["above the median node", "below"], formatter: function (v) { return (v > 0 ? "+" : "") + v.toFixed(1) + " pp"; },
           inRange: { color: ["#60a5fa", "#dbeafe", "#f8fafc", "#fde2c4", "#f87171", "#ef4444"] } },
@@ -666,18 +723,19 @@
     });
     if (!NT || !NT.hosts.length) return;
     if (NT.all > NT.hosts.length) add(sec, "p", "explain", "Over time: the " + NT.hosts.length + " nodes with the most slot time of " + NT.all + ".");
+    var ntShort = shortHosts(NT.hosts), ntLabels = NT.hosts.map(function (h) { return ntShort[h]; });
     chartBox(sec, p + "nodetime", 130 + 22 * NT.hosts.length, function () {
       var data = [], bins = NT.busy.length ? NT.busy[0].length : 0, xs = [];
       for (var b = 0; b < bins; b++) xs.push(tplus(b * NT.binMs));
       NT.busy.forEach(function (row, y) { row.forEach(function (v, x) { if (v >= 0) data.push([x, y, v / 10]); }); });
       return {
-        grid: { left: 200, right: 30, top: 20, bottom: 80 },
+        grid: { left: labelWidth(ntLabels, 12, 360) + 10, right: 30, top: 20, bottom: 80 },
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
           return "<b>" + esc(NT.hosts[q.value[1]]) + "</b><br>" + tplus(q.value[0] * NT.binMs) + " → " + tplus((q.value[0] + 1) * NT.binMs) +
             "<br>tasks held " + q.value[2].toFixed(0) + "% of its allocated slot time";
         } }, baseTooltip),
         xAxis: { type: "category", data: xs, name: "wall time", nameLocation: "middle", nameGap: 28 },
-        yAxis: { type: "category", data: NT.hosts, inverse: true, axisLabel: { width: 185, overflow: "truncate" } },
+        yAxis: { type: "category", data: ntLabels, inverse: true, axisLabel: { width: labelWidth(ntLabels, 12, 360), overflow: "truncate" } },
         visualMap: { seriesIndex: 0, min: 0, max: 100, calculable: false, orient: "horizontal", left: "center", bottom: 4, itemHeight: 180,
           text: ["100% of slots busy", "0%"], inRange: { color: ["#fdba74", "#fde7c7", "#9ecae1", "#2171b5", "#08306b"] } },
         series: [{ type: "heatmap", data: data, progressive: 0 }]
@@ -707,7 +765,8 @@
           return out;
         } }, baseTooltip),
         xAxis: { type: "value", name: "executors (% of recorded)", nameLocation: "middle", nameGap: 30, min: 0, axisLabel: { formatter: "{value}%" } },
-        yAxis: [{ type: "value", name: "completion time", axisLabel: { formatter: dur } },
+        yAxis: [Object.assign({ type: "value", name: "completion time", axisLabel: { formatter: dur } },
+          msAxis(Math.max.apply(null, est.map(function (e) { return e[1]; }).concat([W.recordedMs])), 6)),
           { type: "value", name: "utilization", min: 0, max: 100, axisLabel: { formatter: "{value}%" }, splitLine: { show: false } }],
         series: [
           { name: "estimated completion", type: "line", data: est, symbolSize: 7, lineStyle: { width: 3 }, itemStyle: { color: "#2563eb" }, encode: { x: 0, y: 1 } },
@@ -747,8 +806,36 @@
       c.chart.dispatchAction({ type: "updateAxisPointer", currTrigger: "leave" });
     });
   }
+  // readable checks what the charts show beyond paint: every category
+  // label fits the room its axis gives it (a label cut to
+  // "psarthi-nds-cpu-test-w-..." tells no host from another), and every
+  // time axis ticks at a round duration (STEPS). One line per problem.
+  function readable() {
+    var bad = [];
+    charts.forEach(function (c) {
+      var opt = c.chart.getOption(), model = c.chart.getModel();
+      (opt.yAxis || []).forEach(function (ax, k) {
+        if (ax.type !== "category" || !ax.data || !ax.axisLabel || ax.axisLabel.overflow !== "truncate") return;
+        var room = ax.axisLabel.width, left = (opt.grid && opt.grid[0] && opt.grid[0].left) || 0;
+        measure.font = (ax.axisLabel.fontSize || 12) + "px system-ui, -apple-system, Segoe UI, Roboto, DejaVu Sans, sans-serif";
+        var cut = ax.data.filter(function (l) { var w = measure.measureText(String(l.value != null ? l.value : l)).width; return w > room + 0.5 || w > left; });
+        if (cut.length) bad.push(c.id + ": " + cut.length + " labels cut, e.g. " + String(cut[0].value != null ? cut[0].value : cut[0]));
+      });
+      (opt.xAxis || []).forEach(function (ax, k) {
+        var f = ax.axisLabel && ax.axisLabel.formatter;
+        if (ax.type !== "value" || typeof f !== "function" || String(f(60000)).indexOf("t+") !== 0) return; // a wall-time axis
+        var ticks = model.getComponent("xAxis", k).axis.scale.getTicks().map(function (t) { return t.value != null ? t.value : t; });
+        for (var i = 1; i < ticks.length - 1; i++) {
+          var step = ticks[i] - ticks[i - 1];
+          if (STEPS.indexOf(step) < 0 && step % 864e5 || ticks[i] % step) { bad.push(c.id + ": x ticks at " + f(ticks[i - 1]) + ", " + f(ticks[i]) + ": not a round duration"); break; }
+        }
+      });
+    });
+    return bad;
+  }
   function selfCheck() {
     tooltips();
+    try { document.body.dataset.unreadable = JSON.stringify(readable()); } catch (e) { errors.push("readable: " + (e && e.message ? e.message : String(e))); }
     var empty = [];
     charts.forEach(function (c) { if (!painted(c.box)) empty.push(c.id); });
     var b = document.body.dataset;

@@ -13,9 +13,35 @@
     if (ms == null || isNaN(ms)) return "-";
     var a = Math.abs(ms);
     if (a < 1000) return Math.round(ms) + "ms";
-    if (a < 60000) return (ms / 1000).toFixed(1) + "s";
-    if (a < 3600000) return Math.floor(ms / 60000) + "m" + String(Math.floor(a % 60000 / 1000)).padStart(2, "0") + "s";
-    return Math.floor(ms / 3600000) + "h" + String(Math.floor(a % 3600000 / 60000)).padStart(2, "0") + "m";
+    if (a < 60000) return (a % 1000 ? (ms / 1000).toFixed(1) : String(ms / 1000)) + "s";
+    var sec = Math.floor(a % 60000 / 1000), min = Math.floor(a % 3600000 / 60000);
+    if (a < 3600000) return Math.floor(ms / 60000) + "m" + (sec ? String(sec).padStart(2, "0") + "s" : "");
+    if (a < 86400000 * 2) return Math.floor(ms / 3600000) + "h" + (min ? String(min).padStart(2, "0") + "m" : "");
+    return (ms / 86400000).toFixed(a % 86400000 ? 1 : 0) + "d";
+  }
+  // STEPS are round durations for axis ticks: a tick every 1, 2, 5, 10,
+  // 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, days.
+  var STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5,
+    36e5, 72e5, 108e5, 216e5, 432e5, 864e5, 1728e5, 6048e5];
+  // msAxis bounds a duration axis from 0 to maxMs with about n ticks at a
+  // round duration, so that ticks read "5m", "10m", not "t+3m11s".
+  function msAxis(maxMs, n) {
+    if (!(maxMs > 0)) return {};
+    var step = STEPS[STEPS.length - 1];
+    for (var i = 0; i < STEPS.length; i++) if (maxMs / STEPS[i] <= n) { step = STEPS[i]; break; }
+    if (maxMs / step > n) step = Math.ceil(maxMs / n / 864e5) * 864e5;
+    return { min: 0, max: Math.ceil(maxMs / step) * step, interval: step };
+  }
+  // seriesMax is the largest y of C (of the stacked sums, for a stacked chart).
+  function seriesMax(C) {
+    var m = 0, sums = {};
+    C.series.forEach(function (S) {
+      S.data.forEach(function (p) {
+        if (C.stack && (S.kind || C.kind) === "bar") { sums[p[0]] = (sums[p[0]] || 0) + Math.max(0, p[1]); m = Math.max(m, sums[p[0]]); }
+        else m = Math.max(m, p[1]);
+      });
+    });
+    return m;
   }
   function bytes(n) {
     var u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], i = 0;
@@ -71,7 +97,8 @@
         ? { type: "category", data: C.xCats.map(function (_, i) { return i; }), name: C.xName, nameLocation: "middle", nameGap: 30, axisLabel: { formatter: xLabel, hideOverlap: true } }
         : { type: C.xTime ? "time" : "value", name: C.xName, nameLocation: "middle", nameGap: 30, scale: !C.xTime, axisLabel: { hideOverlap: true, formatter: C.xTime ? undefined : xLabel },
             min: C.xMax > C.xMin ? C.xMin : null, max: C.xMax > C.xMin ? C.xMax : null },
-      yAxis: { type: "value", name: C.yName, axisLabel: { formatter: function (v) { return value(v, C.yUnit); } } },
+      yAxis: Object.assign({ type: "value", name: C.yName, axisLabel: { formatter: function (v) { return value(v, C.yUnit); } } },
+        C.yUnit === "ms" ? msAxis(seriesMax(C), 6) : {}),
       dataZoom: C.xTime ? [{ type: "inside" }] : [],
       series: series
     };
@@ -92,7 +119,8 @@
     } catch (e) { errors.push(C.id + ": " + (e && e.message ? e.message : String(e))); }
   }
   var specs = document.getElementById("cl-charts");
-  (specs ? JSON.parse(specs.textContent) : []).forEach(draw);
+  var all = specs ? JSON.parse(specs.textContent) : [];
+  all.forEach(draw);
   window.addEventListener("resize", function () { charts.forEach(function (c) { c.chart.resize(); }); });
 
   // A live view (docs/UI.md) names its stream in <body data-live>: each
@@ -189,8 +217,51 @@
       c.chart.dispatchAction({ type: "updateAxisPointer", currTrigger: "leave" });
     });
   }
+  // geometry checks what a chart shows, beyond paint: the bars of a
+  // stacked chart sit on the bar below them (or on 0), and each axis
+  // covers its data without running far past it (a time axis from 1970
+  // for data of this year). It returns what is wrong, one line each.
+  function geometry() {
+    var bad = [];
+    charts.forEach(function (c) {
+      var C = specs ? all.filter(function (x) { return x.id === c.id; })[0] : null;
+      if (!C || !C.series.length) return;
+      var model = c.chart.getModel();
+      if (C.stack) {
+        var zero = c.chart.convertToPixel({ yAxisIndex: 0 }, 0), tops = {};
+        C.series.forEach(function (S, k) {
+          if ((S.kind || C.kind) !== "bar") return;
+          var data = model.getSeriesByIndex(k).getData();
+          for (var i = 0; i < data.count(); i++) {
+            var v = data.get(data.mapDimension("y"), i), l = data.getItemLayout(i);
+            if (!l || !(v > 0)) continue;
+            var x = Math.round(l.x + l.width / 2), base = Math.max(l.y, l.y + l.height), top = Math.min(l.y, l.y + l.height);
+            var want = tops[x] == null ? zero : tops[x];
+            if (Math.abs(base - want) > 1.5) bad.push(c.id + ": series " + S.name + " bar " + i + " stands at " + base.toFixed(1) + "px, not on " + want.toFixed(1) + "px");
+            tops[x] = top;
+          }
+        });
+      }
+      ["x", "y"].forEach(function (dim) {
+        if (dim === "x" && C.xCats) return;
+        var axis = model.getComponent(dim + "Axis").axis, ext = axis.scale.getExtent(), lo = Infinity, hi = -Infinity;
+        C.series.forEach(function (S) { S.data.forEach(function (p) { var v = p[dim === "x" ? 0 : 1]; lo = Math.min(lo, v); hi = Math.max(hi, v); }); });
+        if (dim === "y" && C.stack) hi = seriesMax(C);
+        if (!(hi >= lo)) return;
+        if (ext[0] > lo + 1e-9 || ext[1] < hi - 1e-9) bad.push(c.id + ": " + dim + " axis " + ext.join("..") + " does not cover the data " + lo + ".." + hi);
+        var want = dim === "y" ? [Math.min(lo, 0), hi] : C.xMax > C.xMin ? [Math.min(lo, C.xMin), Math.max(hi, C.xMax)] : [lo, hi];
+        var span = Math.max(want[1] - want[0], dim === "x" && C.xTime ? 36e5 : 1e-6);
+        if (ext[1] - ext[0] > 4 * span) bad.push(c.id + ": " + dim + " axis " + ext.join("..") + " runs far past the data " + lo + ".." + hi);
+        // No cluster ran before 2000: a time axis from 1970 draws a time
+        // of 0 (unknown) as a date.
+        if (dim === "x" && C.xTime && ext[0] < 946684800000) bad.push(c.id + ": time axis from " + utc(ext[0]) + ": a time of 0 drawn as a date");
+      });
+    });
+    return bad;
+  }
   function selfCheck() {
     tooltips();
+    document.body.dataset.webGeometry = JSON.stringify(geometry());
     var empty = charts.filter(function (c) { return !painted(c.box); }).map(function (c) { return c.id; });
     var b = document.body.dataset;
     b.webCharts = String(charts.length);
