@@ -17,7 +17,6 @@ import (
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/driver"
-	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/report"
@@ -36,6 +35,7 @@ type analyzed struct {
 	tables  *report.Tables
 	minutes []summary.Minute
 	bin     int64 // the minutes' width, ms
+	links   []linkedFinding
 	err     error
 }
 
@@ -171,7 +171,7 @@ func (u *UI) analyze(app *model.App) *analyzed {
 		return &analyzed{err: err}
 	}
 	a := as[0]
-	out := &analyzed{a: a, tables: report.BuildTables(a), bin: throughputBin(app.End - app.Start)}
+	out := &analyzed{a: a, tables: report.BuildTables(a), bin: throughputBin(app.End - app.Start), links: linkFindings(app, a.Findings)}
 	out.minutes = summary.Minutes(app, out.bin)
 	out.report, out.err = report.PageData([]*analysis.Analysis{a}, report.MaxTimelineBars)
 	return out
@@ -180,7 +180,7 @@ func (u *UI) analyze(app *model.App) *analyzed {
 // appData is the application page's data.
 type appData struct {
 	s        *sparkApp
-	Findings []finding.Finding
+	Findings []linkedFinding
 	App      *model.App
 	Attempts []*model.App
 	Tables   *report.Tables
@@ -225,7 +225,7 @@ func (u *UI) appPage(r *http.Request) (*page, error) {
 	if app.AttemptID != "" {
 		base += "/" + app.AttemptID
 	}
-	d := &appData{s: &sparkApp{ix: ix, app: app, base: base}, Findings: an.a.Findings, App: app, Attempts: ix.Attempts(id),
+	d := &appData{s: &sparkApp{ix: ix, app: app, base: base}, Findings: an.links, App: app, Attempts: ix.Attempts(id),
 		Tables: an.tables, Minutes: an.minutes, Bin: binName(an.bin), CompareURL: "/compare?a=" + id}
 	d.MinutesShown = an.minutes[:min(len(an.minutes), maxMinuteRows)]
 	d.Explained, d.NotExplained = u.explanation(r.Context(), app)

@@ -9,10 +9,46 @@ import (
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
+// linkedFinding is a finding with the pages it is about.
+type linkedFinding struct {
+	finding.Finding
+	Links [][2]string // label, URL
+}
+
+// linkFindings links each finding to the pages it is about (computed once
+// per analysis: a task's stage is looked up over every task).
+func linkFindings(app *model.App, fs []finding.Finding) []linkedFinding {
+	s := &sparkApp{app: app}
+	want := map[int64]*model.Stage{}
+	for _, f := range fs {
+		if f.Scope.Kind == finding.ScopeTask {
+			for _, id := range f.Scope.IDs {
+				if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+					want[n] = nil
+				}
+			}
+		}
+	}
+	if len(want) > 0 {
+		for _, st := range app.Stages {
+			for i := range st.Tasks {
+				if _, ok := want[st.Tasks[i].ID]; ok && want[st.Tasks[i].ID] == nil {
+					want[st.Tasks[i].ID] = st
+				}
+			}
+		}
+	}
+	out := make([]linkedFinding, len(fs))
+	for i := range fs {
+		out[i] = linkedFinding{Finding: fs[i], Links: findingLinks(s, &fs[i], want)}
+	}
+	return out
+}
+
 // findingLinks are the pages a finding is about: its stages' pages, its
 // queries' plans (at the operator, for one), its jobs, its nodes, its
-// tasks' stages; at most maxLinks of them.
-func findingLinks(s *sparkApp, f *finding.Finding) [][2]string {
+// tasks' stages (from tasks); at most maxLinks of them.
+func findingLinks(s *sparkApp, f *finding.Finding, tasks map[int64]*model.Stage) [][2]string {
 	const maxLinks = 8
 	var out [][2]string
 	add := func(label, url string) {
@@ -42,7 +78,8 @@ func findingLinks(s *sparkApp, f *finding.Finding) [][2]string {
 		case finding.ScopeNode:
 			add(id, "/node/"+id)
 		case finding.ScopeTask:
-			if st := taskStage(s.app, id); st != nil {
+			n, _ := strconv.ParseInt(id, 10, 64)
+			if st := tasks[n]; st != nil {
 				add("task "+id, s.link("stage/"+strconv.Itoa(int(st.ID))+"/"+strconv.Itoa(int(st.Attempt)), nil))
 			}
 		}
@@ -59,25 +96,9 @@ func findingLinks(s *sparkApp, f *finding.Finding) [][2]string {
 	return out
 }
 
-// taskStage is the stage attempt that ran task id, nil when none did.
-func taskStage(app *model.App, id string) *model.Stage {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil {
-		return nil
-	}
-	for _, st := range app.Stages {
-		for i := range st.Tasks {
-			if st.Tasks[i].ID == n {
-				return st
-			}
-		}
-	}
-	return nil
-}
-
 // writeFindingLinks writes the application's findings, gravest first,
 // each with the pages it is about.
-func writeFindingLinks(w *htmlw.Writer, s *sparkApp, fs []finding.Finding) {
+func writeFindingLinks(w *htmlw.Writer, s *sparkApp, fs []linkedFinding) {
 	if len(fs) == 0 {
 		return
 	}
@@ -86,7 +107,7 @@ func writeFindingLinks(w *htmlw.Writer, s *sparkApp, fs []finding.Finding) {
 		f := &fs[i]
 		w.Raw(`<tr><td><span class="sev `).Text(strings.ToLower(f.Severity.String())).Raw(`">`).Text(f.Severity.String()).Raw("</span></td><td><b>").Text(f.Title).
 			Raw("</b><br><span class=\"explain\">").Text(clip(f.Summary, 220)).Raw("</span></td><td>")
-		for _, l := range findingLinks(s, f) {
+		for _, l := range f.Links {
 			w.Raw(`<a href="`).URL(l[1]).Raw(`">`).Text(l[0]).Raw("</a> ")
 		}
 		w.Raw("</td></tr>\n")
