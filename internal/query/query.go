@@ -508,3 +508,19 @@ func waitingIdle(stages []*model.Stage, slots int) int64 {
 	}
 	return idle
 }
+
+// Command is the command an execution ran when it ran no job and its plan
+// is that one command ("Execute CreateViewCommand" gives
+// "CreateViewCommand"), else "": a statement such as a view's creation,
+// which takes milliseconds on the driver and has nothing to diagnose.
+func (q *Query) Command() string {
+	if len(q.Jobs) > 0 || len(q.Operators) != 1 {
+		return ""
+	}
+	name := q.Operators[0].Name
+	cmd := strings.TrimPrefix(name, "Execute ")
+	if cmd == name && !strings.HasSuffix(name, "Command") {
+		return ""
+	}
+	return cmd
+}

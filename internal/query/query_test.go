@@ -177,3 +177,22 @@ func TestOnlyAnnouncedExecutions(t *testing.T) {
 		t.Errorf("an announced execution: %d queries", len(qs))
 	}
 }
+
+// TestCommand: a statement that ran no job and whose plan is one command
+// is that command; a query that ran a job, or a plan of more, is none.
+func TestCommand(t *testing.T) {
+	for _, c := range []struct {
+		q    query.Query
+		want string
+	}{
+		{query.Query{Operators: []query.Operator{{Name: "Execute CreateViewCommand"}}}, "CreateViewCommand"},
+		{query.Query{Operators: []query.Operator{{Name: "SetCommand"}}}, "SetCommand"},
+		{query.Query{Jobs: []int32{3}, Operators: []query.Operator{{Name: "Execute InsertIntoHadoopFsRelationCommand"}}}, ""},
+		{query.Query{Operators: []query.Operator{{Name: "LocalTableScan"}}}, ""},
+		{query.Query{Operators: []query.Operator{{Name: "Execute CreateViewCommand"}, {Name: "Project"}}}, ""},
+	} {
+		if got := c.q.Command(); got != c.want {
+			t.Errorf("%+v: Command() = %q, want %q", c.q, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/analysis"
@@ -39,5 +41,21 @@ func TestHTMLDataEveryRealLog(t *testing.T) {
 				t.Errorf("%s: breakdown has a null list", app.Source)
 			}
 		}
+	}
+}
+
+// TestQueriesTableLeavesCommands: a real TPC-DS run (q86 on 7 hosts) ran
+// 24 CreateViewCommands beside its one query; they filled its SQL table
+// (issue 23). The tables list the query and count the commands.
+func TestQueriesTableLeavesCommands(t *testing.T) {
+	log := filepath.Join(sharedtest.Dir(t, "logs"), "spark-rapids-2021/tools/src/test/resources/spark-events-qualification/nds_q86_test.zstd")
+	res, err := decodelogs.Paths([]string{log}, decodelogs.Options{})
+	if err != nil || len(res.Apps) != 1 {
+		t.Fatalf("%v, %d applications", err, len(res.Apps))
+	}
+	a := analysis.Build(res.Apps[0], analysis.Options{})
+	tb := BuildTables(a)
+	if len(a.Queries) != 25 || tb.QueriesAll != 1 || len(tb.Queries) != 1 || !slices.Equal(tb.Commands, [][2]string{{"CreateViewCommand", "24"}}) {
+		t.Errorf("%d executions: table lists %d of %d, commands %v; want 1 of 1 and CreateViewCommand ×24", len(a.Queries), len(tb.Queries), tb.QueriesAll, tb.Commands)
 	}
 }

@@ -33,6 +33,8 @@ type Tables struct {
 	WhatIf              [][4]string
 	Queries             [][5]string
 	QueriesAll          int
+	// Commands are the statements that ran no job, by command: name, count.
+	Commands [][2]string
 	Notes               []string
 }
 
@@ -81,13 +83,34 @@ func BuildTables(a *analysis.Analysis) *Tables {
 			t.WhatIf = append(t.WhatIf, [4]string{fmt.Sprintf("%d%% (%.1f)", e.Percent, e.Executors), strconv.Itoa(e.Slots), Millis(e.AppMs), fmt.Sprintf("%.0f%%", 100*e.Utilization)})
 		}
 	}
-	qs := slices.Clone(a.Queries)
+	// Statements that ran no job (24 CreateViewCommands filled a real
+	// application's table) are counted by command, not listed.
+	var qs []query.Query
+	for _, q := range a.Queries {
+		if c := q.Command(); c != "" {
+			t.Commands = countCommand(t.Commands, c)
+			continue
+		}
+		qs = append(qs, q)
+	}
 	slices.SortStableFunc(qs, func(x, y query.Query) int { return cmp.Compare(y.WallMs, x.WallMs) })
 	t.QueriesAll = len(qs)
 	for _, q := range qs[:min(len(qs), maxTableQueries)] {
 		t.Queries = append(t.Queries, [5]string{strconv.FormatInt(q.ID, 10), q.Status, Millis(q.WallMs), strconv.Itoa(len(q.Jobs)), truncate(q.Description, 100)})
 	}
 	return t
+}
+
+// countCommand adds one statement of command c to counts.
+func countCommand(counts [][2]string, c string) [][2]string {
+	for i := range counts {
+		if counts[i][0] == c {
+			n, _ := strconv.Atoi(counts[i][1])
+			counts[i][1] = strconv.Itoa(n + 1)
+			return counts
+		}
+	}
+	return append(counts, [2]string{c, "1"})
 }
 
 // maxTableQueries is how many queries the tables list, the longest first.
@@ -214,6 +237,16 @@ func WriteTables(w *htmlw.Writer, t *Tables) {
 			w.Raw("<tr><td>").Text(q[0]).Raw("</td><td>").Text(q[1]).Raw(`</td><td class="num">`).Text(q[2]).Raw(`</td><td class="num">`).Text(q[3]).Raw("</td><td>").Text(q[4]).Raw("</td></tr>\n")
 		}
 		w.Raw("</table>")
+	}
+	if len(t.Commands) > 0 {
+		w.Raw(`<p class="explain">Statements that ran no job, not listed: `)
+		for i, c := range t.Commands {
+			if i > 0 {
+				w.Raw(", ")
+			}
+			w.Text(c[0]).Raw(" ×").Text(c[1])
+		}
+		w.Raw(".</p>")
 	}
 	w.Raw("\n")
 	if len(t.Notes) > 0 {

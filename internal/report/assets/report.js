@@ -181,10 +181,26 @@
     });
   });
   // ---- SQL queries ----------------------------------------------------------
+  // command is the command a statement that ran no job executed (query.Query.Command).
+  function command(q) {
+    var ops = q.operators || [];
+    if ((q.jobs || []).length || ops.length !== 1) return "";
+    var c = ops[0].name.replace(/^Execute /, "");
+    return c !== ops[0].name || /Command$/.test(c) ? c : "";
+  }
   function queries(sec, A) {
     if (!A.queries || !A.queries.length) return;
-    var qs = A.queries.slice().sort(function (x, y) { return y.wallMs - x.wallMs; });
+    var counts = {}, cmds = [];
+    var qs = A.queries.filter(function (q) {
+      var c = command(q);
+      if (!c) return true;
+      if (!counts[c]) cmds.push(c);
+      counts[c] = (counts[c] || 0) + 1;
+      return false;
+    }).sort(function (x, y) { return y.wallMs - x.wallMs; });
     heading(sec, "SQL queries (" + qs.length + ")", "The longest first: wall time and share of the application, the cores its tasks used, and its operators that took the most time, with rows in and out, bytes, skew (largest task over the median) and spill.");
+    if (cmds.length) add(sec, "p", "explain", "Statements that ran no job, not listed: " + cmds.map(function (c) { return c + " ×" + counts[c]; }).join(", ") + ".");
+    if (!qs.length) return;
     var t = add(sec, "table", "data");
     var hr = add(add(t, "thead"), "tr");
     ["query", "status", "wall", "share", "cores used", "jobs", "stages", "top operators (time, rows out, skew)"].forEach(function (h) { add(hr, "th", null, h); });
@@ -652,7 +668,14 @@
     heading(sec, "Stages: where each stage's slot time went", "Slot time of each stage's task attempts, split by cause, plus the idle slot time of its straggler tail. ★ marks stages on the critical path.");
     if (!df || !df.stages.length) { notAvailable(sec, "No stage breakdown for this application."); return; }
     if (df.stagesAll > df.stages.length) add(sec, "p", "explain", "Showing the " + df.stages.length + " stages with the most slot time of " + df.stagesAll + ", in stage order.");
-    var S = df.stages;
+    // A stage with under 1% of the largest stage's slot time draws no
+    // visible bar: it is named, not drawn as an empty row (26 of a real
+    // TPC-DS query's 37 stages were).
+    var most = Math.max.apply(null, df.stages.map(function (s) { return s.totalMs; }).concat([0]));
+    var S = df.stages.filter(function (s) { return s.totalMs >= 0.01 * most; });
+    var tiny = df.stages.filter(function (s) { return s.totalMs < 0.01 * most; });
+    if (tiny.length) add(sec, "p", "explain", tiny.length + " stage" + (tiny.length > 1 ? "s" : "") + " with under 1% of the largest stage's slot time, not drawn: " +
+      tiny.map(function (s) { return s.id + (s.attempt ? "." + s.attempt : "") + " (" + dur(s.totalMs) + ")"; }).join(", ") + ".");
     chartBox(sec, p + "stages", 110 + 24 * S.length, function () {
       var cats = S.map(function (s) { return (s.critical ? "★ " : "") + "stage " + s.id + (s.attempt ? "." + s.attempt : "") + (s.kind && s.kind !== "stage" && s.kind !== "spark" ? " " + s.kind : ""); });
       var series = CAUSES.map(function (c, k) {
@@ -821,6 +844,18 @@
         var cut = ax.data.filter(function (l) { var w = measure.measureText(String(l.value != null ? l.value : l)).width; return w > room + 0.5 || w > left; });
         if (cut.length) bad.push(c.id + ": " + cut.length + " labels cut, e.g. " + String(cut[0].value != null ? cut[0].value : cut[0]));
       });
+      // A row of a bar chart whose bars add to under 1.5 px is drawn empty.
+      var y0 = (opt.yAxis || [])[0];
+      if (y0 && y0.type === "category" && (opt.series || []).some(function (se) { return se.type === "bar"; })) {
+        var widths = {};
+        (opt.series || []).forEach(function (se, k) {
+          if (se.type !== "bar") return;
+          var data = model.getSeriesByIndex(k).getData();
+          for (var i = 0; i < data.count(); i++) { var l = data.getItemLayout(i); if (l) widths[i] = (widths[i] || 0) + Math.abs(l.width); }
+        });
+        var empty = Object.keys(widths).filter(function (i) { return widths[i] < 1.5; });
+        if (empty.length) bad.push(c.id + ": " + empty.length + " rows drawn empty");
+      }
       (opt.xAxis || []).forEach(function (ax, k) {
         var f = ax.axisLabel && ax.axisLabel.formatter;
         if (ax.type !== "value" || typeof f !== "function" || String(f(60000)).indexOf("t+") !== 0) return; // a wall-time axis
