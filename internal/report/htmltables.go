@@ -35,7 +35,7 @@ type Tables struct {
 	QueriesAll          int
 	// Commands are the statements that ran no job, by command: name, count.
 	Commands [][2]string
-	Notes               []string
+	Notes    []string
 }
 
 // TableFinding is one finding as the tables show it.
