@@ -25,7 +25,9 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	p.sd, p.acc = noSlowdown, causeAcc{}
 	p.begin("")
 	e.cur = t.st.app
-	defer func() { e.cur = nil }()
+	shared := e.rng
+	e.rng = e.draws(siteAttempt, int64(t.st.app.plan.index), int64(t.st.pi), int64(t.index), int64(t.attempt), boolInt64(t.speculative))
+	defer func() { e.cur, e.rng = nil, shared }()
 	nd := t.exec.node
 	r := e.resourcesOf(nd)
 	noise, straggle := e.noise(t.st.app.plan.engine)

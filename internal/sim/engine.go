@@ -13,7 +13,10 @@ type engine struct {
 	cl       *cluster
 	q        eventQueue
 	now      int64
-	rng      *rand.Rand // scheduling and task noise
+	rng      *rand.Rand // scheduling and task noise (an attempt's own stream while it is laid out, with common random numbers)
+	seed     uint64
+	keyed    *rand.PCG  // the generator of draws' keyed streams (streams.go)
+	keyedRNG *rand.Rand // over keyed
 	mrng     *rand.Rand // metric noise
 	apps     []*appRun
 	waiting  []*appRun // admitted apps waiting for capacity
@@ -241,7 +244,7 @@ func (e *engine) startApp(a *appRun) {
 	a.started = true
 	startSparkOrMR(a, e.now)
 	a.job = -1
-	e.at(e.now+driverGap(e.rng, a)+e.driverPause(a), event{kind: evJobStart, app: a})
+	e.at(e.now+driverGap(e.draws(siteJobStart, int64(a.plan.index), 0), a)+e.driverPause(a), event{kind: evJobStart, app: a})
 	if e.sc.Scheduler.DynamicAllocation && a.plan.engine == model.Spark {
 		e.at(e.now+1000, event{kind: evAllocate, app: a})
 	}
@@ -288,7 +291,7 @@ func (e *engine) startJob(a *appRun) {
 func (e *engine) endApp(a *appRun) {
 	a.done = true
 	e.live--
-	end := e.now + 200 + e.rng.Int64N(800)
+	end := e.now + 200 + e.draws(siteAppEnd, int64(a.plan.index)).Int64N(800)
 	for _, x := range a.execs {
 		if !x.lost {
 			e.removeExecutorAt(x, end)

@@ -78,6 +78,9 @@ func RegressionRun(job string, day int, cause string, seed uint64) (sc *Scenario
 		Scheduler: SchedulerSpec{SparkNoise: NoiseSpec{Sigma: 0.25, StragglerRate: 0.01, StragglerScale: 1.2, StragglerAlpha: 3},
 			TimeoutS: 120},
 		Metrics: MetricsSpec{Off: true},
+		// The run with a cause and the same run without it differ by the
+		// cause alone: the exact truth of its share.
+		CommonRandomNumbers: true,
 	}
 	truth = RegressionTruth{Job: job, Cause: cause, Node: -1}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed^uint64(day)))

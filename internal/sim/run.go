@@ -69,7 +69,9 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 		n.faults = append(n.faults, &faultRun{spec: f, start: sc.StartMs + int64(f.StartS*1000), end: sc.StartMs + int64(f.EndS*1000),
 			peers: map[int]bool{}})
 	}
-	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp}
+	e := &engine{sc: sc, cl: cl, rng: newRNG(seed, 3), mrng: newRNG(seed, 4), now: sc.StartMs, onApp: onApp, seed: seed,
+		keyed: rand.NewPCG(0, 0)}
+	e.keyedRNG = rand.New(e.keyed)
 	e.sink = newMetricSink(sc, cl, metrics, e.mrng)
 	e.ref = medianSpeeds(cl)
 	if sinks.Phases != nil {
@@ -98,12 +100,13 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 	runs := make([]*appRun, len(specs))
 	for seq, i := range order {
 		spec := specs[i]
-		plan := newPlan(i, spec, sc, cl, prng)
+		rng := planRNG(sc, seed, i, prng)
+		plan := newPlan(i, spec, sc, cl, rng)
 		a := &appRun{plan: plan, hosts: model.NewInterner(), reasons: map[model.Reason]uint32{},
 			stages: make([]*stageRun, len(plan.stages)), clusterTS: clusterTS, seq: seq + 1,
-			timeoutS: sc.Scheduler.TimeoutS, portBase: 30000 + prng.IntN(20000),
+			timeoutS: sc.Scheduler.TimeoutS, portBase: 30000 + rng.IntN(20000),
 			dynamic:     sc.Scheduler.DynamicAllocation && plan.engine == model.Spark,
-			speculation: sc.Scheduler.Speculation, driverHost: cl.nodes[prng.IntN(len(cl.nodes))].name}
+			speculation: sc.Scheduler.Speculation, driverHost: cl.nodes[rng.IntN(len(cl.nodes))].name}
 		for _, r := range cl.rackNames {
 			a.racks = append(a.racks, r)
 		}

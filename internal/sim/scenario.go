@@ -31,6 +31,15 @@ type Scenario struct {
 	Problems  []ProblemSpec `json:"problems,omitempty"`
 	Metrics   MetricsSpec   `json:"metrics"`
 	Output    OutputSpec    `json:"output"`
+	// CommonRandomNumbers draws each attempt's noise, each application's
+	// plan and each driver pause from a stream of its own, keyed by the
+	// seed and what it is drawn for (application, stage, partition,
+	// attempt; application and job), instead of from one sequence shared
+	// by the run: two runs of scenarios that differ in one respect (an
+	// injected cause) then differ by that alone, not by every draw it
+	// reordered (streams.go). Off by default: the shared sequence is what
+	// every other scenario's seed-based output was made with.
+	CommonRandomNumbers bool `json:"commonRandomNumbers,omitempty"`
 }
 
 // OutputSpec chooses what else is written and how Spark event logs are

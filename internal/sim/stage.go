@@ -413,7 +413,7 @@ func (e *engine) stageDone(st *stageRun) {
 				}
 			}
 			if ready {
-				e.at(e.now+10+e.rng.Int64N(40), event{kind: evStageSubmit, app: a, st: e.newStage(a, si)})
+				e.at(e.now+10+e.draws(siteStage, int64(a.plan.index), int64(si)).Int64N(40), event{kind: evStageSubmit, app: a, st: e.newStage(a, si)})
 			}
 			continue
 		}
@@ -424,7 +424,7 @@ func (e *engine) stageDone(st *stageRun) {
 	if allDone {
 		job := a.app.Jobs[a.job]
 		job.Completed, job.Status = e.now+2, model.JobSucceeded
-		e.at(e.now+driverGap(e.rng, a)+e.driverPause(a), event{kind: evJobStart, app: a})
+		e.at(e.now+driverGap(e.draws(siteJobStart, int64(a.plan.index), int64(a.job+1)), a)+e.driverPause(a), event{kind: evJobStart, app: a})
 	}
 }
 
