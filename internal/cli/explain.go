@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	why "github.com/clusterlens/clusterlens/internal/explain"
 	"github.com/clusterlens/clusterlens/internal/report"
 )
@@ -12,7 +13,7 @@ import (
 func init() {
 	register(func(e *env) *cobra.Command {
 		var h historyFlags
-		opt := why.Options{Params: why.DefaultParams}
+		opt := driver.Explaining()
 		cmd := &cobra.Command{
 			Use:   "explain RUN",
 			Short: "Why was this run slower (or faster) than usual? Its recurring job's usual runs against it, the difference split into causes",

@@ -43,6 +43,7 @@ func (d *decomposition) add(kind string, it Item, ms float64) {
 type stageCtx struct {
 	p        Params
 	beta     map[string]float64
+	gamma    map[string]float64 // signature -> its task count's elasticity to its bytes (taskElasticities)
 	settings []setting
 	plans    map[string]*planChange
 	nodes    map[string]*NodeSlowdown      // every host the model judged
@@ -62,7 +63,7 @@ func decompose(run *history.Run, usual []*history.Run, p Params, nodes NodeModel
 	for i, u := range usual {
 		ups[i] = profileOf(u)
 	}
-	c := &stageCtx{p: p, beta: elasticities(usual, p), settings: changedSettings(run, usual, p),
+	c := &stageCtx{p: p, beta: elasticities(usual, p), gamma: taskElasticities(usual), settings: changedSettings(run, usual, p),
 		plans: changedPlans(run, usual, p), nodes: map[string]*NodeSlowdown{},
 		hostMs: map[string]map[string]float64{}, gcExplains: map[string]bool{}}
 	c.inRatio = ratio(pr.input, medianOf(ups, func(u *profile) float64 { return u.input }))
@@ -177,13 +178,13 @@ func (c *stageCtx) group(d *decomposition, g *group, us []*group) {
 	// stage's parts.
 	gd := &decomposition{parts: map[partKey]*part{}}
 	pe, pp := shapley(availB, nB, availR, nR)
-	rest := c.restOf(g, stage, pe, pp, availB, nB)
+	rest := c.restOf(g, stage, pe, pp, availB, nB, bytesB)
 	workR, workB := aR*(g.ok+g.failed)/kR, aB*okB*phiB/kB
 	if workR > 0 && workB > 0 {
 		l := lmean(workR, workB)
 		c.data(gd, g, stage, l*math.Log(fd), beta, bytesB)
 		c.failures(gd, g, stage, l*math.Log(phiR/phiB), med(func(u *group) float64 { return u.failed }))
-		c.slots(gd, g, stage, -l*pe, -l*pp, availB, nB)
+		c.slots(gd, g, stage, -l*pe, -l*pp, availB, nB, bytesB)
 		ex := l * math.Log(g.ok/(okB*fd))
 		if x := g.ok - okB*fd; x > 0 {
 			c.excess(gd, g, stage, ex, x, fd, med(func(u *group) float64 { return u.gc }),
@@ -245,7 +246,7 @@ func (d *decomposition) merge(o *decomposition) {
 // more, the slots' causes (tasks sharing a node's disk and network with
 // fewer or more of their own run's tasks run faster or slower), in the
 // proportion of their log changes pe and pp; else nothing (unexplained).
-func (c *stageCtx) restOf(g *group, stage Item, pe, pp, availB, nB float64) func(*decomposition, float64) {
+func (c *stageCtx) restOf(g *group, stage Item, pe, pp, availB, nB, bytesB float64) func(*decomposition, float64) {
 	if owner, it := c.costOwner(g, stage); owner != "" {
 		return func(d *decomposition, ms float64) { c.credit(d, owner, it, ms) }
 	}
@@ -253,7 +254,7 @@ func (c *stageCtx) restOf(g *group, stage Item, pe, pp, availB, nB float64) func
 		return func(*decomposition, float64) {}
 	}
 	we := math.Abs(pe) / (math.Abs(pe) + math.Abs(pp))
-	return func(d *decomposition, ms float64) { c.slots(d, g, stage, ms*we, ms*(1-we), availB, nB) }
+	return func(d *decomposition, ms float64) { c.slots(d, g, stage, ms*we, ms*(1-we), availB, nB, bytesB) }
 }
 
 // data credits the work's data factor: more input, or, in a query whose
@@ -268,20 +269,20 @@ func (c *stageCtx) data(d *decomposition, g *group, stage Item, ms, beta, bytesB
 	}
 }
 
-// inputShare is the part of a stage group's change in bytes that the
-// run's input explains: all of it, unless its query's plan changed; then
-// the input's change over the stage's (at most 1), the rest being the
-// plan's.
+// inputShare is the part of a stage group's change in bytes (in logs)
+// that the run's input explains: all of it, unless its query's plan
+// changed; then the input's change over the stage's, the rest being the
+// plan's. Either may be negative: less input read through a plan that
+// writes more is less data and a costlier plan.
 func (c *stageCtx) inputShare(g *group, bytesB float64) float64 {
 	if c.plans[g.sig] == nil {
 		return 1
 	}
 	total := math.Log(ratio(g.bytes, bytesB))
-	root := math.Log(c.inRatio)
-	if total == 0 || math.Abs(root) >= math.Abs(total) || root*total < 0 {
+	if total == 0 {
 		return 0
 	}
-	return root / total
+	return math.Log(c.inRatio) / total
 }
 
 // planKind is the kind a changed plan is credited to: the plan's.
@@ -293,12 +294,31 @@ func (c *stageCtx) failures(d *decomposition, g *group, stage Item, ms, failedB 
 		g.ids[0], g.name, fmtMs(int64(g.failed)), fmtMs(int64(failedB)))), ms)
 }
 
-// slots credits the change in usable slots to executors and partitioning.
-func (c *stageCtx) slots(d *decomposition, g *group, stage Item, exec, part, availB, nB float64) {
+// slots credits the change in usable slots to executors (the cores) and
+// to the change in task count (tasks): the part of it the stage's data
+// explains to more data (tasksOfData), the rest to partitioning.
+func (c *stageCtx) slots(d *decomposition, g *group, stage Item, exec, tasks, availB, nB, bytesB float64) {
 	c.credit(d, KindExecutors, withEvidence(stage, fmt.Sprintf("stage %d (%s) had %.0f executor cores on average (usually %.0f)",
 		g.ids[0], g.name, g.avail(), availB)), exec)
+	nD, ev := c.tasksOfData(g, nB, bytesB)
+	fromData := 0.0
+	if all := math.Log(ratio(g.perStage(), nB)); all != 0 {
+		fromData = math.Log(ratio(nD, nB)) / all
+	}
+	d.add(KindInput, withEvidence(stage, ev), tasks*fromData)
 	c.credit(d, KindPartitioning, withEvidence(stage, fmt.Sprintf("stage %d (%s) ran %.0f tasks on %.0f cores (usually %.0f)",
-		g.ids[0], g.name, g.perStage(), g.avail(), nB)), part)
+		g.ids[0], g.name, g.perStage(), g.avail(), nB)), tasks*(1-fromData))
+}
+
+// tasksOfData is the task count a stage group would have had with the
+// run's bytes and its usual partitioning: the usual count nB scaled by
+// the change in bytes to the power of the stage's task-count elasticity
+// (1 for a stage that splits its input by size, 0 for one with a fixed
+// number of partitions), with the evidence of the change it makes.
+func (c *stageCtx) tasksOfData(g *group, nB, bytesB float64) (float64, string) {
+	n := nB * math.Pow(ratio(g.bytes, bytesB), c.gamma[g.sig])
+	return n, fmt.Sprintf("stage %d (%s) read and wrote %s in %.0f tasks (usually %s in %.0f)", g.ids[0], g.name,
+		fmtBytes(g.bytes), g.perStage(), fmtBytes(bytesB), nB)
 }
 
 // excess credits the task time the data does not explain (x ms of task
@@ -464,6 +484,7 @@ func (c *stageCtx) tail(d *decomposition, g *group, us []*group, stage Item, ms,
 		return
 	}
 	lnE := math.Log(eR / eB)
+	nD, _ := c.tasksOfData(g, nB, bytesB)
 	availB := med((*group).avail)
 	slotsMoved := math.Abs(math.Log(ratio(availB, g.avail()))) >= 0.1
 	executors := withEvidence(stage, fmt.Sprintf("stage %d (%s) had %.0f executor cores on average (usually %.0f)",
@@ -490,9 +511,9 @@ func (c *stageCtx) tail(d *decomposition, g *group, us []*group, stage Item, ms,
 			g.ids[0], g.name, fmtMs(int64(g.lastRetry)), fmtMs(int64(retryB)))),
 			math.Log(ratio(eR/g.lastMs, med(func(u *group) float64 { return u.chain() / math.Max(u.lastMs, 1) })))},
 		{KindInput, withEvidence(stage, fmt.Sprintf("stage %d (%s) read and wrote %s (usually %s; task time ∝ bytes^%.2f)",
-			g.ids[0], g.name, fmtBytes(g.bytes), fmtBytes(bytesB), beta)), beta * math.Log(ratio(g.bytes, bytesB)) * c.inputShare(g, bytesB)},
+			g.ids[0], g.name, fmtBytes(g.bytes), fmtBytes(bytesB), beta)), beta * (math.Log(ratio(g.bytes, bytesB))*c.inputShare(g, bytesB) + math.Log(ratio(nB, nD)))},
 		{KindPartitioning, withEvidence(stage, fmt.Sprintf("stage %d (%s) split its data into %.0f tasks (usually %.0f)",
-			g.ids[0], g.name, g.perStage(), nB)), beta * math.Log(ratio(nB, g.perStage()))},
+			g.ids[0], g.name, g.perStage(), nB)), beta * math.Log(ratio(nD, g.perStage()))},
 		{KindSpillGC, withEvidence(stage, fmt.Sprintf("stage %d (%s) ended with a task that spent %s in garbage collection (usually %s)",
 			g.ids[0], g.name, fmtMs(int64(g.lastGC)), fmtMs(int64(lastGCB)))),
 			math.Log(g.lastMs / math.Max(1, g.lastMs-math.Max(0, g.lastGC-lastGCB*fd)))},

@@ -40,7 +40,7 @@ func TestVerdicts(t *testing.T) {
 // extra time, causes are ordered by share, and every cause names what it
 // blames with evidence.
 func TestShares(t *testing.T) {
-	for _, c := range simCases(t, 101, 0, DefaultParams) {
+	for _, c := range simCases(t, 101, 0, DefaultParams, nil) {
 		e := c.e
 		if e.Verdict != Slower {
 			continue
@@ -164,7 +164,7 @@ func TestLMean(t *testing.T) {
 // makes none.
 func TestFinding(t *testing.T) {
 	var slower, usual *Explanation
-	for _, c := range simCases(t, 104, 1, DefaultParams) {
+	for _, c := range simCases(t, 104, 1, DefaultParams, nil) {
 		switch {
 		case c.cause == "failures":
 			slower = c.e

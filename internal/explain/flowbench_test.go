@@ -99,15 +99,15 @@ func readCSV(t *testing.T, path string) []map[string]string {
 	return out
 }
 
-// TestFlowbench is the evaluation on real recurring runs with
+// evalFlowbench is the evaluation on real recurring runs with
 // injected CPU and disk limits (shared/data/labeled/flowbench, both
-// workflows): every run of the later half explained against the
-// fault-free history of the earlier half. Floors: disk-slowed runs that
-// are slower than usual get a node cause whose largest item is a slowed
-// worker in at least 90%, and fault-free runs are called usual in at least
-// 95%. Beside it the simple baseline: the host whose mean task time grew
-// most in the stage whose time grew most.
-func TestFlowbench(t *testing.T) {
+// workflows), nodes judged by nodes: every run of the later half explained
+// against the fault-free history of the earlier half. Floors: disk-slowed
+// runs that are slower than usual get a node cause whose largest item is a
+// slowed worker in at least 90%, and fault-free runs are called usual in
+// at least 95%. Beside it the simple baseline: the host whose mean task
+// time grew most in the stage whose time grew most.
+func evalFlowbench(t *testing.T, nodes NodeModel) {
 	p := DefaultParams
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| workflow | fault | runs | slower than usual | node cause naming a slowed worker | any slowed worker named | baseline names a slowed worker | called usual |\n|---|---|---|---|---|---|---|---|\n")
@@ -134,7 +134,7 @@ func TestFlowbench(t *testing.T) {
 		type tally struct{ runs, slower, named, anyNamed, base, usual int }
 		byFault := map[string]*tally{}
 		for _, j := range judged {
-			e := Explain(j.run, usual, p, nil)
+			e := Explain(j.run, usual, p, nodes)
 			kind := j.fault
 			if strings.HasPrefix(kind, "hdd") {
 				kind = "disk (" + kind + ")"

@@ -253,6 +253,37 @@ func elasticities(usual []*history.Run, p Params) map[string]float64 {
 	return out
 }
 
+// taskElasticities is, per stage signature, the elasticity of the
+// stage's task count to its bytes over the usual runs (log tasks per
+// stage attempt on log bytes, centered), kept within [0, 1]: about 1 for
+// a stage that splits its input by size, 0 for one with a fixed number of
+// partitions (and for a stage whose bytes never vary).
+func taskElasticities(usual []*history.Run) map[string]float64 {
+	xs, ys := map[string][]float64{}, map[string][]float64{}
+	for _, u := range usual {
+		for sig, g := range profileOf(u).groups {
+			if g.bytes > 0 && g.tasks > 0 {
+				xs[sig] = append(xs[sig], math.Log(g.bytes))
+				ys[sig] = append(ys[sig], math.Log(g.perStage()))
+			}
+		}
+	}
+	out := map[string]float64{}
+	for sig, x := range xs {
+		y := ys[sig]
+		mx, my := mean(x), mean(y)
+		var sxy, sxx float64
+		for i := range x {
+			sxy += (x[i] - mx) * (y[i] - my)
+			sxx += (x[i] - mx) * (x[i] - mx)
+		}
+		if sxx > 1e-6 {
+			out[sig] = math.Max(0, math.Min(1, sxy/sxx))
+		}
+	}
+	return out
+}
+
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0

@@ -52,17 +52,12 @@ func simulated(t testing.TB, sc *sim.Scenario, job string, seed uint64) *history
 	return nil
 }
 
-// replicates is how many clean runs of the judged day, with other noise,
-// make its expected counterfactual.
-const replicates = 5
-
-// counterfactuals returns the judged day's clean run with the same noise
-// (the counterfactual) and the median duration of it and replicates−1
-// clean runs of that day with other noise (the expected
-// counterfactual); with usualInput, the day's input is the usual runs'
-// median (the counterfactual of more data: the day's own ±10% is more
-// data too).
-func counterfactuals(t testing.TB, job string, day int, seed uint64, usualInput bool) (*history.Run, float64) {
+// counterfactual returns the judged day's run without its cause: the
+// same scenario and noise seed, and the regression scenarios draw with
+// common random numbers, so it differs from the run by the cause alone;
+// with usualInput, the day's input is the usual runs' median (the
+// counterfactual of more data: the day's own ±10% is more data too).
+func counterfactual(t testing.TB, job string, day int, seed uint64, usualInput bool) *history.Run {
 	sc, _, _ := sim.RegressionRun(job, day, "", seed)
 	if usualInput {
 		var gb []float64
@@ -72,23 +67,12 @@ func counterfactuals(t testing.TB, job string, day int, seed uint64, usualInput 
 		}
 		sc.Apps[0].InputGB = median(gb)
 	}
-	var cf *history.Run
-	var ms []float64
-	for r := range uint64(replicates) {
-		c := *sc
-		c.Apps = append([]sim.AppSpec(nil), sc.Apps...)
-		run := simulated(t, &c, job, seed*1000+uint64(day)+r*1_000_000)
-		if r == 0 {
-			cf = run
-		}
-		ms = append(ms, float64(run.DurationMs))
-	}
-	return cf, median(ms)
+	return simulated(t, sc, job, seed*1000+uint64(day))
 }
 
 // simCase is one judged run of the simulator evaluation: the injected
-// cause, the run and its counterfactual (the same day without the cause),
-// the usual runs, and the explanation.
+// cause, the run and its counterfactual (the same day and noise without
+// the cause), the usual runs, and the explanation.
 type simCase struct {
 	seed         uint64
 	job, cause   string
@@ -99,9 +83,6 @@ type simCase struct {
 	e            *Explanation
 	effect, frac float64 // the cause's effect (run − counterfactual) and its fraction of the usual time
 	truthShare   float64 // effect over the run's extra time against the usual time
-	// expShare is the truth share against the expected counterfactual
-	// (the median of clean runs of the day with other noise).
-	expShare float64
 }
 
 // history of a seed: its job and usual runs (newest first, as Usual
@@ -117,35 +98,35 @@ func simHistory(t testing.TB, seed uint64) (string, []*history.Run) {
 }
 
 // simCases explains, for seed, a run of every cause on day usualDays
-// (with its counterfactual) and clean runs on the days after.
-func simCases(t testing.TB, seed uint64, clean int, p Params) []simCase {
+// (with its counterfactual) and clean runs on the days after, judging
+// nodes with nodes (nil: OwnHistory).
+func simCases(t testing.TB, seed uint64, clean int, p Params, nodes NodeModel) []simCase {
 	job, usual := simHistory(t, seed)
 	usualMs := float64(usualTime(usual, p).MedianMs)
-	cf, cfExp := counterfactuals(t, job, usualDays, seed, false)
-	cfIn, cfInExp := counterfactuals(t, job, usualDays, seed, true)
+	cf := counterfactual(t, job, usualDays, seed, false)
+	cfIn := counterfactual(t, job, usualDays, seed, true)
 	var out []simCase
 	for _, cause := range sim.RegressionCauses {
 		r, truth, ok := simRun(t, job, usualDays, cause, seed)
 		if !ok {
 			continue
 		}
-		cf, cfExp := cf, cfExp
+		cf := cf
 		if cause == "input" {
-			cf, cfExp = cfIn, cfInExp
+			cf = cfIn
 		}
 		c := simCase{seed: seed, job: job, cause: cause, truth: truth, run: r, cf: cf, usual: usual, usualMs: usualMs,
-			e: Explain(r, usual, p, nil)}
+			e: Explain(r, usual, p, nodes)}
 		c.effect = float64(r.DurationMs - cf.DurationMs)
 		c.frac = c.effect / usualMs
 		if extra := float64(r.DurationMs) - usualMs; extra != 0 {
 			c.truthShare = c.effect / extra
-			c.expShare = (float64(r.DurationMs) - cfExp) / extra
 		}
 		out = append(out, c)
 	}
 	for day := usualDays; day < usualDays+clean; day++ {
 		r, truth, _ := simRun(t, job, day, "", seed)
-		out = append(out, simCase{seed: seed, job: job, truth: truth, run: r, usual: usual, usualMs: usualMs, e: Explain(r, usual, p, nil)})
+		out = append(out, simCase{seed: seed, job: job, truth: truth, run: r, usual: usual, usualMs: usualMs, e: Explain(r, usual, p, nodes)})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clusterlens/clusterlens/internal/driver"
 	why "github.com/clusterlens/clusterlens/internal/explain"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
@@ -21,7 +22,7 @@ func (u *UI) explanation(ctx context.Context, app *model.App) (*why.Explanation,
 	if u.o.History == nil {
 		return nil, ""
 	}
-	e, err := why.Run(ctx, u.o.History, history.RunKey(app), why.Options{Params: why.DefaultParams})
+	e, err := why.Run(ctx, u.o.History, history.RunKey(app), driver.Explaining())
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -43,7 +44,7 @@ func (u *UI) regressions(ctx context.Context, runs []*history.Brief, judged []wh
 		if judged[i].Verdict != why.Slower {
 			continue
 		}
-		e, err := why.Run(ctx, u.o.History, r.Key, why.Options{Params: why.DefaultParams})
+		e, err := why.Run(ctx, u.o.History, r.Key, driver.Explaining())
 		if err != nil {
 			u.o.Log.Warn("explain a run for its job's page", "run", r.Key, "err", err)
 			continue
