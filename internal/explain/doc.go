@@ -24,8 +24,9 @@
 //     factors:
 //     more data (the stage's bytes scaled by the job's per-byte cost, an
 //     elasticity fitted on the usual runs), failed attempts (S+F)/S,
-//     slots (executors and, when the tasks are fewer than the cores,
-//     partitioning), and the task time the data does not explain, which
+//     slots (executors and, when the tasks are fewer than the cores, the
+//     task count: more data for the tasks the stage's bytes explain,
+//     partitioning for the rest), and the task time the data does not explain, which
 //     garbage collection and spills, a slower node, a changed plan or
 //     configuration claim in turn;
 //   - waiting I/K to fewer executors or waiting for them (or the
@@ -37,7 +38,8 @@
 //
 // A slower node comes from a NodeModel (its tasks against what its own
 // history makes expected of it; OwnHistory by default, package hetero's
-// models plug in), changed settings from the usual runs' configuration
+// joint model as the commands use it, through package driver), changed
+// settings from the usual runs' configuration
 // (history.ConfigOf), changed plans from query.ComparePlans over the plans
 // the history keeps. docs/EXPLAIN.md describes the method and its
 // evaluation.
