@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -191,5 +194,24 @@ func TestSharedStore(t *testing.T) {
 	as, err = Analyze(t.Context(), apps, Analyses{Metrics: missing, Shared: true})
 	if err != nil || len(as[0].Notes) == 0 || !strings.HasPrefix(as[0].Notes[len(as[0].Notes)-1], "node metrics: ") {
 		t.Errorf("missing shared store: err %v, notes %q", err, as[0].Notes)
+	}
+}
+
+// TestPrometheusWarningsSaid: the warnings Prometheus attaches to its
+// answers reach the user once each, not dropped.
+func TestPrometheusWarningsSaid(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"n1:9100"},"values":[[1.000,"1"]]}]},"warnings":["PromQL info: metric might not be a counter"]}`)
+	}))
+	defer srv.Close()
+	var notes []string
+	from := time.UnixMilli(1000)
+	err := OpenMetrics(srv.URL, func(s string) { notes = append(notes, s) }).Read(t.Context(), Query{From: from, To: from.Add(time.Second)}, func(*model.Sample) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "Prometheus warned on ") || !strings.HasSuffix(notes[0], " queries: PromQL info: metric might not be a counter") {
+		t.Fatalf("notes %q, want the warning once", notes)
 	}
 }

@@ -68,7 +68,52 @@ func (m *Metrics) Read(ctx context.Context, q Query, fn func(*model.Sample) erro
 			return inner(s)
 		}
 	}
-	return metrics.ReadSourceWith(ctx, m.spec, q.From, q.To, metrics.SourceOptions{Notes: m.notes}, fn)
+	opt := metrics.SourceOptions{Notes: m.notes}
+	var warned promWarnings
+	if m.notes != nil {
+		opt.Warn = warned.add
+	}
+	err := metrics.ReadSourceWith(ctx, m.spec, q.From, q.To, opt, fn)
+	warned.say(m.notes)
+	return err
+}
+
+// promWarnings gathers the warnings Prometheus attaches to its answers
+// (one per metric's query and chunk of time) so that each is said once
+// with the number of queries it came with. A folder's files that are not
+// metric files are not warned of: event logs and truth files sit beside
+// metrics (ReadSource's doc).
+type promWarnings struct {
+	order   []string
+	queries map[string]map[string]bool
+}
+
+func (p *promWarnings) add(w string) {
+	if strings.HasSuffix(w, ": skipped: not a metric file") {
+		return
+	}
+	query, body := "", w
+	if i := strings.LastIndex(w, "\": "); strings.HasPrefix(w, "prometheus query ") && i > 0 {
+		query, body = w[:i+1], w[i+3:]
+	}
+	if p.queries == nil {
+		p.queries = map[string]map[string]bool{}
+	}
+	if p.queries[body] == nil {
+		p.queries[body] = map[string]bool{}
+		p.order = append(p.order, body)
+	}
+	p.queries[body][query] = true
+}
+
+func (p *promWarnings) say(notes func(string)) {
+	for _, body := range p.order {
+		if n := len(p.queries[body]); n > 1 {
+			notes(fmt.Sprintf("Prometheus warned on %d queries: %s", n, body))
+		} else {
+			notes("Prometheus warned: " + body)
+		}
+	}
 }
 
 func (m *Metrics) readStore(ctx context.Context, q Query, fn func(*model.Sample) error) error {
