@@ -19,6 +19,7 @@ type node struct {
 	mem     float64 // bytes held by executors and containers
 	sampled bool
 	role    *RoleSpec // another role the node plays, nil for none
+	drained bool      // schedulers place nothing on it
 }
 
 // cluster is the simulated hardware with its HDFS-like block placement.
@@ -62,6 +63,9 @@ func newCluster(spec *ClusterSpec, rng *rand.Rand) *cluster {
 	}
 	for i := range spec.Roles {
 		c.nodes[spec.Roles[i].Node].role = &spec.Roles[i]
+	}
+	for _, d := range spec.Drained {
+		c.nodes[d].drained = true
 	}
 	return c
 }

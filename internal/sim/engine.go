@@ -187,7 +187,7 @@ func (e *engine) addExecutors(a *appRun, n int) int {
 		placed := false
 		for k := 0; k < len(nodes) && got < n; k++ {
 			nd := nodes[(e.cursor+k)%len(nodes)]
-			if nd.free < cores {
+			if nd.free < cores || nd.drained {
 				continue
 			}
 			if hung, _ := nd.hungAt(e.now); hung {

@@ -265,6 +265,9 @@ func recurringRun(sc *Scenario, rng *rand.Rand, t float64, n int) AppSpec {
 		spec := AppSpec{Engine: r.Engine, Class: r.Class, Name: name, SubmitS: submit, Executors: r.Executors,
 			Cores: r.Cores, Partitions: r.Partitions, Job: r.Job, Iterations: 3 + rng.IntN(4),
 			InputGB: math.Round(r.InputGB*(0.5+rng.Float64())*10) / 10}
+		if r.Fixed {
+			spec.InputGB, spec.Iterations = r.InputGB, 3
+		}
 		spec.InputGB = max(spec.InputGB, 0.5)
 		_ = spec.resolve()
 		return spec

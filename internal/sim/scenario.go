@@ -69,6 +69,10 @@ type ClusterSpec struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// Roles are other jobs some nodes do beside running tasks.
 	Roles []RoleSpec `json:"roles,omitempty"`
+	// Drained are nodes (indexes) the schedulers place no executor or
+	// container on: drained for maintenance, still up and sampled, so
+	// quieter than their history. No fault: no ground-truth culprit.
+	Drained []int `json:"drained,omitempty"`
 }
 
 // RoleSpec is another role a node plays beside running tasks (a master's
@@ -168,6 +172,9 @@ type RecurringSpec struct {
 	Executors  int     `json:"executors,omitempty"`
 	Cores      int     `json:"cores,omitempty"`
 	Partitions int     `json:"partitions,omitempty"`
+	// Fixed: every run reads InputGB exactly and iterates 3 times (a
+	// fixed-size recurring job, as FlowBench's workflows are).
+	Fixed bool `json:"fixed,omitempty"`
 }
 
 // SchedulerSpec holds the scheduler's options.
@@ -328,6 +335,11 @@ func (sc *Scenario) Resolve() error {
 		if r.Node < 0 || r.Node >= c.Nodes || r.CPUShare < 0 || r.CPUShare >= 1 || r.Load < 0 || r.Procs < 0 {
 			return fmt.Errorf("%w: role %q: node %d of %d, cpuShare %g, load %g, procs %d: want a node of the cluster, cpuShare in [0, 1) and no negative load",
 				ErrScenario, r.Name, r.Node, c.Nodes, r.CPUShare, r.Load, r.Procs)
+		}
+	}
+	for _, d := range c.Drained {
+		if d < 0 || d >= c.Nodes {
+			return fmt.Errorf("%w: drained node %d of %d: want a node of the cluster", ErrScenario, d, c.Nodes)
 		}
 	}
 	if c.BlockMB <= 0 {
