@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,21 +58,15 @@ k-means (unless --k), fits a Gaussian mixture by EM and writes the versioned pro
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			var vectors [][]float64
-			var partial []error
-			incomplete := 0
-			for _, spec := range args {
-				tb, err := driver.PeerTable(cmd.Context(), driver.OpenMetrics(spec, e.metricNote), from, to)
-				if errors.Is(err, metrics.ErrPartial) {
-					partial = append(partial, err)
-				} else if err != nil {
-					return err
-				}
-				incomplete += tb.Each(func(_ string, _ int64, x []float64) { vectors = append(vectors, append([]float64(nil), x...)) })
+			tb, metricNames, partial, err := readPeerTraining(cmd, e, args, from, to)
+			if err != nil {
+				return err
 			}
-			prof, err := peer.Train(vectors, peer.GaneshaMetrics, opt, peer.DefaultParams())
+			var vectors [][]float64
+			incomplete := tb.EachOf(metricNames, func(_ string, _ int64, x []float64) { vectors = append(vectors, slices.Clone(x)) })
+			prof, err := peer.Train(vectors, metricNames, opt, peer.DefaultParams())
 			if err != nil && incomplete > 0 {
-				err = fmt.Errorf("%w (%d node instants lacked some of Ganesha's 14 metrics: the warnings above name what the sources do not record)", err, incomplete)
+				err = fmt.Errorf("%w (%d node instants lacked some of the %d metrics: the warnings above name what the sources do not record)", err, incomplete, len(metricNames))
 			}
 			if err == nil {
 				err = prof.SaveFile(out)
@@ -119,30 +115,33 @@ node. Nodes with fewer than --min-vectors vectors are left out and judged by the
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			vectors := map[string][][]float64{}
-			var partial []error
-			for _, spec := range args {
-				tb, err := driver.PeerTable(cmd.Context(), driver.OpenMetrics(spec, e.metricNote), from, to)
-				if errors.Is(err, metrics.ErrPartial) {
-					partial = append(partial, err)
-				} else if err != nil {
-					return err
-				}
-				tb.Each(func(h string, _ int64, x []float64) { vectors[h] = append(vectors[h], slices.Clone(x)) })
+			tb, metricNames, partial, err := readPeerTraining(cmd, e, args, from, to)
+			if err != nil {
+				return err
 			}
-			b, short, err := peer.TrainBaseline(vectors, peer.GaneshaMetrics, opt, bp)
+			vectors, times := map[string][][]float64{}, map[string][]int64{}
+			tb.EachOf(metricNames, func(h string, t int64, x []float64) {
+				vectors[h] = append(vectors[h], slices.Clone(x))
+				times[h] = append(times[h], t)
+			})
+			b, short, err := peer.TrainBaseline(vectors, times, metricNames, opt, bp)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
 			if len(b.Hosts) == 0 {
-				return metricsPartial(e, errors.Join(partial...), fmt.Errorf("no node has %d complete vectors (%d nodes seen): nothing to learn", bp.MinVectors, len(vectors)))
+				return metricsPartial(e, errors.Join(partial...), fmt.Errorf("too little history: no node has %d complete vectors (%d nodes seen, the most %d): nothing to learn", bp.MinVectors, len(vectors), mostVectors(vectors)))
 			}
 			if err := b.SaveFile(out); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "clusterlens peer baseline: %d nodes, wrote %s\n", len(b.Hosts), out)
 			if len(short) > 0 {
-				fmt.Fprintf(e.stderr, "clusterlens: warning: %d nodes with fewer than %d vectors have no baseline (judged by their peers alone): %v\n", len(short), bp.MinVectors, short)
+				var parts []string
+				for _, h := range slices.Sorted(maps.Keys(short)) {
+					parts = append(parts, fmt.Sprintf("%s (%d)", h, short[h]))
+				}
+				fmt.Fprintf(e.stderr, "clusterlens: warning: too little history for %d nodes, which have no baseline and are judged by their peers alone: %s complete vectors, %d needed (--min-vectors)\n",
+					len(short), strings.Join(parts, ", "), bp.MinVectors)
 			}
 			return metricsPartial(e, errors.Join(partial...), nil)
 		},
@@ -154,6 +153,9 @@ node. Nodes with fewer than --min-vectors vectors are left out and judged by the
 	f.Float64Var(&bp.SelfShare, "self-share", bp.SelfShare, "a node differs from itself when more than this share of its window is unknown to its own model")
 	f.IntVar(&bp.MinVectors, "min-vectors", bp.MinVectors, "fewest vectors a node needs for its own model")
 	f.Float64Var(&bp.LevelMargin, "level-margin", bp.LevelMargin, "a node differs from itself when a metric's window mean is this many of its own deviations above its history's highest")
+	f.Float64Var(&bp.MinStrength, "min-strength", bp.MinStrength, "a node differs from itself only this many floors (least changes per metric) above its history")
+	f.Float64Var(&bp.MoreWork, "more-work", bp.MoreWork, "a node running this many floors of procs_total more than ever was given more work: not a fault")
+	f.Float64Var(&bp.ClusterShare, "cluster-share", bp.ClusterShare, "a step where more than this share of the nodes left their history is cluster-wide: no node's fault")
 	rangeFlags(f, &rng)
 	return cmd
 }
@@ -321,4 +323,50 @@ func overrideParams(changed func(string) bool, prefix string, dst *peer.Params, 
 			field()
 		}
 	}
+}
+
+// readPeerTraining reads every training SOURCE into one table, says on
+// stderr what the sources gave twice (kept once: a profile or baseline
+// must not count the same seconds twice, nor contain the data it will
+// judge) and which of Ganesha's metrics none records, and returns the
+// table, the metrics to train on (those recorded) and the sources read in
+// part.
+func readPeerTraining(cmd *cobra.Command, e *env, args []string, from, to time.Time) (*peer.Table, []string, []error, error) {
+	tb := peer.NewTable(peer.GaneshaMetrics)
+	var partial []error
+	for _, spec := range args {
+		if err := driver.ReadPeerTable(cmd.Context(), driver.OpenMetrics(spec, e.metricNote), from, to, tb); errors.Is(err, metrics.ErrPartial) {
+			partial = append(partial, err)
+		} else if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if ov := tb.Overlaps(); len(ov) > 0 {
+		total, conflicting := 0, 0
+		var parts []string
+		for _, o := range ov {
+			total += o.Samples
+			conflicting += o.Conflicting
+			parts = append(parts, fmt.Sprintf("%s %d samples (%s – %s)", o.Host, o.Samples, time.UnixMilli(o.From).UTC().Format(time.RFC3339), time.UnixMilli(o.To).UTC().Format(time.RFC3339)))
+		}
+		fmt.Fprintf(e.stderr, "clusterlens: warning: the training inputs overlap in host and time: %d samples given more than once (%d with another value), each kept once: %s\n",
+			total, conflicting, strings.Join(parts, "; "))
+	}
+	names := tb.Present(peer.GaneshaMetrics)
+	if len(names) == 0 {
+		return nil, nil, nil, metricsPartial(e, errors.Join(partial...), fmt.Errorf("no sample of Ganesha's %d metrics in %s", len(peer.GaneshaMetrics), strings.Join(args, ", ")))
+	}
+	if missing := tb.Missing(); len(missing) > 0 {
+		fmt.Fprintf(e.stderr, "clusterlens: note: the sources record no %s: trained on the other %d of Ganesha's metrics\n", strings.Join(missing, ", "), len(names))
+	}
+	return tb, names, partial, nil
+}
+
+// mostVectors is the most vectors any host has.
+func mostVectors(v map[string][][]float64) int {
+	most := 0
+	for _, x := range v {
+		most = max(most, len(x))
+	}
+	return most
 }

@@ -146,7 +146,7 @@ func TestPeerDiagnosePrometheus(t *testing.T) {
 // is still found, with its confidence.
 func TestPeerBaseline(t *testing.T) {
 	dir := t.TempDir()
-	day := func(name string, d int, seed, fault string) string {
+	day := func(name string, d int, seed, fault string, node int) string {
 		t.Helper()
 		sc, err := sim.Named("asymmetric")
 		if err != nil {
@@ -156,7 +156,7 @@ func TestPeerBaseline(t *testing.T) {
 		sc.Cluster.Seed = 7
 		sc.StartMs = 1767225600000 - int64(d)*86_400_000
 		if fault != "" {
-			sc.Faults = []sim.FaultSpec{{Kind: fault, Node: 2, StartS: 30, EndS: 200}}
+			sc.Faults = []sim.FaultSpec{{Kind: fault, Node: node, StartS: 30, EndS: 200}}
 		}
 		b, err := json.Marshal(sc)
 		if err != nil {
@@ -171,9 +171,9 @@ func TestPeerBaseline(t *testing.T) {
 	}
 	var days []string
 	for d := 1; d <= 5; d++ {
-		days = append(days, day(fmt.Sprint("day", d), d, fmt.Sprint(7000+d), ""))
+		days = append(days, day(fmt.Sprint("day", d), d, fmt.Sprint(7000+d), "", 0))
 	}
-	clean, hog := day("today", 0, "7", ""), day("hog", 0, "7", sim.FaultCPUHog)
+	clean, hog := day("today", 0, "7", "", 0), day("hog", 0, "7", sim.FaultCPUHog, 2)
 	prof, base := filepath.Join(dir, "profile.json"), filepath.Join(dir, "baseline.json")
 	if code, out, errs := run(t, "peer", "train", "--out", prof, days[0], days[1]); code != ExitOK {
 		t.Fatalf("train exit %d: %s%s", code, out, errs)
@@ -194,15 +194,18 @@ func TestPeerBaseline(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("with the baseline on the hog day, exit %d: %s%s", code, out, errs)
 	}
-	if len(rep.Indictments) != 1 || rep.Indictments[0].Host != "node003.sim.local" || rep.Indictments[0].Confidence != peer.ConfidenceMedium {
-		t.Errorf("hog day: indictments %+v, want node003 alone with confidence medium (3 peers)", rep.Indictments)
+	if len(rep.Indictments) != 1 || rep.Indictments[0].Host != "node003.sim.local" || rep.Indictments[0].Confidence != peer.ConfidenceHigh ||
+		rep.Indictments[0].Strength < peer.HighStrength {
+		t.Errorf("hog day: indictments %+v, want node003 alone with confidence high", rep.Indictments)
 	}
 	// A disk hog writes no harder each second than the node's busiest
 	// fault-free seconds, but for longer than any window of its history.
-	disk := day("diskhog", 0, "7", sim.FaultDiskHog)
+	// (On node003 of this hardware it does not: its usual work already
+	// keeps its disk as busy; the evaluation misses one such node in 20.)
+	disk := day("diskhog", 0, "7", sim.FaultDiskHog, 1)
 	if code, out, _ := run(t, "peer", "diagnose", "--profile", prof, "--baseline", base, disk); code != ExitOK ||
-		!strings.Contains(out, "indicted node003.sim.local") || !strings.Contains(out, "above any window of its history") {
-		t.Errorf("with the baseline on the disk-hog day, exit %d: want node003 indicted, beyond its own range\n%s", code, out)
+		!strings.Contains(out, "indicted node002.sim.local") || !strings.Contains(out, "above any window of its history") {
+		t.Errorf("with the baseline on the disk-hog day, exit %d: want node002 indicted, beyond its own range\n%s", code, out)
 	}
 	writeFile(t, filepath.Join(dir, "bad.json"), []byte(`{"kind":"clusterlens-peer-baseline","version":9}`))
 	if code, _, errs := run(t, "peer", "diagnose", "--profile", prof, "--baseline", filepath.Join(dir, "bad.json"), hog); code == ExitOK || !strings.Contains(errs, "bad.json") {

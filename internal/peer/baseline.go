@@ -15,7 +15,7 @@ import (
 // rejects other kinds and newer versions.
 const (
 	BaselineKind    = "clusterlens-peer-baseline"
-	BaselineVersion = 2
+	BaselineVersion = 3
 )
 
 // ErrBaseline is wrapped by every error about a malformed baseline.
@@ -50,6 +50,17 @@ type Baseline struct {
 	// PARC (Gupta et al., DX 2012, §3 eq. 1–2) likewise judges a node
 	// against the range of its own history, in units of its own deviation.
 	Levels map[string][]float64 `json:"levels,omitempty"`
+	// Trained is, per host with a model (from version 3), the time range
+	// and count of the vectors it was trained on: judging data of that
+	// range against it compares the node with itself (Diagnose warns).
+	Trained map[string]TrainedRange `json:"trained,omitempty"`
+}
+
+// TrainedRange is what a host's own model was trained on.
+type TrainedRange struct {
+	From    int64 `json:"fromMs"`
+	To      int64 `json:"toMs"`
+	Vectors int   `json:"vectors"`
 }
 
 // BaselineParams tune the comparison of a node with its own history.
@@ -65,18 +76,60 @@ type BaselineParams struct {
 	// standard deviations (of the metric's logarithm) above the highest
 	// its history reached (Baseline.Levels).
 	LevelMargin float64 `json:"levelMargin"`
+	// ClusterShare: in a step where more than this share of the nodes with
+	// their own history differ from it (at least MinNodes of them), the
+	// whole cluster left its history — a busier period than any before, a
+	// new workload — and no node's difference from itself counts: the
+	// period is reported as cluster-wide instead (from version 3).
+	ClusterShare float64 `json:"clusterShare,omitempty"`
+	// Floors are, per metric, the least absolute change (in the metric's
+	// units) that counts: above its history's highest window — a window
+	// that is unknown to its own model but busier in no resource by its
+	// floor is a quieter node, not a culprit (from version 3;
+	// DefaultFloors).
+	Floors map[string]float64 `json:"floors,omitempty"`
+	// MinStrength is how many floors above its history a node must be to
+	// differ from itself (from version 3).
+	MinStrength float64 `json:"minStrength,omitempty"`
+	// MoreWork: a node running more processes and threads than in any
+	// window of its history by this many floors of procs_total was given
+	// more work (more executors or containers), which its resources' rise
+	// above its busiest window follows: it does not differ from itself
+	// (from version 3).
+	MoreWork float64 `json:"moreWork,omitempty"`
+}
+
+// DefaultFloors are the least changes of each of Ganesha's metrics that
+// count as a node differing from itself: 5 percentage points of CPU time,
+// a load of 1, a MiB/s of network or disk traffic, 1,024 KB/s of paging,
+// 2,000 page faults or context switches per second, 2 runnable and 20 more
+// processes. A node whose I/O wait is usually 0.1% and now 0.6% is five
+// deviations above its history and no culprit.
+func DefaultFloors() map[string]float64 {
+	return map[string]float64{
+		"cpu_user_pct": 5, "cpu_system_pct": 5, "cpu_iowait_pct": 5, "context_switches_per_s": 2000,
+		"procs_runnable": 2, "procs_total": 20, "load1": 1, "net_rx_bytes_per_s": 1 << 20,
+		"net_tx_bytes_per_s": 1 << 20, "pages_in_kb_per_s": 1024, "pages_out_kb_per_s": 1024,
+		"page_faults_per_s": 2000, "disk_read_bytes_per_s": 1 << 20, "disk_write_bytes_per_s": 1 << 20,
+	}
 }
 
 // DefaultBaselineParams returns the defaults documented in docs/PEER.md.
 func DefaultBaselineParams() BaselineParams {
-	return BaselineParams{SelfShare: 0.4, MinVectors: 600, LevelMargin: 0.75}
+	return BaselineParams{SelfShare: 0.4, MinVectors: 600, LevelMargin: 0.75, ClusterShare: 0.5, Floors: DefaultFloors(), MinStrength: 1, MoreWork: 4}
 }
 
 // Validate checks every field.
 func (p *BaselineParams) Validate() error {
-	if !(p.SelfShare > 0 && p.SelfShare < 1) || p.MinVectors < 1 || !(p.LevelMargin >= 0 && !math.IsInf(p.LevelMargin, 1)) {
-		return fmt.Errorf("%w: selfShare %g, minVectors %d, levelMargin %g: want (0, 1), ≥ 1 and finite ≥ 0",
-			ErrBaseline, p.SelfShare, p.MinVectors, p.LevelMargin)
+	if !(p.SelfShare > 0 && p.SelfShare < 1) || p.MinVectors < 1 || !(p.LevelMargin >= 0 && !math.IsInf(p.LevelMargin, 1)) ||
+		!(p.ClusterShare > 0 && p.ClusterShare <= 1) || !(p.MinStrength >= 0) || math.IsInf(p.MinStrength, 1) || !(p.MoreWork > 0) || math.IsInf(p.MoreWork, 1) {
+		return fmt.Errorf("%w: selfShare %g, minVectors %d, levelMargin %g, clusterShare %g, minStrength %g, moreWork %g: want (0, 1), ≥ 1, finite ≥ 0, (0, 1], finite ≥ 0 and finite > 0",
+			ErrBaseline, p.SelfShare, p.MinVectors, p.LevelMargin, p.ClusterShare, p.MinStrength, p.MoreWork)
+	}
+	for m, f := range p.Floors {
+		if !(f >= 0) || math.IsInf(f, 1) {
+			return fmt.Errorf("%w: floor of %s is %g, want finite ≥ 0", ErrBaseline, m, f)
+		}
 	}
 	return nil
 }
@@ -94,21 +147,25 @@ func BaselineTrainOptions() TrainOptions {
 }
 
 // TrainBaseline trains each node's own model on its vectors of metrics
-// from fault-free runs (vectors by host, each host's in time order) and
-// records its Levels; nodes with fewer than p.MinVectors are left out
-// (judged by their peers alone) and named in the returned list.
-func TrainBaseline(vectors map[string][][]float64, metrics []string, opt TrainOptions, p BaselineParams) (*Baseline, []string, error) {
+// from fault-free runs (vectors by host, each host's in time order, taken
+// at times[host]) and records its Levels and training range; nodes with
+// fewer than p.MinVectors are left out (judged by their peers alone) and
+// returned with their counts.
+func TrainBaseline(vectors map[string][][]float64, times map[string][]int64, metrics []string, opt TrainOptions, p BaselineParams) (*Baseline, map[string]int, error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
 	b := &Baseline{Kind: BaselineKind, Version: BaselineVersion, Params: p, Hosts: map[string]*Profile{},
-		Levels: map[string][]float64{}}
-	var short []string
+		Levels: map[string][]float64{}, Trained: map[string]TrainedRange{}}
+	short := map[string]int{}
 	for _, host := range slices.Sorted(maps.Keys(vectors)) {
 		v := vectors[host]
 		if len(v) < max(p.MinVectors, 10*max(opt.K, opt.MaxK)) {
-			short = append(short, host)
+			short[host] = len(v)
 			continue
+		}
+		if ts := times[host]; len(ts) > 0 {
+			b.Trained[host] = TrainedRange{From: slices.Min(ts), To: slices.Max(ts), Vectors: len(v)}
 		}
 		prof, err := Train(v, metrics, opt, DefaultParams())
 		if err != nil {
@@ -156,17 +213,74 @@ func historyLevels(p *Profile, vectors [][]float64) []float64 {
 func halfWindow(windowS int) int { return (windowS + 1) / 2 }
 
 // beyond returns the metric (index) whose window mean m is farthest above
-// host's Levels by more than LevelMargin, or -1 when none is (or host has
-// no levels).
-func (b *Baseline) beyond(host string, m *meanWindow) int {
+// host's Levels by more than LevelMargin (in its own deviations) and by at
+// least the metric's floor (in its units), with that excess in floors; -1
+// when none is (or host has no levels).
+func (b *Baseline) beyond(host string, m *meanWindow) (int, float64) {
 	top := b.Levels[host]
-	at, most := -1, b.Params.LevelMargin
+	p := b.Hosts[host]
+	at, most, over := -1, b.Params.LevelMargin, 0.0
+
 	for j, t := range top {
-		if e := m.mean(j) - t; e > most {
-			at, most = j, e
+		e := m.mean(j) - t
+		if e <= most || !resourceMetric(p.MetricNames[j]) {
+			continue
+		}
+		if f, ok := b.floor(p, j, m.mean(j), t); ok {
+			at, most, over = j, e, f
 		}
 	}
-	return at
+	return at, over
+}
+
+// busier returns the resource metric (index) whose window mean m is above
+// the highest window of host's history (its Levels; without levels, its
+// history's mean) by the most floors, at least one, with that excess in
+// floors; -1 when the window is busier in no resource by its floor: a
+// quieter node, or one doing what it did before.
+func (b *Baseline) busier(host string, m *meanWindow) (int, float64) {
+	p := b.Hosts[host]
+	top := b.Levels[host]
+	at, over := -1, 0.0
+	for j, name := range p.MetricNames {
+		if !resourceMetric(name) {
+			continue
+		}
+		ref := 0.0
+		if top != nil {
+			ref = top[j]
+		}
+		if f, ok := b.floor(p, j, m.mean(j), ref); ok && f > over {
+			at, over = j, f
+		}
+	}
+	return at, over
+}
+
+// resourceMetric reports whether a metric measures the use of a resource
+// (CPU time, I/O wait, disk, network, memory paging, context switches)
+// rather than how many processes or threads a node runs (procs_total,
+// procs_runnable, load1): a node given more tasks than usual runs more of
+// them without any fault, so those counts alone do not make it differ
+// from itself.
+func resourceMetric(name string) bool {
+	switch name {
+	case "procs_total", "procs_runnable", "load1":
+		return false
+	}
+	return true
+}
+
+// floor reports whether metric j at normalised value z is above the
+// normalised value ref by at least its floor in raw units, and by how many
+// floors (a metric without a floor counts with any rise).
+func (b *Baseline) floor(p *Profile, j int, z, ref float64) (float64, bool) {
+	d := p.Raw(j, z) - p.Raw(j, ref)
+	f := b.Params.Floors[p.MetricNames[j]]
+	if f <= 0 {
+		return d, d > 0
+	}
+	return d / f, d >= f
 }
 
 // Check reports an error when the nodes' models are not over metrics, in
@@ -178,6 +292,19 @@ func (b *Baseline) Check(metrics []string) error {
 		}
 	}
 	return nil
+}
+
+// Overlap returns, per host whose own model was trained on vectors in
+// [from, to] (Unix ms), how many seconds of that range it was trained on:
+// judging that data against the baseline compares a node with itself.
+func (b *Baseline) Overlap(from, to int64) map[string]int64 {
+	out := map[string]int64{}
+	for host, r := range b.Trained {
+		if lo, hi := max(from, r.From), min(to, r.To); hi >= lo {
+			out[host] = (hi-lo)/1000 + 1
+		}
+	}
+	return out
 }
 
 // Has reports whether host has its own model.
@@ -221,8 +348,18 @@ func LoadBaseline(r io.Reader, name string) (*Baseline, error) {
 	case b.Version < 1 || b.Version > BaselineVersion:
 		return nil, fmt.Errorf("%s: %w: version %d, want 1..%d", name, ErrBaseline, b.Version, BaselineVersion)
 	}
+	if b.Version < 3 {
+		// Older files: no cluster-wide periods or floors were recorded.
+		d := DefaultBaselineParams()
+		b.Params.ClusterShare, b.Params.Floors, b.Params.MinStrength, b.Params.MoreWork = d.ClusterShare, d.Floors, d.MinStrength, d.MoreWork
+	}
 	if err := b.Params.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for host, r := range b.Trained {
+		if b.Hosts[host] == nil || r.From > r.To || r.Vectors < 0 {
+			return nil, fmt.Errorf("%s: %w: host %q's training range %d–%d (%d vectors) is not of a host with a model, or not a range", name, ErrBaseline, host, r.From, r.To, r.Vectors)
+		}
 	}
 	for host, p := range b.Hosts {
 		if p == nil {
@@ -257,4 +394,22 @@ func LoadBaselineFile(path string) (*Baseline, error) {
 	}
 	defer f.Close()
 	return LoadBaseline(f, path)
+}
+
+// moreWork reports whether host's window runs more processes and threads
+// than any window of its history by at least MoreWork floors of
+// procs_total: it was given more work than ever (more executors or
+// containers), which its resources' rise above its busiest window follows.
+func (b *Baseline) moreWork(host string, m *meanWindow) bool {
+	p, top := b.Hosts[host], b.Levels[host]
+	if top == nil {
+		return false
+	}
+	for j, name := range p.MetricNames {
+		if name == "procs_total" {
+			f, _ := b.floor(p, j, m.mean(j), top[j])
+			return f >= b.Params.MoreWork
+		}
+	}
+	return false
 }

@@ -33,11 +33,11 @@ func TestBaselineSelf(t *testing.T) {
 	metrics := []string{"m1", "m2", "m3"}
 	v := baselineVectors(rng, 700)
 	v["new"] = v["a"][:20]
-	b, short, err := TrainBaseline(v, metrics, BaselineTrainOptions(), DefaultBaselineParams())
+	b, short, err := TrainBaseline(v, nil, metrics, BaselineTrainOptions(), DefaultBaselineParams())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(short, []string{"new"}) || b.Has("new") || !b.Has("odd") {
+	if len(short) != 1 || short["new"] != 20 || b.Has("new") || !b.Has("odd") {
 		t.Fatalf("short %v, has new %v, has odd %v: want new left out", short, b.Has("new"), b.Has("odd"))
 	}
 	z := make([]float64, 3)
@@ -110,7 +110,7 @@ func FuzzLoadBaseline(f *testing.F) {
 			b.Unknown(h, x, z)
 			m := newMeanWindow(len(x), max(1, p.Params.WindowS), p.Params.Decay)
 			m.add(z)
-			if j := b.beyond(h, &m); j >= len(x) {
+			if j, _ := b.beyond(h, &m); j >= len(x) {
 				t.Fatalf("beyond %d of %d metrics", j, len(x))
 			}
 		}
@@ -136,7 +136,7 @@ func TestBaselineLevels(t *testing.T) {
 		return out
 	}
 	bursts := func(i int) bool { return i%100 < 5 }
-	b, _, err := TrainBaseline(map[string][][]float64{"h": draw(3000, bursts)}, metrics, BaselineTrainOptions(), DefaultBaselineParams())
+	b, _, err := TrainBaseline(map[string][][]float64{"h": draw(3000, bursts)}, nil, metrics, BaselineTrainOptions(), DefaultBaselineParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,8 @@ func TestBaselineLevels(t *testing.T) {
 			}
 			m.add(z)
 			if m.n >= halfWindow(p.Params.WindowS) {
-				beyond = append(beyond, b.beyond("h", &m))
+				j, _ := b.beyond("h", &m)
+				beyond = append(beyond, j)
 			}
 		}
 		return unknown / float64(len(vs)), beyond

@@ -71,7 +71,7 @@ func benchOnline(b *testing.B, n int, own ...bool) {
 		b.Fatal(err)
 	}
 	if len(own) > 0 {
-		one, _, err := TrainBaseline(map[string][][]float64{"h": f.pool}, prof.Metrics(), BaselineTrainOptions(), DefaultBaselineParams())
+		one, _, err := TrainBaseline(map[string][][]float64{"h": f.pool}, nil, prof.Metrics(), BaselineTrainOptions(), DefaultBaselineParams())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -26,18 +26,23 @@ type Indictment struct {
 	Confidence  string  `json:"confidence"`
 	// BeyondOwnRange is, with a Baseline, the metric whose window mean was
 	// then above the highest its own history reached (by more than
-	// BaselineParams.LevelMargin), "" for none.
+	// BaselineParams.LevelMargin and its floor), "" for none; Busier the
+	// metric most above its own history's mean (by at least its floor).
 	BeyondOwnRange string `json:"beyondOwnRange,omitempty"`
+	Busier         string `json:"busier,omitempty"`
+	// Strength is, with a Baseline, how far the node left its own history,
+	// in floors of the metric that left it most (BaselineParams.Floors).
+	Strength float64 `json:"strength,omitempty"`
 }
 
-// Confidence of an indictment.
+// Confidence of an indictment: how far the node left its own history,
+// which separates faults from false alarms as measured (docs/PEER.md).
 const (
-	// ConfidenceHigh: the node differed from more than PeerFraction of at
-	// least SmallGroup peers and from its own history.
+	// ConfidenceHigh: it differed from its peers and left its own history
+	// by at least HighStrength floors of a metric.
 	ConfidenceHigh = "high"
-	// ConfidenceMedium: it differed from its peers and from its own
-	// history, but had fewer than SmallGroup peers: one odd peer weighs a
-	// lot in a small group.
+	// ConfidenceMedium: it differed from its peers and left its own
+	// history, by less.
 	ConfidenceMedium = "medium"
 	// ConfidenceLow: it differed from its peers, and no history of its
 	// own (Baseline) said whether it always looks like that: Ganesha
@@ -45,9 +50,22 @@ const (
 	ConfidenceLow = "low"
 )
 
-// SmallGroup is the fewest peers for which a peer comparison is not
-// called small (ConfidenceMedium below it).
-const SmallGroup = 4
+// HighStrength is how many floors above its own history a node must be
+// for a high-confidence indictment (BaselineParams.MinStrength for any):
+// on the tuning seeds CPU hogs were 4.3–18 floors out of their history
+// when indicted, disk hogs 65–268, and the false alarms before the rules
+// of quieter nodes, more work and cluster-wide periods 1.2–5.8;
+// docs/PEER.md measures the precision of each level.
+const HighStrength = 8
+
+// strengthConfidence is the confidence of an indictment of a node that
+// left its own history by strength floors.
+func strengthConfidence(strength float64) string {
+	if strength >= HighStrength {
+		return ConfidenceHigh
+	}
+	return ConfidenceMedium
+}
 
 // NodeStatus is one node's state after the steps seen so far.
 type NodeStatus struct {
@@ -71,6 +89,15 @@ type NodeStatus struct {
 	OwnHistory  bool    `json:"ownHistory,omitempty"`
 	SelfUnknown float64 `json:"selfUnknown,omitempty"`
 	Absolved    int     `json:"absolvedSteps,omitempty"`
+	// QuietSteps and WideSteps are the absolved steps in which its window
+	// was unknown to its own model but busier in nothing (a quieter node),
+	// and those of a cluster-wide period.
+	QuietSteps int `json:"quietSteps,omitempty"`
+	WideSteps  int `json:"wideSteps,omitempty"`
+	// MoreWorkSteps are the absolved steps in which it ran more processes
+	// than in any window of its history (BaselineParams.MinStrength of
+	// procs_total's floor): more work than before, not a fault.
+	MoreWorkSteps int `json:"moreWorkSteps,omitempty"`
 	// Evidence compares its metrics with its peers' while it raised alarms.
 	Evidence []MetricEvidence `json:"evidence,omitempty"`
 }
@@ -107,6 +134,18 @@ type node struct {
 	self     float64
 	selfOK   bool
 	absolved int
+	// selfDiff says the node differs from its own history in the step
+	// (busier than usual in a window unknown to its own model, or a metric
+	// beyond its history's range, each by at least the metric's floor);
+	// quiet that its window was unknown but busier in nothing (a quieter
+	// node); busier the metric most above its own mean (-1: none);
+	// strength how far it left its history, in floors.
+	selfDiff, quiet       bool
+	busier                int
+	strength              float64
+	quietSteps, wideSteps int
+	moreWork              bool
+	moreWorkSteps         int
 	// sums over the current step: normalised and raw vectors
 	zSum, xSum []float64
 	nSum       int
@@ -152,6 +191,7 @@ type Detector struct {
 	// base compares each node with its own history.
 	base    *Baseline
 	selfBuf []float64
+	wide    []WidePeriod
 }
 
 // SetBaseline makes the detector compare each node with its own history
@@ -325,6 +365,15 @@ func (d *Detector) evaluate(end int64) {
 	}
 	clear(d.refs)
 	d.alarmed = d.alarmed[:0]
+	own, away := d.selfCompare()
+	wide := own >= d.p.MinNodes && float64(away) > d.base.clusterShare()*float64(own)
+	if wide {
+		d.markWide(end, away, own)
+	} else if k := len(d.wide) - 1; k >= 0 && end-d.wide[k].To <= int64(d.p.WindowS)*1000 {
+		// A window after a cluster-wide period the nodes' windows still
+		// hold it: the last of its work ends on some nodes before others.
+		wide = true
+	}
 	for k, i := range d.elig {
 		n := d.nodes[i]
 		n.stamp = end
@@ -335,17 +384,20 @@ func (d *Detector) evaluate(end int64) {
 		}
 		n.count *= d.p.AlarmDecay
 		differs := n.differs > d.p.PeerFraction
-		n.selfOK = n.own.n >= halfWindow(d.p.WindowS)
-		n.beyond = -1
-		if n.selfOK {
-			var p [2]float64
-			n.own.normalize(p[:])
-			n.self = p[1]
-			n.beyond = d.base.beyond(n.host, &n.lvl)
-		}
-		if differs && n.selfOK && n.self <= d.base.Params.SelfShare && n.beyond < 0 {
-			differs = false // it always looks like that beside such peers
+		if differs && n.selfOK && (!n.selfDiff || wide) {
+			// It always looks like that beside such peers, or it is quieter
+			// than its history, or the whole cluster left its history.
+			differs = false
 			n.absolved++
+			if n.quiet {
+				n.quietSteps++
+			}
+			if n.moreWork {
+				n.moreWorkSteps++
+			}
+			if wide {
+				n.wideSteps++
+			}
 		}
 		if differs {
 			d.alarmed = append(d.alarmed, n.host)
@@ -368,12 +420,13 @@ func (d *Detector) evaluate(end int64) {
 			}
 			in := Indictment{Host: n.host, Time: end, AlarmCount: n.count, Differs: n.differs, Confidence: ConfidenceLow}
 			if n.selfOK {
-				in.SelfUnknown, in.Confidence = n.self, ConfidenceHigh
+				in.SelfUnknown, in.Strength = n.self, n.strength
+				in.Confidence = strengthConfidence(n.strength)
 				if n.beyond >= 0 {
 					in.BeyondOwnRange = d.metrics[n.beyond]
 				}
-				if d.peersN[k] < SmallGroup {
-					in.Confidence = ConfidenceMedium
+				if n.busier >= 0 {
+					in.Busier = d.metrics[n.busier]
 				}
 			}
 			d.indicts = append(d.indicts, in)
@@ -567,7 +620,7 @@ func (d *Detector) Statuses() []NodeStatus {
 	for _, n := range d.nodes {
 		st := NodeStatus{Host: n.host, Steps: n.steps, Alarms: n.alarms, AlarmCount: n.count,
 			MaxAlarmCount: n.maxCnt, Indicted: n.indicted, FirstIndicted: n.firstIndict, Differs: n.differs,
-			OwnHistory: d.base.Has(n.host), SelfUnknown: n.self, Absolved: n.absolved}
+			OwnHistory: d.base.Has(n.host), SelfUnknown: n.self, Absolved: n.absolved, QuietSteps: n.quietSteps, WideSteps: n.wideSteps, MoreWorkSteps: n.moreWorkSteps}
 		if n.nDev > 0 {
 			inv := 1 / float64(n.nDev)
 			for j, name := range d.metrics {
@@ -590,4 +643,82 @@ const IndictmentType = "peer_indictment"
 func (in Indictment) Sample() model.Sample {
 	text, _ := json.Marshal(in)
 	return model.Sample{Time: in.Time, Host: in.Host, Type: IndictmentType, Value: in.AlarmCount, Text: string(text)}
+}
+
+// selfCompare compares every compared node that has its own model with its
+// history for the step (n.selfDiff), and returns how many have one and
+// how many of those differ from it.
+func (d *Detector) selfCompare() (own, away int) {
+	for _, i := range d.elig {
+		n := d.nodes[i]
+		n.selfOK = n.own.n >= halfWindow(d.p.WindowS)
+		n.beyond, n.busier, n.selfDiff, n.quiet, n.moreWork, n.strength = -1, -1, false, false, false, 0
+		if !n.selfOK {
+			continue
+		}
+		own++
+		var p [2]float64
+		n.own.normalize(p[:])
+		n.self = p[1]
+		var over float64
+		n.beyond, over = d.base.beyond(n.host, &n.lvl)
+		busier, up := d.base.busier(n.host, &n.lvl)
+		n.busier = busier
+		unknown := n.self > d.base.Params.SelfShare
+		n.quiet = unknown && busier < 0
+		if n.beyond < 0 {
+			over = 0
+		}
+		if !unknown || busier < 0 {
+			up = 0
+		}
+		n.strength = max(over, up)
+		left := n.strength >= max(d.base.Params.MinStrength, 1)
+		// More processes than in any window of its history: it was given
+		// more work (more executors or containers), and runs above its
+		// busiest window for that; a hog adds a process or a few threads.
+		// It left its history all the same (cluster-wide periods count it).
+		n.moreWork = left && d.base.moreWork(n.host, &n.lvl)
+		n.selfDiff = left && !n.moreWork
+		if left {
+			away++
+		}
+	}
+	return own, away
+}
+
+// WidePeriod is a stretch of steps in which more than ClusterShare of the
+// nodes with their own history differed from it: the cluster as a whole
+// left its history (a busier period, a new workload), which is no node's
+// fault.
+type WidePeriod struct {
+	From int64 `json:"fromMs"`
+	To   int64 `json:"toMs"`
+	// Away is the most nodes away from their history in one of its steps,
+	// Of how many had one.
+	Away int `json:"away"`
+	Of   int `json:"of"`
+}
+
+// markWide records the step ending at end as cluster-wide.
+func (d *Detector) markWide(end int64, away, of int) {
+	step := int64(d.p.StepS) * 1000
+	if k := len(d.wide) - 1; k >= 0 && d.wide[k].To == end-step {
+		w := &d.wide[k]
+		w.To, w.Away, w.Of = end, max(w.Away, away), max(w.Of, of)
+		return
+	}
+	d.wide = append(d.wide, WidePeriod{From: end - step, To: end, Away: away, Of: of})
+}
+
+// WidePeriods returns the cluster-wide periods so far.
+func (d *Detector) WidePeriods() []WidePeriod { return slices.Clone(d.wide) }
+
+// clusterShare is the baseline's ClusterShare (1 without a baseline:
+// never cluster-wide).
+func (b *Baseline) clusterShare() float64 {
+	if b == nil {
+		return 1
+	}
+	return b.Params.ClusterShare
 }

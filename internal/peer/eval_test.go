@@ -94,6 +94,7 @@ type outcome struct {
 	innocents       []string // indicted innocent nodes
 	alarms, steps   int      // per-node steps with an alarm, of all compared
 	statuses        []NodeStatus
+	indictments     []Indictment
 }
 
 // diagnose replays a run through Online with lab and p.

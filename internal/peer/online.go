@@ -130,6 +130,13 @@ func (o *Online) Indictments() []Indictment {
 	return o.det.Indictments()
 }
 
+// WidePeriods returns the cluster-wide periods so far (Detector.WidePeriods).
+func (o *Online) WidePeriods() []WidePeriod {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.det.WidePeriods()
+}
+
 // Statuses returns every node's state, most alarmed first.
 func (o *Online) Statuses() []NodeStatus {
 	o.mu.Lock()

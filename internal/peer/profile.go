@@ -69,6 +69,11 @@ func (p *Profile) Normalize(x, z []float64) {
 	}
 }
 
+// Raw is metric j's raw value at normalised value z (Normalize's inverse).
+func (p *Profile) Raw(j int, z float64) float64 {
+	return math.Expm1(z*p.Std[j] + p.Mean[j])
+}
+
 // Label writes x's normalised form into z and returns its most likely
 // component, or K ("unknown") when its log-likelihood is below MinLogLik.
 func (p *Profile) Label(x, z []float64) int {

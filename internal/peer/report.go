@@ -10,4 +10,12 @@ type Report struct {
 	Indictments []Indictment `json:"indictments"`
 	Verdicts    []Verdict    `json:"verdicts,omitempty"`
 	Nodes       []NodeStatus `json:"nodes"`
+	// Wide are the cluster-wide periods (with a baseline): the cluster as
+	// a whole left its history, no node's fault.
+	Wide []WidePeriod `json:"clusterWide,omitempty"`
+	// BaselineOverlap is, per host, how many seconds of the data judged
+	// its own baseline was trained on: it is then compared with itself.
+	BaselineOverlap map[string]int64 `json:"baselineOverlapS,omitempty"`
+	// Overlaps are what the source gave twice (kept once).
+	Overlaps []Overlap `json:"overlaps,omitempty"`
 }

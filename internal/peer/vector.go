@@ -87,9 +87,26 @@ func (a *Assembler) Add(s *model.Sample, emit func(host string, t int64, x []flo
 // range query answers metric by metric). It holds every vector until
 // Each: about 150 bytes per node and second.
 type Table struct {
-	index map[string]int
-	dim   int
-	rows  map[rowKey]*row
+	index   map[string]int
+	metrics []string
+	dim     int
+	rows    map[rowKey]*row
+	// dup counts, per host, samples of a metric and instant already held
+	// (overlapping inputs), and of those the ones with another value.
+	dup map[string]*Overlap
+	// seen counts the samples of each metric.
+	seen []int
+}
+
+// Overlap is what a host's inputs gave twice: Samples of a metric at an
+// instant already given (kept once, the first), Conflicting of them with
+// another value, between From and To (Unix ms).
+type Overlap struct {
+	Host        string `json:"host"`
+	Samples     int    `json:"samples"`
+	Conflicting int    `json:"conflicting"`
+	From        int64  `json:"fromMs"`
+	To          int64  `json:"toMs"`
 }
 
 type rowKey struct {
@@ -108,11 +125,13 @@ func NewTable(metrics []string) *Table {
 	for i, m := range metrics {
 		idx[m] = i
 	}
-	return &Table{index: idx, dim: min(len(metrics), 64), rows: map[rowKey]*row{}}
+	dim := min(len(metrics), 64)
+	return &Table{index: idx, metrics: metrics[:dim], dim: dim, rows: map[rowKey]*row{}, dup: map[string]*Overlap{}, seen: make([]int, dim)}
 }
 
 // Add records one sample; other types, samples with a Target and values
-// that are not finite are ignored, and a repeated metric keeps its first value.
+// that are not finite are ignored, and a repeated metric keeps its first
+// value and is counted (Overlaps).
 func (tb *Table) Add(s *model.Sample) {
 	i, ok := tb.index[s.Type]
 	if !ok || i >= tb.dim || s.Target != "" || s.Value != s.Value || s.Value > 1e300 || s.Value < -1e300 {
@@ -127,12 +146,64 @@ func (tb *Table) Add(s *model.Sample) {
 	if r.have&(1<<i) == 0 {
 		r.have |= 1 << i
 		r.x[i] = s.Value
+		tb.seen[i]++
+		return
 	}
+	o := tb.dup[s.Host]
+	if o == nil {
+		o = &Overlap{Host: s.Host, From: s.Time, To: s.Time}
+		tb.dup[s.Host] = o
+	}
+	o.Samples++
+	if r.x[i] != s.Value {
+		o.Conflicting++
+	}
+	o.From, o.To = min(o.From, s.Time), max(o.To, s.Time)
+}
+
+// Overlaps returns, per host (by name), what its inputs gave more than
+// once: overlapping files or sources of one host and time.
+func (tb *Table) Overlaps() []Overlap {
+	out := make([]Overlap, 0, len(tb.dup))
+	for _, o := range tb.dup {
+		out = append(out, *o)
+	}
+	slices.SortFunc(out, func(a, b Overlap) int { return strings.Compare(a.Host, b.Host) })
+	return out
+}
+
+// Missing returns the table's metrics no sample gave (a source that does
+// not record them: nmon has no load average or process count).
+func (tb *Table) Missing() []string {
+	var out []string
+	for i, n := range tb.seen {
+		if n == 0 {
+			out = append(out, tb.metrics[i])
+		}
+	}
+	return out
 }
 
 // Each calls fn with every complete vector in time order (hosts by name
 // within an instant) and returns how many incomplete ones it skipped.
 func (tb *Table) Each(fn func(host string, t int64, x []float64)) (incomplete int) {
+	return tb.EachOf(tb.metrics, fn)
+}
+
+// EachOf is Each over metrics, a subset of the table's: a vector is
+// complete when it has those, and fn gets them in that order.
+func (tb *Table) EachOf(metrics []string, fn func(host string, t int64, x []float64)) (incomplete int) {
+	var want uint64
+	pos := make([]int, len(metrics))
+	for k, m := range metrics {
+		i, ok := tb.index[m]
+		if !ok || i >= tb.dim {
+			panic("peer: EachOf metric " + m + " not in the table")
+		}
+		want |= 1 << i
+		pos[k] = i
+	}
+	x := make([]float64, len(metrics))
 	keys := make([]rowKey, 0, len(tb.rows))
 	for k := range tb.rows {
 		keys = append(keys, k)
@@ -143,14 +214,28 @@ func (tb *Table) Each(fn func(host string, t int64, x []float64)) (incomplete in
 		}
 		return strings.Compare(a.host, b.host)
 	})
-	full := uint64(1)<<tb.dim - 1
 	for _, k := range keys {
 		r := tb.rows[k]
-		if r.have != full {
+		if r.have&want != want {
 			incomplete++
 			continue
 		}
-		fn(k.host, k.t, r.x)
+		for j, i := range pos {
+			x[j] = r.x[i]
+		}
+		fn(k.host, k.t, x)
 	}
 	return incomplete
+}
+
+// Present returns the metrics of want the table has samples of, in want's
+// order (a source without some of them: train on the rest).
+func (tb *Table) Present(want []string) []string {
+	var out []string
+	for _, m := range want {
+		if i, ok := tb.index[m]; ok && i < tb.dim && tb.seen[i] > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -18,14 +19,34 @@ func PeerText(w io.Writer, r *peer.Report) {
 	if len(r.Indictments) == 0 {
 		fmt.Fprintln(w, "no node indicted")
 	}
-	absolved := 0
+	absolved, quiet, more, wide := 0, 0, 0, 0
 	for _, n := range r.Nodes {
 		if n.Absolved > 0 {
 			absolved++
 		}
+		if n.QuietSteps > 0 {
+			quiet++
+		}
+		if n.MoreWorkSteps > 0 {
+			more++
+		}
+		if n.WideSteps > 0 {
+			wide++
+		}
 	}
 	if absolved > 0 {
-		fmt.Fprintf(w, "%d nodes differed from their peers at times but not from their own history (no alarm then)\n", absolved)
+		fmt.Fprintf(w, "%d nodes differed from their peers at times but not from their own history (no alarm then; %d of them quieter than their history, %d given more work than ever, %d in cluster-wide periods)\n",
+			absolved, quiet, more, wide)
+	}
+	for _, p := range r.Wide {
+		fmt.Fprintf(w, "cluster-wide %s – %s: %d of %d nodes left their own history at once (a busier period or new work than any in the history, not one node's fault)\n",
+			time.UnixMilli(p.From).UTC().Format(time.RFC3339), time.UnixMilli(p.To).UTC().Format(time.RFC3339), p.Away, p.Of)
+	}
+	for _, h := range slices.Sorted(maps.Keys(r.BaselineOverlap)) {
+		fmt.Fprintf(w, "warning: %s's baseline was trained on %d s of the data judged: it is compared with itself there\n", h, r.BaselineOverlap[h])
+	}
+	for _, o := range r.Overlaps {
+		fmt.Fprintf(w, "warning: %s: %d samples given more than once (%d with another value), each kept once\n", o.Host, o.Samples, o.Conflicting)
 	}
 	for _, in := range r.Indictments {
 		fmt.Fprintf(w, "indicted %s at %s (alarm count %.2f, differs from %.0f%% of peers", in.Host,
@@ -35,6 +56,10 @@ func PeerText(w io.Writer, r *peer.Report) {
 			if in.BeyondOwnRange != "" {
 				fmt.Fprintf(w, ", its %s above any window of its history", in.BeyondOwnRange)
 			}
+			if in.Busier != "" {
+				fmt.Fprintf(w, ", its %s above its busiest", in.Busier)
+			}
+			fmt.Fprintf(w, ", %.1f floors out of its history", in.Strength)
 		}
 		fmt.Fprintf(w, "; confidence %s)\n", in.Confidence)
 	}
