@@ -65,11 +65,19 @@ func TestRealCauses(t *testing.T) {
 			pp.Expect = ExpectPeers
 			for _, x := range []struct {
 				s   *causeScore
-				fit func() (interface{ Judge([]*history.Run) []Verdict }, error)
+				fit func() (interface {
+					Judge([]*history.Run) []Verdict
+				}, error)
 			}{
-				{joint, func() (interface{ Judge([]*history.Run) []Verdict }, error) { return Fit(p.hist, DefaultParams) }},
-				{peers, func() (interface{ Judge([]*history.Run) []Verdict }, error) { return Fit(p.hist, pp) }},
-				{plain, func() (interface{ Judge([]*history.Run) []Verdict }, error) { return FitBaseline(p.hist, DefaultParams) }},
+				{joint, func() (interface {
+					Judge([]*history.Run) []Verdict
+				}, error) { return Fit(p.hist, DefaultParams) }},
+				{peers, func() (interface {
+					Judge([]*history.Run) []Verdict
+				}, error) { return Fit(p.hist, pp) }},
+				{plain, func() (interface {
+					Judge([]*history.Run) []Verdict
+				}, error) { return FitBaseline(p.hist, DefaultParams) }},
 			} {
 				m, err := x.fit()
 				if err != nil {
