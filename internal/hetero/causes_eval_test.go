@@ -9,6 +9,11 @@ import (
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
+// judger is a fitted model that judges runs.
+type judger interface {
+	Judge([]*history.Run) []Verdict
+}
+
 // causeScore tallies one method on one of the real causes' scenarios,
 // every judged run on its own: a faulty node's runs found degraded with
 // the right resource, and the runs in which an innocent is a culprit.
@@ -65,19 +70,11 @@ func TestRealCauses(t *testing.T) {
 			pp.Expect = ExpectPeers
 			for _, x := range []struct {
 				s   *causeScore
-				fit func() (interface {
-					Judge([]*history.Run) []Verdict
-				}, error)
+				fit func() (judger, error)
 			}{
-				{joint, func() (interface {
-					Judge([]*history.Run) []Verdict
-				}, error) { return Fit(p.hist, DefaultParams) }},
-				{peers, func() (interface {
-					Judge([]*history.Run) []Verdict
-				}, error) { return Fit(p.hist, pp) }},
-				{plain, func() (interface {
-					Judge([]*history.Run) []Verdict
-				}, error) { return FitBaseline(p.hist, DefaultParams) }},
+				{joint, func() (judger, error) { return Fit(p.hist, DefaultParams) }},
+				{peers, func() (judger, error) { return Fit(p.hist, pp) }},
+				{plain, func() (judger, error) { return FitBaseline(p.hist, DefaultParams) }},
 			} {
 				m, err := x.fit()
 				if err != nil {

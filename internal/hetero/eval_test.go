@@ -72,10 +72,14 @@ func TestParcEvaluation(t *testing.T) {
 			}{
 				{peers, func(h []*history.Run) (interface {
 					Judge([]*history.Run) []Verdict
-				}, error) { return Fit(h, pp) }},
+				}, error) {
+					return Fit(h, pp)
+				}},
 				{plain, func(h []*history.Run) (interface {
 					Judge([]*history.Run) []Verdict
-				}, error) { return FitBaseline(h, DefaultParams) }},
+				}, error) {
+					return FitBaseline(h, DefaultParams)
+				}},
 			} {
 				j, err := x.fit(p.hist)
 				if err != nil {
