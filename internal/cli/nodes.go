@@ -14,6 +14,7 @@ func init() {
 		var h historyFlags
 		opt := hetero.Options{Params: hetero.DefaultParams}
 		var since string
+		var baseJobs map[string]string
 		cmd := &cobra.Command{
 			Use:   "nodes",
 			Short: "Judge each node against its own performance model learned from the run history (PARC)",
@@ -40,6 +41,12 @@ against the runs before it. docs/NODES.md describes them and their measured accu
 				if opt.Recent <= 0 {
 					return withCode(ExitUsage, fmt.Errorf("--recent %d: want at least 1", opt.Recent))
 				}
+				for k := range baseJobs {
+					if k != "cpu" && k != "io" {
+						return withCode(ExitUsage, fmt.Errorf("--base-jobs %s=…: want cpu= and io= (PARC's base classes)", k))
+					}
+				}
+				opt.Params.BaseJobs = baseJobs
 				if opt.Params.Expect != hetero.ExpectHistory && opt.Params.Expect != hetero.ExpectPeers {
 					return withCode(ExitUsage, fmt.Errorf("--expect %q: want %s or %s", opt.Params.Expect, hetero.ExpectHistory, hetero.ExpectPeers))
 				}
@@ -69,6 +76,7 @@ against the runs before it. docs/NODES.md describes them and their measured accu
 		cmd.Flags().Float64Var(&opt.Params.Z, "z", opt.Params.Z, "z-score from which a node slower than its model is degraded")
 		cmd.Flags().Float64Var(&opt.Params.MinSlowdown, "min-slowdown", opt.Params.MinSlowdown, "least slowdown against its own model for a degraded node")
 		cmd.Flags().Float64Var(&opt.Params.LikelihoodRatio, "likelihood-ratio", opt.Params.LikelihoodRatio, "paper model: relative likelihood (against the other nodes' average, PARC §4.5) below which a node is degraded")
+		cmd.Flags().StringToStringVar(&baseJobs, "base-jobs", nil, "paper model: the base job of each class, cpu=NAME,io=NAME (a part of a job's name or stage signature; default: the job of that class run on the most nodes)")
 		cmd.Flags().IntVar(&opt.Params.MinHistoryTasks, "min-history-tasks", opt.Params.MinHistoryTasks, "fewest history tasks a node needs to be judged (fewer: unknown)")
 		return cmd
 	})

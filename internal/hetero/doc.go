@@ -21,17 +21,23 @@
 //   - Paper (paper.go): the paper's Gaussian models per node and base
 //     class (eq. 1–2), the complexity coefficient α of a job relative to
 //     its base class (eq. 3–4) and its leave-one-out estimate α* (eq. 5),
-//     the expected μ*, σ* of a node for the job (eq. 6–7), the likelihood
-//     of the observed durations (eq. 8), and a node degraded when its
-//     likelihood is far below its peers'.
+//     the expected μ*, σ* of a node for the job (eq. 6–7), the density of
+//     the node's average task duration (eq. 8), and a node degraded when
+//     it is far below the other nodes' average (§4.5).
 //   - Joint (joint.go): log task time = run-stage offset + node factor ·
 //     job-class factor (rank Params.Rank, fitted by alternating least
 //     squares with per-cell weights from the tasks' count and spread), so
 //     node speeds and job resource mixes are learned together from
-//     ordinary runs, with an interval per node from its tasks.
+//     ordinary runs, with an interval per node from its tasks (the paper's
+//     §5 "simultaneous machine status and job characterization"); a
+//     recurring stage's offset expected from its own history runs beside
+//     the run's other nodes (prior.go), the residuals scored under the
+//     history's own tail (tail.go), each run judged on its own (runs.go).
+//   - Baseline (baseline.go): the plain rule every model is measured
+//     beside.
 //
-// The paper's text could not be retrieved here; the equation numbers
-// follow the structure the project's issue gives (eq. 1–2 node models, 3–4
-// α, 5 α*, 6–7 μ*, σ*, 8 likelihood), and docs/NODES.md says what was
-// reconstructed.
+// Equation and section numbers are the paper's (../shared/papers,
+// 000_*.txt): §4.3 eq. 1–2 the node models, §4.4 eq. 3–4 α, §4.5 eq. 5 α*,
+// eq. 6–7 μ* and σ*, eq. 8 the density and its test; docs/PAPERS.md walks
+// the paper section by section against this package.
 package hetero

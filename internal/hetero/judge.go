@@ -34,6 +34,7 @@ type judgedCell struct {
 	model int32 // the node's index in the model
 	rs    int32 // the judged data's run-stage
 	job   int32 // the judged data's job class
+	class history.Class
 	tasks int
 	load  []float64 // the job class's loadings
 	mix   []float64 // the stage's resource mix on this node (naming)
@@ -137,7 +138,7 @@ func (m *Joint) judgeCells(t *data, history bool) []judgedCell {
 				ow, owr = 0, 0
 			}
 			prec, num := ow, owr
-			jc := judgedCell{node: c.node, model: nodeMap[c.node], rs: int32(s), job: rs.job, tasks: int(c.nLin), load: v, y: c.y}
+			jc := judgedCell{node: c.node, model: nodeMap[c.node], rs: int32(s), job: rs.job, class: t.jobs[rs.job].class, tasks: int(c.nLin), load: v, y: c.y}
 			switch {
 			case prior != nil && ow > 0:
 				jc.basis = BasisHistoryPeers
@@ -320,6 +321,12 @@ func (m *Joint) decide(vd *Verdict, ac *nodeAcc) {
 	}
 	vd.Status = StatusDegraded
 	vd.Resource = m.resource(named)
+	if c := oneClass(ac.cells); c != "" {
+		// Every stage judged is of one resource class: that resource, as
+		// PARC names it from the class of the jobs that slowed (Gupta et
+		// al. §4.2); the stages' mixes cannot tell the resources apart.
+		vd.Resource = c
+	}
 	zStage := stats.NormalZ(stats.StudentTSF(m.p.Z, math.Inf(1)) / float64(len(byJob)))
 	for j, idx := range byJob {
 		je, jv, jn, js2 := make([]float64, len(idx)), make([]float64, len(idx)), make([]int, len(idx)), make([]float64, len(idx))
@@ -342,6 +349,25 @@ func (m *Joint) decide(vd *Verdict, ac *nodeAcc) {
 		what += fmt.Sprintf("; stage %s %.2fx (%.2f–%.2f, z %.1f)", st.Stage, st.Slowdown.Value, st.Slowdown.Low, st.Slowdown.High, st.Z)
 	}
 	vd.Why = what + "; slow in " + vd.Resource
+}
+
+// oneClass is the resource (ResourceCPU, ResourceIO) every cell's job
+// class is of, or "" when they are of several or of another class.
+func oneClass(cells []*judgedCell) string {
+	var c history.Class
+	for i, x := range cells {
+		if i > 0 && x.class != c {
+			return ""
+		}
+		c = x.class
+	}
+	switch c {
+	case history.ClassCPU:
+		return ResourceCPU
+	case history.ClassIO:
+		return ResourceIO
+	}
+	return ""
 }
 
 // namingClip bounds a cell's standardized residual in the regressions

@@ -10,8 +10,8 @@ import (
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
-// baseClasses are the paper's base classes: WordCount's maps stress the
-// CPU, RandomWriter's the disk (Gupta et al., §3).
+// baseClasses are the paper's base classes C_CPU and C_IO: WordCount's
+// maps stress the CPU, RandomWriter's the disk (Gupta et al. §4.2).
 var baseClasses = []history.Class{history.ClassCPU, history.ClassIO}
 
 // Paper is PARC as the paper gives it (Gupta et al., §3–4): per node, a

@@ -31,10 +31,12 @@ var ErrBaseline = errors.New("invalid peer baseline")
 // "unknown" likelihood) trained on that node's vectors alone, from
 // fault-free runs of its cluster: what that node looks like when nothing
 // is wrong, whatever its peers look like. A node differs from its own
-// history when more than SelfShare of its histogram window is "unknown" to
-// its own model, or when its window's decayed mean of a metric is more than
-// LevelMargin above the highest its history reached (Levels); a node that
-// always looks like that, beside any peers, is normal for that node.
+// history (Detector.selfCompare) when its window's decayed mean of a
+// resource metric is more than LevelMargin above the highest its history
+// reached (Levels), or more than SelfShare of its window is "unknown" to
+// its own model while it is busier than its busiest window in a resource,
+// each by at least the metric's floor; a node that always looks like that,
+// beside any peers, is normal for that node.
 type Baseline struct {
 	Kind    string              `json:"kind"`
 	Version int                 `json:"version"`
@@ -47,7 +49,7 @@ type Baseline struct {
 	// writes as much each second as the node's busiest fault-free seconds,
 	// so each vector is known to its own model, but it keeps writing that
 	// much for the whole window, as no fault-free window of the node did.
-	// PARC (Gupta et al., DX 2012, §3 eq. 1–2) likewise judges a node
+	// PARC (Gupta et al., DX 2012, §4.3 eq. 1–2) likewise judges a node
 	// against the range of its own history, in units of its own deviation.
 	Levels map[string][]float64 `json:"levels,omitempty"`
 	// Trained is, per host with a model (from version 3), the time range

@@ -2,14 +2,17 @@
 // Gandhi, Narasimhan, "Ganesha: Black-Box Diagnosis of MapReduce Systems",
 // SIGMETRICS Perform. Eval. Rev. 37(3), 2009, §4), offline and online.
 //
-// Offline (Train): vectors of the 14 OS metrics Ganesha samples per node and
-// second (model.NodeMetricNames[:14]) from fault-free runs are normalised,
-// clustered by k-means (K by the elbow rule) and modelled by a Gaussian
-// mixture fitted by EM (full, regularised covariances, optionally equal
-// priors); the result is a versioned, reusable Profile.
+// Training (§4.1): vectors of the 14 OS metrics Ganesha samples per node
+// and second (Table 1; model.NodeMetricNames[:14], or those a source
+// records) from fault-free runs are normalised (log1p and z-score: not in
+// the paper), clustered by k-means with restarts (the least distortion
+// kept) for K chosen by the elbow rule (the paper's K = 7 by the same
+// rule, its footnote 2) and modelled by a Gaussian mixture fitted by EM
+// from the k-means centres (full, regularised covariances, equal priors as
+// the paper enforces); the result is a versioned, reusable Profile.
 //
-// Deployment (Online, Detector): each vector is labelled with its most
-// likely mixture component, or "unknown" when no component explains it;
+// Deployment (§4.1): each vector is labelled with its most likely mixture
+// component, or "unknown" when no component explains it;
 // each node keeps a histogram of its labels over a window with exponential
 // decay; nodes are compared by the square root of the Jensen–Shannon
 // divergence between their histograms; a node farther than a threshold from

@@ -9,12 +9,16 @@ import (
 var ErrParams = errors.New("invalid peer parameters")
 
 // Params are the deployment parameters of Ganesha's peer comparison
-// (Pan et al., 2009, §4.3). The paper's text could not be consulted for
-// its exact values; the defaults keep its structure (a decayed label
-// histogram per node and window, the square-root Jensen–Shannon distance,
-// the "more than half of the peers" rule, an exponentially weighted alarm
-// count) and were tuned on simulated runs disjoint from the evaluation's
-// (docs/PEER.md, §Parameters).
+// (Pan et al., 2009, §4.1 "Deployment"): the paper gives the structure — a
+// histogram of each node's labels whose counts decay exponentially, the
+// square root of the Jensen–Shannon divergence between nodes, an alarm
+// when a node is farther than a threshold from more than (n−1)/2 of its
+// n−1 peers, an exponentially weighted alarm count that indicts above a
+// threshold — and no number for the decay, the thresholds or the window;
+// the defaults were tuned on simulated runs disjoint from the evaluation's
+// (docs/PEER.md, §Parameters; docs/PAPERS.md). The paper's histogram has
+// no window (every label seen so far, decayed): WindowS 3600 with Decay
+// 0.97 is that to 1e-48.
 type Params struct {
 	// WindowS is the histogram window in samples (seconds at 1 Hz).
 	WindowS int `json:"windowS"`
