@@ -12,6 +12,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -41,7 +42,10 @@ type Analysis struct {
 	// Threads is the dataflow reconstructed from the JVM thread samples
 	// among the metrics (HiTune §4.1, §5), compared with the log's.
 	Threads *dataflow.ThreadReconstruction `json:"threads,omitempty"`
-	Notes   []string                       `json:"notes,omitempty"`
+	// NodeVerdicts judge the run's nodes against their own models from the
+	// run history (PARC's joint model, analyze --node-models; nil without).
+	NodeVerdicts *hetero.RunVerdicts `json:"nodeVerdicts,omitempty"`
+	Notes        []string            `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
 	recon    *dataflow.Reconstruction

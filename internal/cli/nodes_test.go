@@ -98,6 +98,13 @@ func TestAnalyzeNodeModels(t *testing.T) {
 	for _, n := range res.Truth.Nodes {
 		slowest[n.Host] = n.Class == sc.Cluster.Classes[len(sc.Cluster.Classes)-1].Name
 	}
+	faulty := map[string]bool{}
+	for _, f := range res.Truth.Faults {
+		faulty[f.Host] = true
+	}
+	// Each run's nodes against their own models: every application has
+	// them, and no innocent is degraded in any run.
+	innocent, found, judged := 0, 0, 0
 	flagged := func(args ...string) (slow, all int, summaries []string) {
 		t.Helper()
 		code, out, stderr := run(t, append([]string{"analyze", "--format", "json"}, append(args, paths...)...)...)
@@ -106,7 +113,8 @@ func TestAnalyzeNodeModels(t *testing.T) {
 		}
 		var got struct {
 			Applications []struct {
-				Findings []struct {
+				NodeVerdicts *hetero.RunVerdicts `json:"nodeVerdicts"`
+				Findings     []struct {
 					ID      string `json:"id"`
 					Summary string `json:"summary"`
 					Scope   struct {
@@ -119,6 +127,17 @@ func TestAnalyzeNodeModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range got.Applications {
+			if a.NodeVerdicts != nil {
+				judged++
+				for _, v := range a.NodeVerdicts.Verdicts {
+					switch {
+					case v.Culprit() && faulty[v.Host]:
+						found++
+					case v.Culprit():
+						innocent++
+					}
+				}
+			}
 			for _, f := range a.Findings {
 				if f.ID != "straggler-nodes" {
 					continue
@@ -142,7 +161,10 @@ func TestAnalyzeNodeModels(t *testing.T) {
 			t.Errorf("finding without its model: %s", s)
 		}
 	}
-	t.Logf("straggler-nodes: %d slowest-class findings without the models, %d with (of %d)", slowPlain, slowModel, n)
+	t.Logf("straggler-nodes: %d slowest-class findings without the models, %d with (of %d); node verdicts per run: %d hogged nodes degraded, %d innocents", slowPlain, slowModel, n, found, innocent)
+	if judged != len(paths) || innocent > 0 {
+		t.Errorf("per-run node verdicts in %d of %d applications, %d innocents degraded; want all and none", judged, len(paths), innocent)
+	}
 	if code, _, stderr := run(t, "analyze", "--node-models", "sqlite:"+filepath.Join(t.TempDir(), "none.db"), paths[0]); code == 0 || !strings.Contains(stderr, "no run history at") {
 		t.Errorf("no history: exit %d, %q", code, stderr)
 	}

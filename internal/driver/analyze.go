@@ -9,6 +9,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/correlate"
 	"github.com/clusterlens/clusterlens/internal/hetero"
+	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/metrics"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
@@ -95,6 +96,9 @@ func Analyze(ctx context.Context, apps []*model.App, in Analyses) ([]*analysis.A
 	as := make([]*analysis.Analysis, 0, len(apps))
 	for _, app := range apps {
 		a := analysis.Build(app, opts)
+		if in.NodeModel != nil {
+			a.NodeVerdicts = &in.NodeModel.JudgeRuns([]*history.Run{history.FromApp(app, app.Source, false, nil)})[0]
+		}
 		if partial != nil && in.Shared {
 			a.Notes = append(a.Notes, "node metrics: "+partial.Error())
 		}

@@ -66,6 +66,9 @@ func AnalysisText(w io.Writer, a *analysis.Analysis, maxRows int) error {
 	if a.Metrics != nil {
 		metricsText(w, a.Metrics, maxRows)
 	}
+	if a.NodeVerdicts != nil {
+		nodeVerdictsText(w, a.NodeVerdicts)
+	}
 	if a.Nodes != nil {
 		nodeDiagText(w, a.Nodes, s.App.Start, maxRows)
 	}

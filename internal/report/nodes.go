@@ -108,3 +108,18 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// nodeVerdictsText writes one run's nodes against their own models
+// (analyze --node-models).
+func nodeVerdictsText(w io.Writer, r *hetero.RunVerdicts) {
+	fmt.Fprintln(w, "\nNodes against their own models (the run history, docs/NODES.md):")
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  host\tverdict\tresource\tslowdown\tvs its history\ttasks\twhy")
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", v.Host, v.Status, dash(v.Resource), slowdown(v.Slowdown), slowdown(v.VsHistory), v.Tasks, v.Why)
+	}
+	tw.Flush()
+	if r.RunWide != nil {
+		fmt.Fprintf(w, "  run-wide: %s\n", r.RunWide.Why)
+	}
+}
