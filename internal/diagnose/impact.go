@@ -158,11 +158,11 @@ func stageMeanMs(s *perfmodel.Stage) float64 {
 }
 
 // capTasks is an edit that shortens the listed attempts of stage si (all
-// of them when ids is nil) to at most capMs.
+// its successful ones when ids is nil) to at most capMs.
 func capTasks(si int, ids map[int64]bool, capMs int64, w *perfmodel.Workload) perfmodel.Edit {
 	s := &w.Stages[si]
 	return perfmodel.Edit{Duration: func(stage, k int, d int64) int64 {
-		if stage != si || ids != nil && (k >= len(s.TaskIDs) || !ids[s.TaskIDs[k]]) {
+		if stage != si || ids != nil && (k >= len(s.TaskIDs) || !ids[s.TaskIDs[k]]) || ids == nil && k < len(s.Failed) && s.Failed[k] {
 			return d
 		}
 		return min(d, capMs)

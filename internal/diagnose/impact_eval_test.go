@@ -220,6 +220,13 @@ func stageSeverity(app *model.App, stage int32) (Severity, bool) {
 // stragglers, a straggler-nodes finding on a node it lists.
 func truthBacks(app *model.App, f Finding, stragglers, nodes map[item]bool) bool {
 	switch f.ID {
+	case "critical-stage-tail":
+		// The stage's tail is its stragglers': backed when truth lists one.
+		for k := range stragglers {
+			if k.app == app.ID && len(f.Scope.IDs) > 0 && fmt.Sprint(k.stage) == f.Scope.IDs[0] {
+				return true
+			}
+		}
 	case "straggler-tasks":
 		stage, _ := evidenceOf(&f, "stage")
 		for _, st := range app.Stages {

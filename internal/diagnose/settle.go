@@ -288,10 +288,11 @@ var rootRank = map[string]int{
 // executors lost while the application ran explain.
 var failureIDs = map[string]bool{"drelephant-spark-jobs": true, "drelephant-spark-stages": true}
 
-// fold folds findings that see one cause under it: the findings about one
-// stage under the highest-ranked (rootRank) or, at equal rank, the one
-// with the largest impact; failures under the executor churn that caused
-// them. Findings about different things stay apart.
+// fold folds findings that see one cause under it: each finding about a
+// stage under the highest-ranked (rootRank; at equal rank, the largest
+// impact) finding about that stage that explains it; failures under the
+// executor churn that caused them. Findings about different things stay
+// apart.
 func fold(in *Input, fs []Finding) []Finding {
 	groups := map[string][]int{}
 	var order []string
@@ -311,17 +312,26 @@ func fold(in *Input, fs []Finding) []Finding {
 		if len(g) < 2 {
 			continue
 		}
-		root := g[0]
-		for _, i := range g[1:] {
-			if better(&fs[i], &fs[root]) {
-				root = i
+		// Likeliest causes first; each finding folds under the first
+		// finding before it that explains it, else stays a cause itself.
+		slices.SortStableFunc(g, func(a, b int) int {
+			if better(&fs[a], &fs[b]) {
+				return -1
 			}
-		}
+			if better(&fs[b], &fs[a]) {
+				return 1
+			}
+			return 0
+		})
+		var roots []int
 		for _, i := range g {
-			if i != root && !folded[i] && foldable(&fs[i]) {
-				fs[root].Symptoms = append(fs[root].Symptoms, fs[i])
-				folded[i] = true
+			r := slices.IndexFunc(roots, func(r int) bool { return foldable(&fs[i]) && explains(&fs[r], &fs[i]) })
+			if r < 0 {
+				roots = append(roots, i)
+				continue
 			}
+			fs[roots[r]].Symptoms = append(fs[roots[r]].Symptoms, fs[i])
+			folded[i] = true
 		}
 	}
 	under := func(root string, ids map[string]bool) {
@@ -356,6 +366,16 @@ func better(a, b *Finding) bool {
 		return ra > rb
 	}
 	return byImpact(*a, *b) < 0
+}
+
+// explains reports whether a root explains a symptom: it must account for
+// at least half of the symptom's cost (a data skew that explains a tenth
+// of the stage's stragglers' time does not explain the stragglers).
+func explains(root, symptom *Finding) bool {
+	if symptom.Impact == nil || symptom.Impact.WallMs <= 0 {
+		return true
+	}
+	return root.Impact != nil && 2*root.Impact.WallMs >= symptom.Impact.WallMs
 }
 
 // foldable reports whether a finding may be folded as a symptom: node
