@@ -208,10 +208,10 @@ func aqeAdvice(in *Input) string {
 	return "; adaptive execution was on and did not split it (it splits only sort-merge join inputs over spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes)"
 }
 
-// latencyBytesPerMs is the copy rate under which a shuffle's time after the
-// last map cannot have been copying (1 MiB/s: a disk or network is hundreds
-// of times faster): clusterlens's.
-const latencyBytesPerMs = 1 << 20 / 1000.0
+// latencyBytesPerMs is the copy rate of one reduce under which its
+// shuffle's time after the last map cannot have been copying (100 KiB/s: a
+// disk or a network is a thousand times faster): clusterlens's.
+const latencyBytesPerMs = 100 << 10 / 1000.0
 
 // hadoop2 reports whether a MapReduce job ran on YARN (Hadoop 2 and
 // later): a .jhist history, or a job id whose cluster part is an epoch in

@@ -138,8 +138,8 @@ func driverBound(in *Input, p DriverBoundParams) []Finding {
 	switch d.longest.Kind {
 	case perfmodel.GapStart:
 		a := "Most of it came before the first stage: start-up, dependency resolution and the first query plan"
-		if dep.onYARN() || dep == DeployKubernetes {
-			a += ", and the wait for executor containers"
+		if executorsCameDuring(in, d.longest) {
+			a += ", and the wait for the executors to register (spark.scheduler.maxRegisteredResourcesWaitingTime)"
 		}
 		advice = append(advice, a+"; list input files in parallel (or compact small files) and keep heavy set-up off the driver")
 	case perfmodel.GapEnd:
@@ -204,4 +204,15 @@ func idleSession(in *Input, p DriverBoundParams) []Finding {
 		Settings:       b.out,
 	}
 	return []Finding{f}
+}
+
+// executorsCameDuring reports whether executors registered during a gap:
+// the driver may then have waited for them before its first action.
+func executorsCameDuring(in *Input, g perfmodel.Gap) bool {
+	for _, e := range in.App.Executors {
+		if e.ID != "driver" && e.Added > g.From && e.Added <= g.To {
+			return true
+		}
+	}
+	return false
 }

@@ -143,24 +143,25 @@ func (in *Input) failedAttempts() map[int64]bool {
 	return out
 }
 
-// schedulingImpact: slots idle while tasks waited to launch, as wall time
-// (the idle slot time over the slots), or, for a MapReduce job whose
-// reduces started after its maps, the time the two could have overlapped.
+// schedulingImpact: the run with every task launched as soon as a slot was
+// free: the replay without the stages' launch delays, and the time the
+// recorded run took beyond the replay (the replay launches a stage's tasks
+// at once; the run waited for them). For a MapReduce job whose reduces
+// started after its maps, the time the two could have overlapped.
 func schedulingImpact(in *Input, f *Finding) *Impact {
 	if lost, ok := evidenceOf(f, "overlappableMs"); ok {
 		return in.measured(int64(lost), 0, "the map stage the reduces' shuffle could have overlapped")
 	}
-	idle, ok := evidenceOf(f, "idleWhileWaitingSlotMs")
-	wall, ok2 := evidenceOf(f, "idleWhileWaitingWallMs")
-	alloc, ok3 := evidenceOf(f, "allocatedSlotMs")
-	if !ok || !ok2 || !ok3 || in.wallMs() <= 0 {
+	p, c, ok := in.plan()
+	if !ok {
 		return nil
 	}
-	slots := alloc / float64(in.wallMs())
-	if slots <= 0 {
+	s, err := p.Without(perfmodel.Edit{StartDelay: func(int, int64) int64 { return 0 }})
+	if err != nil {
 		return nil
 	}
-	im := in.newImpact(min(int64(wall), int64(idle/slots)), int64(idle), MethodEstimate, "the idle slot time while tasks waited, over the slots")
+	im := in.newImpact(max(0, c.RecordedMs-c.ModelMs)+s.WallMs, 0, MethodReplay, "every task launched as soon as a slot was free")
+	im.ModelError = c.ModelError
 	return im
 }
 

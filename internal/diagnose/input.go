@@ -70,7 +70,11 @@ func (in *Input) WhatIf() (*perfmodel.WhatIf, error) {
 	if !in.wiDone {
 		w, err := in.Workload()
 		if err == nil {
-			in.wi, err = perfmodel.EstimateWhatIf(w, nil)
+			if p, _, ok := in.plan(); ok {
+				in.wi, err = p.WhatIf(nil) // the replays the impacts use
+			} else {
+				in.wi, err = perfmodel.EstimateWhatIf(w, nil)
+			}
 		}
 		in.wiErr = err
 		in.wiDone = true

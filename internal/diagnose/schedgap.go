@@ -288,6 +288,8 @@ func idleWhileWaiting(in *Input, r *dataflow.Reconstruction, p SchedulingGapPara
 	b := &settingsBuilder{in: in}
 	var advice string
 	switch {
+	case !mr && !hasLocalTasks(in.App):
+		advice = "No task ran data-local, so none waited for locality: the launches themselves were slow; check spark.scheduler.mode and pool weights (a FAIR pool caps a job's share of the slots) and how busy the driver was."
 	case !mr:
 		advice = "Let waiting tasks use idle slots: tasks waited for data-local slots while others idled"
 		if v, ok := in.conf("spark.locality.wait"); !ok || sameValue(v, "3s") || sameValue(v, "3000") {
@@ -393,4 +395,18 @@ func mapReduceSerialized(in *Input, p SchedulingGapParams) (Finding, bool) {
 		Recommendation: "Start reduces while maps run so that copying overlaps them: lower mapreduce.job.reduce.slowstart.completedmaps (Hadoop's default is 0.05) " +
 			"and make sure the queue leaves room for reduce containers while maps run.",
 	}, true
+}
+
+// hasLocalTasks reports whether some task ran process-, node- or
+// rack-local: only then can tasks have waited for locality.
+func hasLocalTasks(app *model.App) bool {
+	for _, st := range app.Stages {
+		for i := range st.Tasks {
+			switch st.Tasks[i].Locality {
+			case model.ProcessLocal, model.NodeLocal, model.RackLocal:
+				return true
+			}
+		}
+	}
+	return false
 }

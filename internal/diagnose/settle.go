@@ -424,9 +424,21 @@ func realFailures(app *model.App) bool {
 // detectors that leave it to settle (HybridTune's data-problem detectors
 // give one sentence for Spark and MapReduce alike).
 var adviceOf = map[string]func(in *Input, f *Finding){
-	"data-skew":          skewAdvice,
-	"workload-imbalance": imbalanceAdvice,
-	"uneven-placement":   placementAdvice,
+	"data-skew":               skewAdvice,
+	"workload-imbalance":      imbalanceAdvice,
+	"uneven-placement":        placementAdvice,
+	"drelephant-mapper-skew":  drTimeSkewAdvice,
+	"drelephant-reducer-skew": drTimeSkewAdvice,
+}
+
+// drTimeSkewAdvice: Dr. Elephant's skew heuristics advise evening out the
+// input whatever split the tasks; when the data did not split them
+// (its deviation grades none) the skew is in time alone: stragglers.
+func drTimeSkewAdvice(in *Input, f *Finding) {
+	if v, ok := evidenceOf(f, "dataDeviation"); ok && drDefaultSkewParams.Deviation.Ascending(v) > None {
+		return
+	}
+	f.Recommendation = "The tasks' input was even: the skew is in their time alone, stragglers; " + speculationAdvice(in)
 }
 
 // stageLabelOf names the stage of a finding's "stage" evidence.

@@ -93,6 +93,7 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 	var reduce *model.Stage
 	var reduces [][2]int64 // launch, shuffle end
 	var shuffled int64     // bytes the reduces fetched, all told
+	var most int64         // the most one reduce fetched
 	var m model.TaskMetrics
 	for _, st := range app.Stages {
 		for i, t := range st.Tasks {
@@ -106,6 +107,7 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 				reduce = st
 				st.TaskMetrics(i, &m)
 				shuffled += max(0, m[model.ReduceShuffleBytes])
+				most = max(most, m[model.ReduceShuffleBytes])
 				if m[model.ShufflePhaseFinish] > 0 {
 					reduces = append(reduces, [2]int64{t.Launch, m[model.ShufflePhaseFinish]})
 					firstReduce = min(firstReduce, t.Launch)
@@ -154,13 +156,17 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 	}
 	ev = append(ev, fact("shuffleBytes", float64(shuffled), "bytes"))
 	b := &settingsBuilder{in: in}
-	// Waiting is not copying: when all the reduces fetched could have
-	// crossed in a fraction of the gap, the gap is the latency of the
-	// reduces learning that the last map finished (completion events
-	// polled over heartbeats), not a slow copy.
-	if float64(shuffled) < latencyBytesPerMs*float64(gap) {
+	// Waiting is not copying: when what any one reduce fetched could have
+	// crossed many times over in the gap, the gap is the reduces waiting
+	// (to learn that the last map finished, completion events being polled
+	// over heartbeats, or for fetches retried), not a slow copy.
+	ev = append(ev, fact("mostBytesOneReduce", float64(most), "bytes"))
+	if float64(most) < latencyBytesPerMs*float64(gap) {
 		rec := "Nothing to tune in the shuffle: the gap is the framework's latency (the task trackers' heartbeats and the reduces' polling for map completion events), which only matters for small jobs: batch them, or run them as one."
-		if in.hadoop2() {
+		if gap > heartbeatLatencyMs {
+			// Far beyond a few heartbeats: the reduces retried fetches.
+			rec = fmt.Sprintf("The wait is far beyond a few heartbeats: the reduces retried their fetches (or waited for a map attempt that never served its output). Look at the hosts that served the maps' outputs (%s) and the reduces' logs for fetch failures.", strings.Join(mapHosts(app, 5), ", "))
+		} else if in.hadoop2() {
 			if b.want("mapreduce.job.ubertask.enable", "true") {
 				rec = "Run small jobs like this one inside the MapReduce application master's JVM (uber mode: up to 9 maps, 1 reduce, input under a block): set mapreduce.job.ubertask.enable=true; the gap is the latency of the reduces learning that the maps ended, not a slow copy."
 			}
@@ -168,8 +174,8 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 		return Finding{
 			Severity: Low,
 			Scope:    in.appScope(),
-			Summary: fmt.Sprintf("The reduces' shuffle ended %s after the last map (%s of the job's %s), though they fetched only %s in all: waiting, not copying (the reduces learning of the maps' completion over heartbeats, or fetches retried).%s",
-				dur(gap), pct(share), dur(jobMs), bytesText(float64(shuffled)), detail),
+			Summary: fmt.Sprintf("The reduces' shuffle ended %s after the last map (%s of the job's %s), though none fetched more than %s: waiting, not copying (the reduces learning of the maps' completion over heartbeats, or fetches retried).%s",
+				dur(gap), pct(share), dur(jobMs), bytesText(float64(most)), detail),
 			Evidence:       ev,
 			Recommendation: rec,
 			Settings:       b.out,
@@ -181,6 +187,9 @@ func mapReduceShuffleGap(in *Input, a *dataflow.Analysis, p ShuffleGapParams) (F
 	}
 	if b.want("mapreduce.map.output.compress", "true") {
 		advice = append(advice, "compress map output (mapreduce.map.output.compress=true)")
+	}
+	if wave == 1 {
+		advice = append(advice, "run more than one reduce (mapreduce.job.reduces, now "+in.setNow("mapreduce.job.reduces")+") so the copy splits over several")
 	}
 	if firstReduce > lastMap && b.want("mapreduce.job.reduce.slowstart.completedmaps", "0.5") {
 		advice = append(advice, "start the reduces while the maps run, so they copy as maps finish (mapreduce.job.reduce.slowstart.completedmaps=0.5)")
@@ -256,6 +265,35 @@ func sparkShuffleGaps(in *Input, a *dataflow.Analysis, p ShuffleGapParams) []Fin
 			Recommendation: fmt.Sprintf("Stage %s waits on shuffle fetches: check the network and the disks of the nodes serving shuffle files, enable the external shuffle service, "+
 				"raise spark.reducer.maxSizeInFlight and spark.shuffle.io.numConnectionsPerPeer, compress shuffle output (spark.shuffle.compress), or shrink the shuffle (filter and aggregate before it).", stageName(st)),
 		})
+	}
+	return out
+}
+
+// heartbeatLatencyMs is how long reduces can take to learn of a map's end
+// over heartbeats and completion-event polls: a few of Hadoop's 3 s
+// heartbeats (clusterlens's).
+const heartbeatLatencyMs = 30_000
+
+// mapHosts lists the hosts of the job's successful map attempts, at most n.
+func mapHosts(app *model.App, n int) []string {
+	seen := map[uint32]bool{}
+	var out []string
+	for _, st := range app.Stages {
+		if st.Kind != model.StageMap {
+			continue
+		}
+		for i := range st.Tasks {
+			t := &st.Tasks[i]
+			if t.Status == model.TaskSuccess && !seen[t.Host] {
+				seen[t.Host] = true
+				if len(out) < n {
+					out = append(out, app.Host(t.Host))
+				}
+			}
+		}
+	}
+	if len(seen) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(seen)-n))
 	}
 	return out
 }

@@ -79,15 +79,18 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 		}
 		var strag []taskRec
 		counts := map[string]int{}
+		excess := map[string]float64{}
 		for _, r := range recs {
 			if float64(r.dur) <= p.ThD*prof.medDur || float64(r.dur)-prof.medDur < float64(p.MinExcessMs) {
 				continue
 			}
 			strag = append(strag, r)
-			counts[likeliest(prof.explained(&r, slow[r.host], p.ThD), float64(r.dur)-prof.medDur)]++
+			c := likeliest(prof.explained(&r, slow[r.host], p.ThD), float64(r.dur)-prof.medDur)
+			counts[c]++
+			excess[c] += float64(r.dur) - p.ThD*prof.medDur
 		}
-		if f, ok := stragglerFinding(in, st, prof, strag, counts, p); ok {
-			if dominantCause(counts) == causeGC {
+		if f, ok := stragglerFinding(in, st, prof, strag, counts, excess, p); ok {
+			if dominantCause(excess) == causeGC {
 				in.photonGC(&f)
 			}
 			ids := make(map[int64]bool, len(strag))
@@ -98,14 +101,18 @@ func stragglerTasks(in *Input, p StragglerParams) []Finding {
 			// an ordinary attempt may: Th_D times the median (a stage's
 			// attempts scatter that much by themselves).
 			capMs := int64(p.ThD * prof.medDur)
-			f.Impact = in.tailImpact(st.ID, ids, capMs, fmt.Sprintf("the %d stragglers cut to %.3gx the stage's median, %s", len(strag), p.ThD, dur(capMs)))
+			what := fmt.Sprintf("the %d stragglers", len(strag))
+			if len(strag) == 1 {
+				what = "the straggler"
+			}
+			f.Impact = in.tailImpact(st.ID, ids, capMs, fmt.Sprintf("%s cut to %.3gx the stage's median, %s", what, p.ThD, dur(capMs)))
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []taskRec, counts map[string]int, p StragglerParams) (Finding, bool) {
+func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []taskRec, counts map[string]int, excess map[string]float64, p StragglerParams) (Finding, bool) {
 	app := in.App
 	if len(strag) == 0 {
 		return Finding{}, false
@@ -119,7 +126,7 @@ func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []ta
 	if float64(strag[0].dur)-prof.medDur < float64(p.LowExcessMs) {
 		sev = min(sev, Low)
 	}
-	dominant := dominantCause(counts)
+	dominant := dominantCause(excess)
 	var parts []string
 	ev := []Evidence{
 		graded("maxDurationRatio", ratio, "ratio", p.Ratio),
@@ -147,12 +154,15 @@ func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []ta
 	}, true
 }
 
-// dominantCause is the cause with the most stragglers (ties by cause order).
-func dominantCause(counts map[string]int) string {
-	best, n := causeUnknown, 0
+// dominantCause is the cause of the most straggling time (the stragglers'
+// time beyond Th_D times the median, summed per likeliest cause; ties by
+// cause order, unknown last): the remedy goes to what cost the most, not
+// to the cause of the most stragglers.
+func dominantCause(excess map[string]float64) string {
+	best, n := causeUnknown, excess[causeUnknown]
 	for _, c := range stragglerCauses {
-		if counts[c] > n {
-			best, n = c, counts[c]
+		if excess[c] > n {
+			best, n = c, excess[c]
 		}
 	}
 	return best
@@ -202,11 +212,27 @@ func causeAdvice(in *Input, c, where string) string {
 			pick("raise execution memory (spark.executor.memory, spark.memory.fraction) or use more partitions.",
 				"raise mapreduce.task.io.sort.mb (with the task heap) or split the work into more tasks."))
 	case causeNode:
-		return fmt.Sprintf("The stragglers of %s ran on nodes slow for every task: check those nodes' hardware and load, drain or exclude them, or enable %s.", where,
-			pick("spark.speculation", "speculative execution (mapreduce.map.speculative, mapreduce.reduce.speculative)"))
+		return fmt.Sprintf("The stragglers of %s ran on nodes slow for every task: check those nodes' hardware and load, drain or exclude them; %s", where, speculationAdvice(in))
 	}
-	return fmt.Sprintf("No logged metric explains the stragglers of %s: enable speculative execution (%s) and check node metrics for contention.", where,
-		pick("spark.speculation", "mapreduce.map.speculative, mapreduce.reduce.speculative"))
+	return fmt.Sprintf("No logged metric explains the stragglers of %s: check the nodes they ran on for contention (analyze --metrics); %s", where, speculationAdvice(in))
+}
+
+// speculationAdvice advises speculative execution as the run had it:
+// Spark's is off unless spark.speculation says so; Hadoop's is on unless
+// the job turned it off, and then it did not catch these stragglers.
+func speculationAdvice(in *Input) string {
+	if in.App.Engine == model.MapReduce {
+		for _, k := range []string{"mapreduce.map.speculative", "mapreduce.reduce.speculative"} {
+			if !in.boolConf(k, true) {
+				return fmt.Sprintf("speculative execution was off: set %s=true so a copy races the straggler.", k)
+			}
+		}
+		return "speculative execution (on by default in Hadoop) did not catch them: a slow node's copies may also have been slow."
+	}
+	if in.boolConf("spark.speculation", false) {
+		return "spark.speculation was on and did not catch them: lower spark.speculation.multiplier (now " + in.setNow("spark.speculation.multiplier") + ") or spark.speculation.quantile."
+	}
+	return "enable speculative execution (spark.speculation=true) so a copy races the straggler."
 }
 
 func hostOr(h string) string {

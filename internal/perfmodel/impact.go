@@ -96,7 +96,7 @@ func (p *Plan) Without(e Edit) (Saving, error) {
 		}
 	}
 	np := *ip
-	np.w = &edited
+	np.w, np.memo = &edited, nil
 	if e.StartDelay != nil {
 		np.startDelay = slices.Clone(ip.startDelay)
 		for i, d := range np.startDelay {
@@ -189,33 +189,91 @@ func (p *Plan) impactPlan() *Plan {
 // too small to matter here needs no replay of the whole run.
 func (p *Plan) StageAlone(si int, e Edit) (recorded, edited int64) {
 	s := &p.w.Stages[si]
-	slots := max(1, min(p.peak, len(s.Durations)))
-	run := func(edit bool) int64 {
-		free := make([]int64, slots) // a min-heap of the slots' free times
-		var end int64
+	// The edited durations, and the first attempt the edit changes: the
+	// replay alone goes the recorded way up to it, so it resumes from the
+	// recorded replay's state kept at the last checkpoint before it.
+	durs, first := s.Durations, len(s.Durations)
+	if e.Duration != nil {
 		for k, d := range s.Durations {
-			if edit && e.Duration != nil {
-				d = max(0, min(d, e.Duration(si, k, d)))
-			}
-			t := free[0] + d
-			end = max(end, t)
-			free[0] = t
-			for i := 0; ; { // sift down
-				l, m := 2*i+1, i
-				if l < slots && free[l] < free[m] {
-					m = l
+			if nd := max(0, min(d, e.Duration(si, k, d))); nd != d {
+				if durs == nil || first == len(s.Durations) {
+					durs, first = slices.Clone(s.Durations), k
 				}
-				if r := l + 1; r < slots && free[r] < free[m] {
-					m = r
-				}
-				if m == i {
-					break
-				}
-				free[i], free[m] = free[m], free[i]
-				i = m
+				durs[k] = nd
 			}
 		}
-		return end
 	}
-	return run(false), run(true)
+	rec := p.stageAloneRecorded(si)
+	if first == len(s.Durations) {
+		return rec.end, rec.end
+	}
+	c := first / aloneEvery
+	free := slices.Clone(rec.free[c])
+	return rec.end, aloneRun(free, rec.ends[c], durs[c*aloneEvery:], nil)
+}
+
+// aloneEvery is how many attempts apart the recorded replay alone keeps
+// its state (StageAlone).
+const aloneEvery = 1024
+
+// aloneRecorded is a stage's recorded replay alone: its end, and its
+// state (the slots' free times and the end so far) before every
+// aloneEvery-th attempt.
+type aloneRecorded struct {
+	end  int64
+	free [][]int64
+	ends []int64
+}
+
+// stageAloneRecorded is stage si's recorded replay alone, once per plan.
+func (p *Plan) stageAloneRecorded(si int) *aloneRecorded {
+	if m := p.memo; m != nil {
+		m.mu.Lock()
+		r := m.alone[si]
+		m.mu.Unlock()
+		if r != nil {
+			return r
+		}
+	}
+	s := &p.w.Stages[si]
+	r := &aloneRecorded{}
+	free := make([]int64, max(1, min(p.peak, len(s.Durations))))
+	r.end = aloneRun(free, 0, s.Durations, r)
+	if m := p.memo; m != nil {
+		m.mu.Lock()
+		m.alone[si] = r
+		m.mu.Unlock()
+	}
+	return r
+}
+
+// aloneRun runs durs in order on the slots whose free times are the
+// min-heap free, from the end so far, and returns the end; with keep, it
+// keeps the state before every aloneEvery-th attempt.
+func aloneRun(free []int64, end int64, durs []int64, keep *aloneRecorded) int64 {
+	slots := len(free)
+	for k, d := range durs {
+		if keep != nil && k%aloneEvery == 0 {
+			keep.free = append(keep.free, slices.Clone(free))
+			keep.ends = append(keep.ends, end)
+		}
+		t := free[0] + d
+		end = max(end, t)
+		free[0] = t
+		for i := 0; ; { // sift down
+			l, m := 2*i+1, i
+			if l < slots && free[l] < free[m] {
+				m = l
+			}
+			if r := l + 1; r < slots && free[r] < free[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			free[i], free[m] = free[m], free[i]
+			i = m
+		}
+	}
+	return end
 }

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/clusterlens/clusterlens/internal/model"
@@ -109,5 +110,42 @@ func TestWithoutChurn(t *testing.T) {
 	}
 	if s, _ := p.Without(Edit{Steady: true}); s.WallMs != 5000 {
 		t.Errorf("steady executor saves %+v, want the 5000 ms with none", s)
+	}
+}
+
+// TestStageAloneResumes: the replay alone resumed from the recorded
+// replay's checkpoints gives the end a replay from the start gives, for
+// edits whose first change falls before, on and after a checkpoint.
+func TestStageAloneResumes(t *testing.T) {
+	durs := make([]int64, 3*aloneEvery+17)
+	for k := range durs {
+		durs[k] = int64(100 + (k*7919)%900)
+	}
+	p := NewPlan(&Workload{Stages: []Stage{{Durations: durs}}, Jobs: []Job{{Stages: []int{0}}}})
+	p.peak = 13
+	naive := func(e Edit) int64 {
+		free := make([]int64, p.peak)
+		ds := slices.Clone(durs)
+		for k, d := range ds {
+			if e.Duration != nil {
+				ds[k] = max(0, min(d, e.Duration(0, k, d)))
+			}
+		}
+		return aloneRun(free, 0, ds, nil)
+	}
+	for _, from := range []int{0, 5, aloneEvery - 1, aloneEvery, 2*aloneEvery + 3, len(durs) - 1} {
+		e := Edit{Duration: func(_, k int, d int64) int64 {
+			if k >= from && k%3 == 0 {
+				return d / 4
+			}
+			return d
+		}}
+		rec, ed := p.StageAlone(0, e)
+		if want := naive(Edit{}); rec != want {
+			t.Errorf("from %d: recorded %d, want %d", from, rec, want)
+		}
+		if want := naive(e); ed != want {
+			t.Errorf("from %d: edited %d, want %d", from, ed, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // ErrStalled is returned when the replay cannot finish every job even after
@@ -40,6 +41,25 @@ type Plan struct {
 	base     int64
 	baseErr  error
 	baseDone bool
+	// memo keeps the replays done (nil for a plan Without edited).
+	memo *planMemo
+}
+
+// planMemo holds a plan's replays done, by slots (a replay is
+// deterministic: the self-check, the impacts' base and the what-if share
+// one), and alone each stage's replay alone at the recorded slots
+// (StageAlone).
+type planMemo struct {
+	mu    sync.Mutex
+	times map[int]replayed
+	alone map[int]*aloneRecorded
+}
+
+// replayed is one replay's outcome (Plan.replay).
+type replayed struct {
+	t       int64
+	starved bool
+	err     error
 }
 
 // NewPlan prepares w for replay. The delays are measured on the recorded run
@@ -64,7 +84,7 @@ type Plan struct {
 //     recorded lag after its last stage;
 //   - the application ends its recorded lag after its last job.
 func NewPlan(w *Workload) *Plan {
-	p := &Plan{w: w, ord: jobOrder(w)}
+	p := &Plan{w: w, ord: jobOrder(w), memo: &planMemo{times: map[int]replayed{}, alone: map[int]*aloneRecorded{}}}
 	c := CoresOf(w)
 	slots := c.Slots
 	p.steps, p.peak = capacitySteps(w, c), slots
@@ -151,6 +171,24 @@ func (p *Plan) replay(slots int) (int64, bool, error) {
 	if slots <= 0 {
 		return 0, false, fmt.Errorf("replay with %d slots: need at least one", slots)
 	}
+	m := p.memo
+	if m == nil {
+		return p.replayOnce(slots)
+	}
+	m.mu.Lock()
+	r, ok := m.times[slots]
+	m.mu.Unlock()
+	if !ok {
+		r.t, r.starved, r.err = p.replayOnce(slots)
+		m.mu.Lock()
+		m.times[slots] = r
+		m.mu.Unlock()
+	}
+	return r.t, r.starved, r.err
+}
+
+// replayOnce is replay without the memo.
+func (p *Plan) replayOnce(slots int) (int64, bool, error) {
 	w := p.w
 	r := newRun(p, slots)
 	defer r.tasks.release()

@@ -62,8 +62,18 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 	if percents == nil {
 		percents = DefaultPercents
 	}
+	return NewPlan(w).WhatIf(percents)
+}
+
+// WhatIf is EstimateWhatIf on a plan already built: its replays, the one
+// at the recorded configuration among them, are the plan's own, so the
+// self-check, the findings' impacts and the what-if share them.
+func (p *Plan) WhatIf(percents []int) (*WhatIf, error) {
+	if percents == nil {
+		percents = DefaultPercents
+	}
+	w := p.w
 	c := CoresOf(w)
-	plan := NewPlan(w)
 	var used int64
 	for i := range w.Stages {
 		used += w.Stages[i].Used()
@@ -80,7 +90,7 @@ func EstimateWhatIf(w *Workload, percents []int) (*WhatIf, error) {
 		if ampleSlots > 0 && slots >= ampleSlots {
 			return ampleMs, nil
 		}
-		t, starved, err := plan.replay(slots)
+		t, starved, err := p.replay(slots)
 		if err != nil {
 			return 0, err
 		}
