@@ -116,6 +116,14 @@ func TestTooFewExecutors(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
+	// Its last job cancelled, the run's length was someone's choice: the
+	// same gain is uncertain and at most low.
+	c := newApp(200, 1, 2).job(0, nil, 0, 2, repeat(40, 10)...)
+	j := c.app.Jobs[len(c.app.Jobs)-1]
+	j.Status, j.Failure = model.JobFailed, "Job 0 cancelled as part of cancellation of all jobs"
+	if fs := only(t, c, "too-few-executors", nil); len(fs) != 1 || fs[0].Severity != Low || evidence(t, fs[0], "uncertain") != 1 {
+		t.Errorf("cancelled run: %+v", fs)
+	}
 	// With the gain graded from 300% instead, the gain is 1-70/200 = 0.65: critical.
 	fs = only(t, b, "too-few-executors", TooFewExecutorsParams{Percent: 300, Gain: DefaultTooFewExecutorsParams.Gain, Tolerance: 0.05})
 	if len(fs) != 1 || fs[0].RuleSeverity != Critical || !near(evidence(t, fs[0], "gainShare"), 0.65) {

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/clusterlens/clusterlens/internal/model"
+)
 
 // TooFewExecutorsParams tune the too-few-executors detector.
 type TooFewExecutorsParams struct {
@@ -69,14 +73,22 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 	}
 	im := in.newImpact(base.AppMs-pick.AppMs, 0, MethodReplay, fmt.Sprintf("the what-if replay with %d%% of the executors", pick.Percent))
 	im.ModelError = wi.ModelError
+	var cut []Evidence
+	note := ""
+	if j := lastJobCancelled(in.App); j != nil {
+		// The run ended when someone cancelled its last job: the replay
+		// times the work that ran, not the work the job had to do.
+		cut = append(cut, fact("uncertain", 1, "flag"), fact("cancelledJob", float64(j.ID), "id"))
+		note = fmt.Sprintf(" Its last job (job %d) was cancelled, so the run's length was someone's choice: the replay times only the work that ran.", j.ID)
+	}
 	return []Finding{{
 		Severity: sev,
 		Scope:    in.appScope(),
 		Summary: fmt.Sprintf("Replayed with %d%% of its executors (%d slots instead of %d) the application finishes in %s instead of %s, %s sooner; tasks waited for free slots.",
-			more.Percent, more.Slots, base.Slots, dur(more.AppMs), dur(base.AppMs), pct(gain)),
+			more.Percent, more.Slots, base.Slots, dur(more.AppMs), dur(base.AppMs), pct(gain)) + note,
 		Impact:   im,
 		Settings: settings,
-		Evidence: []Evidence{
+		Evidence: append([]Evidence{
 			graded("gainShare", gain, "share", p.Gain),
 			fact("slotsRecorded", float64(base.Slots), "slots"),
 			fact("appMsRecordedSlots", float64(base.AppMs), "ms"),
@@ -85,8 +97,23 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 			fact("executorsSuggested", pick.Executors, "executors"),
 			fact("appMsSuggested", float64(pick.AppMs), "ms"),
 			fact("utilizationSuggested", pick.Utilization, "share"),
-		},
+		}, cut...),
 		Recommendation: advice + fmt.Sprintf(" (%d%% of today's): expected about %s faster, %s instead of %s (the replay reproduces the recorded run within %.1f%%); beyond that the critical path and the driver bound the time.",
 			pick.Percent, dur(base.AppMs-pick.AppMs), dur(pick.AppMs), dur(base.AppMs), 100*wi.ModelError),
 	}}
+}
+
+// lastJobCancelled is the application's last job to end when it failed
+// because it was cancelled (a user's cancel, the context stopped), else nil.
+func lastJobCancelled(app *model.App) *model.Job {
+	var last *model.Job
+	for _, j := range app.Jobs {
+		if j.Completed > 0 && (last == nil || j.Completed > last.Completed) {
+			last = j
+		}
+	}
+	if last != nil && last.Status == model.JobFailed && cancelled(last.Failure) {
+		return last
+	}
+	return nil
 }

@@ -137,9 +137,22 @@ func stragglerFinding(in *Input, st *model.Stage, prof *stageProfile, strag []ta
 		fact("medianMs", prof.medDur, "ms"),
 		fact("maxMs", float64(strag[0].dur), "ms"),
 	}
+	var total float64
+	for _, x := range excess {
+		total += x
+	}
 	for _, c := range append(slices.Clone(stragglerCauses), causeUnknown) {
 		if counts[c] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", c, counts[c]))
+			part := fmt.Sprintf("%s %d", c, counts[c])
+			if len(counts) > 1 && total > 0 {
+				// Several causes: say which cost the most (the remedy's).
+				of := ""
+				if len(parts) == 0 {
+					of = " of the excess time"
+				}
+				part += fmt.Sprintf(" (%.0f%%%s)", 100*excess[c]/total, of)
+			}
+			parts = append(parts, part)
 			ev = append(ev, fact("cause."+causeKey(c), float64(counts[c]), "count"))
 		}
 	}
