@@ -132,7 +132,13 @@ func Run(ctx context.Context, o Options, log *slog.Logger, ready chan<- string) 
 		}
 		return nil
 	}
-	wo := web.Options{Apps: src, History: o.Store, Peer: o.Peer, Log: log}
+	wo := web.Options{Apps: src, History: o.Store, Peer: o.Peer, Log: log, Sources: func() []web.SourceProblem {
+		var out []web.SourceProblem
+		for _, p := range health.Problems() {
+			out = append(out, web.SourceProblem{Source: p.Source, Err: p.Err.Error(), Since: p.Since})
+		}
+		return out
+	}}
 	if o.Metrics != nil {
 		wo.Metrics = driver.StoreMetrics(o.Metrics)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -111,5 +112,57 @@ func TestSourceFailsLater(t *testing.T) {
 	src.scan(ctx)
 	if ps := health.Problems(); len(ps) != 0 {
 		t.Errorf("after %s came back: problems %+v", b, ps)
+	}
+}
+
+// TestBannerWhenSourceFails: serve with two sources, one of which goes
+// away after the start; at the next rescan every page names it above its
+// content, with the cause, while its applications stay listed.
+func TestBannerWhenSourceFails(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeLogs(t, a, 1)
+	writeLogs(t, b, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Logs: []string{a, b}, Addr: "127.0.0.1:0", Rescan: 100 * time.Millisecond}, slog.New(slog.DiscardHandler), ready)
+	}()
+	defer func() { cancel(); <-done }()
+	base := "http://" + <-ready
+	page := func() string {
+		res, err := http.Get(base + "/apps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var sb strings.Builder
+		if _, err := io.Copy(&sb, res.Body); err != nil {
+			t.Fatal(err)
+		}
+		return sb.String()
+	}
+	if p := page(); strings.Contains(p, "cannot be read") {
+		t.Fatalf("a banner with both sources readable: %.300s", p)
+	}
+	if err := os.Rename(b, b+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		p := page()
+		if strings.Contains(p, "A log source cannot be read:</b> "+b) {
+			if !strings.Contains(p, "no such file or directory") || !strings.Contains(p, "app-0001") {
+				t.Errorf("the banner lacks the cause, or the source's applications went: %.2000s", p)
+			}
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("no banner 20 s after %s went away", b)
+		}
 	}
 }

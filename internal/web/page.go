@@ -39,6 +39,9 @@ type page struct {
 	LivePart func(w *htmlw.Writer)
 	// Refresh, when positive, reloads the page after so many seconds.
 	Refresh int
+	// Banner are the log sources that cannot be read, named above the
+	// content.
+	Banner []SourceProblem
 	// Nav is the navigation entry of the view; ServerMs how long the page
 	// took to build.
 	Nav      string
@@ -138,6 +141,10 @@ func render(w http.ResponseWriter, status int, p *page) error {
 		b.Raw(">").Text(n[0]).Raw("</a>")
 	}
 	b.Raw(`<a href="/api/v1/applications">API</a></nav>` + "\n").Raw(`<span class="sub">`).Text(p.Sub).Raw("</span></header>\n<div class=\"web\">\n")
+	for _, sp := range p.Banner {
+		b.Raw(`<div class="banner" role="alert"><b>A log source cannot be read:</b> `).Text(sp.Source).Raw(" (since ").Text(sp.Since.UTC().Format("2006-01-02 15:04:05Z")).
+			Raw("): ").Text(sp.Err).Raw(". The pages show what was read from it before.</div>\n")
+	}
 	if p.Content != nil {
 		p.Content(&b)
 	}

@@ -49,6 +49,16 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Sources, when set, says which of the server's log sources cannot be
+	// read now: every page names them in a banner (their logs read before
+	// are still shown).
+	Sources func() []SourceProblem
+}
+
+// SourceProblem is a log source that cannot be read: which, why, since when.
+type SourceProblem struct {
+	Source, Err string
+	Since       time.Time
 }
 
 // UI is the web UI's handler.
@@ -186,6 +196,9 @@ func (u *UI) page(v view) http.Handler {
 			p = messagePage(http.StatusText(status), err.Error())
 		}
 		p.Nav = v.nav
+		if u.o.Sources != nil {
+			p.Banner = u.o.Sources()
+		}
 		p.ServerMs = float64(time.Since(start).Microseconds()) / 1000
 		if err := render(w, status, p); err != nil {
 			u.o.Log.Warn("web render", "path", r.URL.Path, "err", err)
