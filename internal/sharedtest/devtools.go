@@ -34,10 +34,17 @@ func OpenBrowser(t testing.TB, bin, url string, size string) *Browser {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile folder is removed after the browser's helper processes,
+	// which outlive the main one a moment, stop writing to it (t.TempDir's
+	// own removal failed on "directory not empty").
+	profile, err := os.MkdirTemp("", "clusterlens-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
 		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "--window-size="+size, "about:blank")
+		"--user-data-dir="+profile, "--remote-debugging-pipe", "--window-size="+size, "about:blank")
 	cmd.ExtraFiles = []*os.File{cmdR, resW}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -64,6 +71,9 @@ func OpenBrowser(t testing.TB, bin, url string, size string) *Browser {
 		cmd.Process.Kill()
 		cmd.Wait()
 		resR.Close()
+		for i := 0; i < 50 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	var target struct{ TargetID string }
 	b.call(t, "Target.createTarget", map[string]any{"url": url}, &target)

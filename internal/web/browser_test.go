@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,12 +17,10 @@ import (
 // fixture's loopback server: the page's script draws every chart it
 // describes (each canvas painted, each tooltip formatted), the
 // application page's report script draws its charts too, and no script
-// logs an error. With CLUSTERLENS_SCREENSHOTS=DIR it writes each page's
-// screenshot there (docs/ui/*.png are made so).
+// logs an error (docs/ui's screenshots are TestScreenshots').
 func TestPagesInBrowser(t *testing.T) {
 	bin := sharedtest.Chromium(t)
 	f := getFixture(t)
-	shots := os.Getenv("CLUSTERLENS_SCREENSHOTS")
 	for _, p := range f.pages(t) {
 		t.Run(p.name, func(t *testing.T) {
 			f.ready(t, p.path) // the analysis done before the browser opens it
@@ -62,17 +58,6 @@ func TestPagesInBrowser(t *testing.T) {
 				rok, _ := strconv.Atoi(sharedtest.BodyAttr(dom, "data-charts-ok"))
 				if rc < p.report || rok != rc {
 					t.Errorf("report: %d of %d charts painted, want at least %d (empty %q)", rok, rc, p.report, sharedtest.BodyAttr(dom, "data-charts-empty"))
-				}
-			}
-			if shots != "" {
-				shot := filepath.Join(shots, p.name+".png")
-				height := "1500"
-				if p.name == "app" || p.name == "node" {
-					height = "2400"
-				}
-				sharedtest.RunChromium(t, bin, "--window-size=1280,"+height, "--screenshot="+shot, f.srv.URL+p.path)
-				if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
-					t.Errorf("no screenshot %s: %v", shot, err)
 				}
 			}
 			if strings.Contains(string(dom), "This page reloads") {

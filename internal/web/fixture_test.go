@@ -78,7 +78,6 @@ func getFixture(t testing.TB) *fixture {
 }
 
 func buildFixture() (*fixture, error) {
-	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "clusterlens-web-")
 	if err != nil {
 		return nil, err
@@ -91,6 +90,14 @@ func buildFixture() (*fixture, error) {
 	// A sample every 10 s (not every second): 360,000 samples to store,
 	// which SQLite takes seconds over, not a minute.
 	sc.Metrics.IntervalS = 10
+	return buildFixtureFrom(sc, dir, false)
+}
+
+// buildFixtureFrom builds the fixture of scenario sc in dir; with atEnd the
+// UI's clock stands at the last sample (the live nodes page then shows the
+// scenario's last minutes).
+func buildFixtureFrom(sc *sim.Scenario, dir string, atEnd bool) (*fixture, error) {
+	ctx := context.Background()
 	var csv bytes.Buffer
 	res, err := sim.Simulate(sc, 1, &csv)
 	if err != nil {
@@ -178,7 +185,11 @@ func buildFixture() (*fixture, error) {
 		}
 		f.sql = append(f.sql, read)
 	}
-	f.ui, err = New(Options{Apps: shs.Static(shs.NewIndex(append(slices.Clone(f.spark), f.sql...))), History: hs, Metrics: driver.StoreMetrics(ss), Peer: f.prof})
+	o := Options{Apps: shs.Static(shs.NewIndex(append(slices.Clone(f.spark), f.sql...))), History: hs, Metrics: driver.StoreMetrics(ss), Peer: f.prof}
+	if atEnd {
+		o.Now = func() time.Time { return time.UnixMilli(f.last + 1000) }
+	}
+	f.ui, err = New(o)
 	if err != nil {
 		return nil, err
 	}

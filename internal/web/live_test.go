@@ -256,12 +256,7 @@ func TestLiveAtMostOncePerSecond(t *testing.T) {
 		close(arrivals)
 	}()
 	start := time.Now()
-	shot := os.Getenv("CLUSTERLENS_SCREENSHOTS")
 	for seq := uint64(241); time.Since(start) < 8*time.Second; seq++ {
-		if shot != "" && time.Since(start) > 4*time.Second {
-			b.Screenshot(t, filepath.Join(shot, "live.png"))
-			shot = ""
-		}
 		if _, err := st.Append(ctx, nodeBatch(rng, typical, seq, 20, hot, time.Now().UnixMilli())); err != nil {
 			t.Fatal(err)
 		}
@@ -456,9 +451,6 @@ func TestLiveAppGrowingLog(t *testing.T) {
 		written = upto
 		t0 := time.Now()
 		shows(launched(upto))
-		if dir := os.Getenv("CLUSTERLENS_SCREENSHOTS"); dir != "" && upto == len(log)/2 {
-			b.Screenshot(t, filepath.Join(dir, "live-app.png"))
-		}
 		t.Logf("%d tasks launched on the page %v after their lines were appended", launched(upto), time.Since(t0).Round(time.Millisecond))
 	}
 	if _, err := fh.Write(log[written:]); err != nil {

@@ -250,7 +250,8 @@
         if (!(hi >= lo)) return;
         if (ext[0] > lo + 1e-9 || ext[1] < hi - 1e-9) bad.push(c.id + ": " + dim + " axis " + ext.join("..") + " does not cover the data " + lo + ".." + hi);
         var want = dim === "y" ? [Math.min(lo, 0), hi] : C.xMax > C.xMin ? [Math.min(lo, C.xMin), Math.max(hi, C.xMax)] : [lo, hi];
-        var span = Math.max(want[1] - want[0], dim === "x" && C.xTime ? 36e5 : 1e-6);
+        // (ECharts shows one point in time with a day on either side.)
+        var span = Math.max(want[1] - want[0], dim === "x" && C.xTime ? 864e5 : 1e-6);
         if (ext[1] - ext[0] > 4 * span) bad.push(c.id + ": " + dim + " axis " + ext.join("..") + " runs far past the data " + lo + ".." + hi);
         // No cluster ran before 2000: a time axis from 1970 draws a time
         // of 0 (unknown) as a date.
