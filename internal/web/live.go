@@ -216,16 +216,39 @@ func (u *UI) liveNodesView() (*page, int64) {
 	p := &page{Title: "Live", View: "livenodes", Sub: "nodes, live",
 		Content: func(w *htmlw.Writer) { writeLiveNodes(w, d) }, LivePart: func(w *htmlw.Writer) { writeLiveNodesPart(w, d) }}
 	if len(v.Nodes) > 0 {
+		p.Charts = []chart{liveCPUChart(v.Nodes)}
+	}
+	return p, v.Newest
+}
+
+// liveCPUChart is every node's CPU in its newest sample: a bar per node,
+// or past speedBars nodes how many nodes run at each level (2,400 bars
+// made a strip no one could read).
+func liveCPUChart(nodes []live.Node) chart {
+	if len(nodes) <= speedBars {
 		c := chart{ID: "live-cpu", Title: "CPU of every node, newest sample (user + system + iowait)", Kind: "bar", YUnit: "%", Height: 240}
 		se := series{Name: "CPU"}
-		for i, n := range v.Nodes {
+		for i, n := range nodes {
 			c.XCats = append(c.XCats, n.Host)
 			se.Data = append(se.Data, [2]float64{float64(i), n.CPU})
 		}
 		c.Series = []series{se}
-		p.Charts = []chart{c}
+		return c
 	}
-	return p, v.Newest
+	const bins, width = 20, 5.0 // % each
+	c := chart{ID: "live-cpu", Title: fmt.Sprintf("How many of the %s nodes run at each CPU level, newest sample (user + system + iowait)", count(int64(len(nodes)))),
+		Kind: "bar", YUnit: "count", Height: 240, XName: "CPU"}
+	var n [bins]int
+	for _, nd := range nodes {
+		n[min(bins-1, max(0, int(nd.CPU/width)))]++
+	}
+	se := series{Name: "nodes"}
+	for i := range bins {
+		c.XCats = append(c.XCats, fmt.Sprintf("%.0f–%.0f%%", float64(i)*width, float64(i+1)*width))
+		se.Data = append(se.Data, [2]float64{float64(i), float64(n[i])})
+	}
+	c.Series = []series{se}
+	return c
 }
 
 // liveNodesEvents streams the live nodes page.

@@ -299,7 +299,7 @@ func bigPages(t *testing.T) (*httptest.Server, []shot) {
 		{name: "app-storage", path: app + "/storage", height: 1000},
 		{name: "app-sql", path: "/app/" + sqlApp.ID + "/sql", height: 1000},
 		{name: "app-sql-query", path: fmt.Sprintf("/app/%s/sql/%d", sqlApp.ID, sqlApp.SQL[len(sqlApp.SQL)-1].ID), height: 1800},
-		{name: "compare", path: "/compare?a=" + runs[0] + "&b=" + runs[len(runs)-1], height: 1600},
+		{name: "compare", path: "/compare?a=" + runs[len(runs)-1] + "&b=" + runs[0], height: 1600},
 		{name: "nodes", path: "/nodes?to=" + to, height: 1500},
 		{name: "node", path: "/node/" + host + "?to=" + to, height: 2000},
 		{name: "live", path: "/live", height: 1500, live: true},

@@ -28,9 +28,17 @@ func writeNodes(w *htmlw.Writer, d *nodesData) {
 		if len(a.Classes) > 0 {
 			w.Raw(`<h2>Node classes</h2><table class="grid"><tr><th>class</th><th>nodes</th><th>speed factors</th><th>slow by design</th></tr>` + "\n")
 			for _, c := range a.Classes {
-				w.Raw("<tr><td>").Text(c.Name).Raw("</td><td>")
-				for _, n := range c.Nodes {
+				w.Raw("<tr><td>").Text(c.Name).Raw(" <small>(").Text(count(int64(len(c.Nodes)))).Raw(" nodes)</small></td><td>")
+				// A class of 2,400 nodes named in full filled the page: the
+				// first classNodes named, the rest folded.
+				for i, n := range c.Nodes {
+					if i == classNodes {
+						w.Raw("<details><summary>and ").Text(count(int64(len(c.Nodes) - classNodes))).Raw(" more</summary>")
+					}
 					w.Raw(`<a href="/node/`).URLPart(n).Raw(`">`).Text(n).Raw("</a> ")
+				}
+				if len(c.Nodes) > classNodes {
+					w.Raw("</details>")
 				}
 				w.Raw("</td><td>")
 				writeFactors(w, c.Factors)
@@ -96,6 +104,9 @@ func writeNodes(w *htmlw.Writer, d *nodesData) {
 	}
 	w.Raw("</table>\n")
 }
+
+// classNodes is how many of a class's nodes its row names before folding.
+const classNodes = 24
 
 // writeFactors writes a node's or a class's speed factors.
 func writeFactors(w *htmlw.Writer, fs []driver.ResourceFactor) {

@@ -54,7 +54,7 @@
       case "ms": return dur(v);
       case "bytes": return bytes(v);
       case "bytes/s": return bytes(v) + "/s";
-      case "%": return v.toFixed(0) + "%";
+      case "%": return v.toFixed(Math.abs(v) < 10 && v % 1 ? 1 : 0) + "%";
       case "ratio": return v.toFixed(2) + "×";
       default: return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
     }
@@ -253,6 +253,10 @@
         // (ECharts shows one point in time with a day on either side.)
         var span = Math.max(want[1] - want[0], dim === "x" && C.xTime ? 864e5 : 1e-6);
         if (ext[1] - ext[0] > 4 * span) bad.push(c.id + ": " + dim + " axis " + ext.join("..") + " runs far past the data " + lo + ".." + hi);
+        if (dim === "y") { // two ticks that read the same tell nothing
+          var labels = axis.scale.getTicks().map(function (t) { return value(t.value != null ? t.value : t, C.yUnit); });
+          if (labels.some(function (l, i) { return labels.indexOf(l) !== i; })) bad.push(c.id + ": y ticks read the same: " + labels.join(", "));
+        }
         // No cluster ran before 2000: a time axis from 1970 draws a time
         // of 0 (unknown) as a date.
         if (dim === "x" && C.xTime && ext[0] < 946684800000) bad.push(c.id + ": time axis from " + utc(ext[0]) + ": a time of 0 drawn as a date");
