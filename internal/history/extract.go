@@ -269,35 +269,57 @@ func parseMemoryMB(v string) int64 {
 }
 
 // eventSpan returns the first and last times the application's events
-// carry (job, stage, task and executor times; 0 when none), leaving out
-// times before 2000 (a clock not set, a 0 that means unknown).
+// carry (0 when none), leaving out times before 2000 (a clock not set, a 0
+// that means unknown). The first is the driver's (job and stage
+// submissions, executors added), the tasks' only when the driver logged
+// none: a real log without its application start has a task launched five
+// years before its jobs. The last is any event's at or after the first.
 func eventSpan(app *model.App) (first, last int64) {
 	const y2000 = 946_684_800_000
-	see := func(t int64) {
-		if t < y2000 {
-			return
-		}
-		if first == 0 || t < first {
+	early := func(t int64) {
+		if t >= y2000 && (first == 0 || t < first) {
 			first = t
 		}
-		last = max(last, t)
 	}
-	see(app.End)
 	for _, j := range app.Jobs {
-		see(j.Submitted)
-		see(j.Completed)
+		early(j.Submitted)
 	}
 	for _, st := range app.Stages {
-		see(st.Submitted)
-		see(st.Completed)
+		early(st.Submitted)
+	}
+	for _, e := range app.Executors {
+		early(e.Added)
+	}
+	if first == 0 {
+		for _, st := range app.Stages {
+			for i := range st.Tasks {
+				early(st.Tasks[i].Launch)
+			}
+		}
+	}
+	late := func(t int64) {
+		if t >= y2000 && t >= first {
+			last = max(last, t)
+		}
+	}
+	late(app.End)
+	for _, j := range app.Jobs {
+		late(j.Submitted)
+		late(j.Completed)
+	}
+	for _, st := range app.Stages {
+		late(st.Submitted)
+		late(st.Completed)
 		for i := range st.Tasks {
-			see(st.Tasks[i].Launch)
-			see(st.Tasks[i].Finish)
+			if st.Tasks[i].Launch >= first {
+				late(st.Tasks[i].Launch)
+				late(st.Tasks[i].Finish)
+			}
 		}
 	}
 	for _, e := range app.Executors {
-		see(e.Added)
-		see(e.Removed)
+		late(e.Added)
+		late(e.Removed)
 	}
 	return first, last
 }

@@ -94,6 +94,15 @@ func TestRunTimesWithoutStartOrEnd(t *testing.T) {
 	if r.End != 0 || r.DurationMs != 9_000 || r.Status == StatusSucceeded {
 		t.Errorf("no end: end %d, duration %d, status %s; want 0, 9000 ms to the last event, not succeeded", r.End, r.DurationMs, r.Status)
 	}
+	// A task launched years before its job (a real log without its
+	// application start has one) does not start the run.
+	wild := &model.App{ID: "wild", Engine: model.Spark, End: t0 + 10_000, Complete: true,
+		Jobs: []*model.Job{{ID: 0, Submitted: t0 + 200, Completed: t0 + 9_500}},
+		Stages: []*model.Stage{{ID: 0, Submitted: t0 + 300, Completed: t0 + 9_000, Tasks: []model.Task{
+			{ID: 1, Launch: t0 - 5*365*86_400_000, Finish: t0 + 8_000, Status: model.TaskSuccess}}}}}
+	if r := FromApp(wild, "", false, nil); r.Start != t0+200 || r.DurationMs != 9_800 {
+		t.Errorf("a wild task launch: start %d, duration %d; want the job's submission (%d) and 9800 ms", r.Start, r.DurationMs, t0+200)
+	}
 	empty := &model.App{ID: "nothing", Engine: model.Spark}
 	if r := FromApp(empty, "", false, nil); r.Start != 0 || r.DurationMs != 0 {
 		t.Errorf("no time at all: start %d, duration %d; want 0, 0", r.Start, r.DurationMs)
