@@ -1,9 +1,11 @@
 package web
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/history"
 	"github.com/clusterlens/clusterlens/internal/htmlw"
 	"github.com/clusterlens/clusterlens/internal/live"
@@ -41,6 +43,34 @@ func TestCompareShowsImprovements(t *testing.T) {
 	for _, want := range []string{`<td class="num">-1.5s</td>`, `<td class="num">&#43;340ms</td>`} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("compare page lacks %s", want)
+		}
+	}
+}
+
+// TestFindingLinks: each finding links to the pages it is about: a
+// stage's page (its attempt too), a query's plan at its operator, a job,
+// a node, a task's stage, the executors for an executor finding.
+func TestFindingLinks(t *testing.T) {
+	app := &model.App{ID: "app-1", Stages: []*model.Stage{{ID: 4, Attempt: 1, Tasks: []model.Task{{ID: 77}}}}}
+	fs := []finding.Finding{
+		{ID: "skew", Scope: finding.Scope{Kind: finding.ScopeStage, IDs: []string{"3", "4.1"}}},
+		{ID: "sql-skewed-join", Scope: finding.Scope{Kind: finding.ScopeQuery, IDs: []string{"2/7"}}},
+		{ID: "job-runtime", Scope: finding.Scope{Kind: finding.ScopeJob, IDs: []string{"5"}}},
+		{ID: "straggler-nodes", Scope: finding.Scope{Kind: finding.ScopeNode, IDs: []string{"h1"}}},
+		{ID: "stragglers", Scope: finding.Scope{Kind: finding.ScopeTask, IDs: []string{"77", "999"}}},
+		{ID: "executor-gc", Scope: finding.Scope{Kind: finding.ScopeApplication, IDs: []string{"app-1"}}},
+	}
+	want := [][][2]string{
+		{{"stage 3", "/app/app-1/stage/3/0"}, {"stage 4.1", "/app/app-1/stage/4/1"}},
+		{{"query 2 operator 7", "/app/app-1/sql/2#node-7"}},
+		{{"job 5", "/app/app-1/jobs#job-5"}},
+		{{"h1", "/node/h1"}},
+		{{"task 77", "/app/app-1/stage/4/1"}},
+		{{"executors", "/app/app-1/executors"}},
+	}
+	for i, lf := range linkFindings(app, fs) {
+		if !slices.Equal(lf.Links, want[i]) {
+			t.Errorf("%s: links %v, want %v", lf.ID, lf.Links, want[i])
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,12 +99,35 @@ func findingLinks(s *sparkApp, f *finding.Finding, tasks map[int64]*model.Stage)
 }
 
 // writeFindingLinks writes the application's findings, gravest first,
-// each with the pages it is about.
+// each with the pages it is about; the low-severity ones folded (a large
+// run's dozens of them pushed the page below the screen).
 func writeFindingLinks(w *htmlw.Writer, s *sparkApp, fs []linkedFinding) {
 	if len(fs) == 0 {
 		return
 	}
-	w.Raw("<h2>Findings, and where to look</h2>\n<table class=\"grid\"><tr><th>severity</th><th>finding</th><th>pages</th></tr>\n")
+	fs = slices.Clone(fs)
+	slices.SortStableFunc(fs, func(a, b linkedFinding) int { return cmp.Compare(b.Severity, a.Severity) })
+	low := slices.IndexFunc(fs, func(f linkedFinding) bool { return f.Severity <= finding.Low })
+	if low < 0 {
+		low = len(fs)
+	}
+	w.Raw("<h2>Findings, and where to look</h2>\n")
+	if low > 0 {
+		writeFindingRows(w, fs[:low])
+	}
+	if low < len(fs) {
+		w.Raw("<details")
+		if low == 0 {
+			w.Raw(" open")
+		}
+		w.Raw("><summary>").Int(int64(len(fs) - low)).Raw(" low-severity findings</summary>\n")
+		writeFindingRows(w, fs[low:])
+		w.Raw("</details>\n")
+	}
+}
+
+func writeFindingRows(w *htmlw.Writer, fs []linkedFinding) {
+	w.Raw("<table class=\"grid\"><tr><th>severity</th><th>finding</th><th>pages</th></tr>\n")
 	for i := range fs {
 		f := &fs[i]
 		w.Raw(`<tr><td><span class="sev `).Text(strings.ToLower(f.Severity.String())).Raw(`">`).Text(f.Severity.String()).Raw("</span></td><td><b>").Text(f.Title).
