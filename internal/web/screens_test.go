@@ -115,7 +115,7 @@ func shoot(t *testing.T, bin, quant string, srv *httptest.Server, dir string, pa
 			}
 			path := filepath.Join(dir, p.name+".png")
 			br.Screenshot(t, path)
-			if out, err := exec.Command(quant, "--force", "--skip-if-larger", "--quality=50-80", "--output", path, path).CombinedOutput(); err != nil && !strings.Contains(err.Error(), "exit status 98") && !strings.Contains(err.Error(), "exit status 99") {
+			if out, err := exec.Command(quant, "--force", "--skip-if-larger", "--quality=35-60", "--speed", "1", "--output", path, path).CombinedOutput(); err != nil && !strings.Contains(err.Error(), "exit status 98") && !strings.Contains(err.Error(), "exit status 99") {
 				t.Errorf("pngquant: %v: %s", err, out)
 			}
 			st, err := os.Stat(path)

@@ -415,7 +415,7 @@ func quantileChart(sum *shs.TaskMetricDistributions) chart {
 	c.Series = []series{
 		part("launch to end", "#475569", sum.Duration),
 		part("executor run time", "#2563eb", sum.ExecutorRunTime),
-		part("GC time", "#b91c1c", sum.JVMGCTime),
+		part("GC time", "#16a34a", sum.JVMGCTime),
 		part("scheduler delay", "#b7791f", sum.SchedulerDelay),
 		part("deserialization", "#9333ea", sum.ExecutorDeserializeTime),
 	}
