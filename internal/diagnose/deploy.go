@@ -73,8 +73,13 @@ func (d Deployment) onYARN() bool { return d == DeployYARN || d == DeployEMR }
 
 // interactive reports whether the application is an interactive session
 // (spark-shell, pyspark, a notebook): the time between its jobs is a person
-// thinking, not the driver working.
+// thinking, not the driver working. An application a platform's job
+// started (a Databricks job cluster, whose application is a "Databricks
+// Shell" too, a Dataproc job) is not one: nobody sat at it.
 func (in *Input) interactive() bool {
+	if in.App.Platform.Cluster.Job != "" {
+		return false
+	}
 	if _, ok := in.App.Env.SparkProp("spark.repl.class.uri"); ok {
 		return true
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/clusterlens/clusterlens/internal/model"
+	"github.com/clusterlens/clusterlens/internal/perfmodel"
 )
 
 // TooFewExecutorsParams tune the too-few-executors detector.
@@ -71,6 +72,13 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 	if settings == nil && advice == "" {
 		return nil
 	}
+	// The core time the executors hold over the run: the price of the
+	// time gained.
+	cpus := int64(1)
+	if w, err := in.Workload(); err == nil {
+		cpus = int64(max(1, w.TaskCPUs))
+	}
+	held := func(e perfmodel.Estimate) int64 { return int64(e.Slots) * e.AppMs * cpus }
 	im := in.newImpact(base.AppMs-pick.AppMs, 0, MethodReplay, fmt.Sprintf("the what-if replay with %d%% of the executors", pick.Percent))
 	im.ModelError = wi.ModelError
 	var cut []Evidence
@@ -98,8 +106,9 @@ func tooFewExecutors(in *Input, p TooFewExecutorsParams) []Finding {
 			fact("appMsSuggested", float64(pick.AppMs), "ms"),
 			fact("utilizationSuggested", pick.Utilization, "share"),
 		}, cut...),
-		Recommendation: advice + fmt.Sprintf(" (%d%% of today's): expected about %s faster, %s instead of %s (the replay reproduces the recorded run within %.1f%%); beyond that the critical path and the driver bound the time.",
-			pick.Percent, dur(base.AppMs-pick.AppMs), dur(pick.AppMs), dur(base.AppMs), 100*wi.ModelError),
+		Recommendation: advice + fmt.Sprintf(" (%d%% of today's): expected about %s faster, %s instead of %s (the replay reproduces the recorded run within %.1f%%), holding %s instead of %s; beyond that the critical path and the driver bound the time.",
+			pick.Percent, dur(base.AppMs-pick.AppMs), dur(pick.AppMs), dur(base.AppMs), 100*wi.ModelError,
+			coreHours(held(pick)), coreHours(held(base))),
 	}}
 }
 

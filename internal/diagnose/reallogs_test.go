@@ -65,6 +65,15 @@ func TestRunRealLogs(t *testing.T) {
 	if len(fs) != 1 || fs[0].ID != "driver-bound" || fs[0].RuleSeverity != Critical || fs[0].Severity != Low || !near(fs[0].Evidence[0].Value, 15522.0/15975) {
 		t.Errorf("sparklens log as a batch application: %+v", fs)
 	}
+	// A shell a platform's job started (a Databricks job cluster's
+	// application is a "Databricks Shell" too) is no person's session: the
+	// same gaps are the driver's.
+	job := *app
+	job.Platform.Cluster.Job = "job 313 run 18"
+	fs = Run(&job, opts)
+	if len(fs) != 1 || fs[0].ID != "driver-bound" || !near(fs[0].Evidence[0].Value, 15522.0/15975) {
+		t.Errorf("sparklens log started by a platform's job: %+v", fs)
+	}
 }
 
 func short(s string) string {
