@@ -12,7 +12,6 @@ import (
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/diagnose"
 	"github.com/clusterlens/clusterlens/internal/finding"
-	"github.com/clusterlens/clusterlens/internal/hetero"
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
@@ -42,10 +41,12 @@ type Analysis struct {
 	// Threads is the dataflow reconstructed from the JVM thread samples
 	// among the metrics (HiTune §4.1, §5), compared with the log's.
 	Threads *dataflow.ThreadReconstruction `json:"threads,omitempty"`
-	// NodeVerdicts judge the run's nodes against their own models from the
-	// run history (PARC's joint model, analyze --node-models; nil without).
-	NodeVerdicts *hetero.RunVerdicts `json:"nodeVerdicts,omitempty"`
-	Notes        []string            `json:"notes,omitempty"`
+	// NodeVerdicts are the run's nodes judged against their own models
+	// from the run history (analyze --node-models; nil without): the
+	// composition layer sets a *hetero.RunVerdicts here, package hetero
+	// being a layer above this one (docs/ARCHITECTURE.md).
+	NodeVerdicts any      `json:"nodeVerdicts,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
 
 	timeline *dataflow.Timeline
 	recon    *dataflow.Reconstruction

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/analysis"
 	"github.com/clusterlens/clusterlens/internal/dataflow"
 	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/hetero"
 )
 
 // AnalysisJSON writes analyses as {"applications": [...]}.
@@ -66,8 +67,8 @@ func AnalysisText(w io.Writer, a *analysis.Analysis, maxRows int) error {
 	if a.Metrics != nil {
 		metricsText(w, a.Metrics, maxRows)
 	}
-	if a.NodeVerdicts != nil {
-		nodeVerdictsText(w, a.NodeVerdicts)
+	if v, ok := a.NodeVerdicts.(*hetero.RunVerdicts); ok {
+		nodeVerdictsText(w, v)
 	}
 	if a.Nodes != nil {
 		nodeDiagText(w, a.Nodes, s.App.Start, maxRows)
