@@ -321,8 +321,9 @@ func groupBy(cells []cell, n int, key func(*cell) int32) [][]int32 {
 // minCalibrationRuns is the fewest history runs it is fitted from (fewer:
 // the Gaussian).
 const (
-	maxTailCells       = 20000
-	minCalibrationRuns = 30
+	maxTailCells          = 20000
+	minCalibrationRuns    = 30
+	calibrationIterations = 10
 )
 
 // calibrate fits the tail model as Judge will meet it: the model is fitted
@@ -339,12 +340,26 @@ func (m *Joint) calibrate(runs []*history.Run) tailModel {
 	cut := len(sorted) * 2 / 3
 	p := m.p
 	p.calibrated = true
+	// The residuals' distribution needs the factors roughly, not to the
+	// last iteration: 10 sweeps (of 25) cost less than half a fit.
+	p.Iterations = min(p.Iterations, calibrationIterations)
 	cal, err := Fit(sorted[:cut], p)
 	if err != nil {
 		return gaussianTail
 	}
+	// Judge enough of the newest third's runs for maxTailCells residuals
+	// (every k-th run, so that they still span it).
+	held := sorted[cut:]
+	if cells := m.cells * len(held) / max(1, len(sorted)); cells > 2*maxTailCells {
+		step := cells / (2 * maxTailCells)
+		var sub []*history.Run
+		for i := 0; i < len(held); i += step {
+			sub = append(sub, held[i])
+		}
+		held = sub
+	}
 	t := newData()
-	t.add(sorted[cut:], p.Trim)
+	t.add(held, p.Trim)
 	cells := cal.judgeCells(t, true)
 	step := max(1, len(cells)/maxTailCells)
 	var z []float64
