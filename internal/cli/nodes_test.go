@@ -61,6 +61,21 @@ func TestNodesCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "degraded") || !strings.Contains(text, "slow-class") {
 		t.Errorf("text output (exit %d):\n%s", code, text)
 	}
+	// One run judged on its own: the newest, against every run before it.
+	newest, at := "", int64(0)
+	for _, a := range res.Truth.Apps {
+		if a.StartMs >= at {
+			newest, at = a.ID, a.StartMs
+		}
+	}
+	code, out, stderr = run(t, "nodes", "--store", dsn, "--run", newest, "--format", "json")
+	var one hetero.Assessment
+	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || one.JudgedRuns != 1 || len(one.Runs) != 1 || one.Runs[0].ID != newest {
+		t.Errorf("--run %s: exit %d, %d runs judged: %s", newest, code, one.JudgedRuns, stderr)
+	}
+	if code, _, stderr := run(t, "nodes", "--store", dsn, "--run", "app-none"); code == 0 || !strings.Contains(stderr, `run "app-none": not in the run history's`) {
+		t.Errorf("--run of an unknown run: exit %d, %q", code, stderr)
+	}
 	// Too little history: a clear message naming what is missing.
 	code, _, stderr = run(t, "nodes", "--store", dsn, "--recent", "100000")
 	if code == 0 || !strings.Contains(stderr, "none is left to learn from") {
