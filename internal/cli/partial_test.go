@@ -302,3 +302,18 @@ func TestServeNoSourceExit1(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 naming %s and the cause", code, errb, missing)
 	}
 }
+
+// TestProgressAllStoredBytesEarly: a compressed file's stored bytes can all
+// be counted before the bar appears while decoding goes on; the bar still
+// shows until reading stops.
+func TestProgressAllStoredBytesEarly(t *testing.T) {
+	var errb bytes.Buffer
+	e := &env{stderr: &errb, terminal: true, progressDelay: time.Millisecond}
+	count, done := newProgress(e, 1000, "reading")
+	count(1000)
+	time.Sleep(50 * time.Millisecond)
+	done()
+	if !regexp.MustCompile(`reading.*\d+%`).MatchString(errb.String()) {
+		t.Errorf("no progress bar on stderr: %q", errb.String())
+	}
+}

@@ -43,11 +43,15 @@ func newProgress(e *env, total int64, what string) (func(int64), func()) {
 			progressbar.OptionShowBytes(true),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(30),
+			progressbar.OptionSetRenderBlankState(true), // drawn at once, at 0% too
 		)
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			bar.Set64(n.Load())
+			// A compressed file's stored bytes may all be read long before
+			// it is decoded: the bar reaches the end only when reading
+			// stops (at the end a bar that clears on finish draws nothing).
+			bar.Set64(min(n.Load(), max(total-1, 0)))
 			select {
 			case <-stop:
 				bar.Finish()
