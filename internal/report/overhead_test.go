@@ -348,9 +348,11 @@ func BenchmarkAnalyzeOverhead(b *testing.B) {
 // analyze adds 0.33 (text) and 0.41 (HTML) on the shared 2-core machine
 // since the decoder got 1.7 times faster (0.19 and 0.23 before, the
 // analysis' own CPU time unchanged; docs/PERFORMANCE.md, "Analyses"), so
-// the test guards 0.45, a regression guard, until the analysis gets
-// faster by as much.
-const overheadLimit = 0.45
+// the test guarded 0.45, a regression guard, until the analysis gets
+// faster by as much. The findings' impacts (issue 20: each problem's cost
+// replayed without it) added about 7 points (HTML 43-46.5% on the idle
+// machine), so it guards 0.50 (docs/PERFORMANCE.md, "Analyses").
+const overheadLimit = 0.50
 
 // TestAnalyzeOverhead fails when analyze adds more than overheadLimit to
 // the CPU time of summary on the synthetic 100,000-task log, with the text
