@@ -2,20 +2,12 @@ package diagnose
 
 import (
 	"fmt"
-	"time"
+
+	"github.com/clusterlens/clusterlens/internal/finding"
 )
 
 // dur formats milliseconds for summaries ("4m12s", "850ms").
-func dur(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d >= time.Minute:
-		return d.Round(time.Second).String()
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.String()
-}
+func dur(ms int64) string { return finding.Millis(ms) }
 
 // pct formats a share as a percentage.
 func pct(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }

@@ -95,7 +95,7 @@ func (im *Impact) Sentence() string {
 	}
 	var parts []string
 	if im.WallMs > 0 {
-		parts = append(parts, fmt.Sprintf("%s of wall time (%.0f%% of the run)", millis(im.WallMs), 100*im.Share))
+		parts = append(parts, fmt.Sprintf("%s of wall time (%.0f%% of the run)", Millis(im.WallMs), 100*im.Share))
 	}
 	if im.CoreMs > 0 {
 		parts = append(parts, fmt.Sprintf("%.2f core-hours", float64(im.CoreMs)/3.6e6))
@@ -117,8 +117,9 @@ func (im *Impact) Sentence() string {
 	return s + " (" + how + ": " + im.Basis + ")."
 }
 
-// millis formats milliseconds as a rounded duration ("4m12s", "850ms").
-func millis(ms int64) string {
+// Millis formats milliseconds as a rounded duration ("4m12s", "850ms"),
+// as findings' summaries and evidence write them.
+func Millis(ms int64) string {
 	d := time.Duration(ms) * time.Millisecond
 	switch {
 	case d >= time.Minute:
