@@ -3,6 +3,8 @@ package live
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -97,4 +99,16 @@ func (a *App) App() (*model.App, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.app, a.ended, a.err
+}
+
+// Token names what App returns as last read: the log as read (its parts'
+// names, sizes and times), whether it ended, and what went wrong. Two
+// followers of the same log that read it to the same state give the same
+// token; it names no path.
+func (a *App) Token() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%v\x00%v", a.sig, a.ended, a.err)
+	return strconv.FormatUint(h.Sum64(), 36)
 }

@@ -101,7 +101,7 @@ func TestAppLogReplaced(t *testing.T) {
 			if ended != (c.name == "ended") {
 				t.Fatalf("first read: ended %v", ended)
 			}
-			pb := ProgressOf(before)
+			pb, tb := ProgressOf(before), f.Token()
 			// Replaced (written beside, renamed over it), shorter.
 			if err := os.WriteFile(path+".new", short, 0o644); err != nil {
 				t.Fatal(err)
@@ -119,6 +119,13 @@ func TestAppLogReplaced(t *testing.T) {
 				t.Fatal(err)
 			}
 			pa, pf := ProgressOf(after), ProgressOf(fresh.Apps[0])
+			// The token names the read: a new follower of the replaced log
+			// reads it to the same one, the old read's differs.
+			g := FollowApp(logs[0], decodelogs.Options{})
+			g.Poll()
+			if ta := f.Token(); ta == tb || ta != g.Token() {
+				t.Errorf("tokens: before %q, after %q, a new follower's %q", tb, ta, g.Token())
+			}
 			if ended || after.Complete || !reflect.DeepEqual(pa, pf) || pa.Running == 0 || reflect.DeepEqual(pa, pb) {
 				t.Errorf("after the replacement: ended %v, complete %v, progress %+v; want the shorter log's %+v (was %+v)",
 					ended, after.Complete, *pa, *pf, *pb)

@@ -22,12 +22,19 @@ import (
 // whole on the server, then its stream (server-sent events, at most one
 // event per liveEvery) sends the live part again as HTML rendered by the
 // same code, with its charts; the script swaps it in. When the source
-// ends (the application ended, its log is gone) the stream sends a last
-// "end" event and the page keeps the last data and says so.
+// ends (the application ended, its log is gone) the stream sends an
+// "end" event and closes, and the page keeps the last data and says so;
+// its browser comes back every liveEndedEvery (the event's retry) naming
+// what it has (the event's id): nothing is sent until the log changed,
+// and a log replaced by a new run is live on the page again. No
+// goroutine waits for an ended page between its visits.
 
 // liveEvery is the shortest time between two events of one stream, and
 // how often a stream looks for news.
 const liveEvery = time.Second
+
+// liveEndedEvery is how often a page whose source ended asks again.
+const liveEndedEvery = 3 * time.Second
 
 // AppFollower is implemented by a source of applications that can follow
 // the log an application is read from as it grows, for its live page
@@ -49,11 +56,13 @@ type liveUpdate struct {
 
 // liveSource is what a live stream follows: the feed shared by every
 // viewer, how to build the page's data and charts from what it read (and
-// the newest data's time), and, once the source ended, why (else "").
+// the newest data's time), once the source ended, why (else ""), and a
+// source that ends names what it read (its token, the end event's id).
 type liveSource struct {
 	feed  *sharedFeed
 	page  func() (*page, int64)
 	ended func() string
+	token func() string
 }
 
 // sharedFeed is a live feed shared by every viewer of one view: polled at
@@ -88,20 +97,30 @@ func (f *sharedFeed) get(ctx context.Context) (int64, error) {
 
 // stream serves src as server-sent events: an "update" event at once and
 // whenever there was news, no two within liveEvery; an "end" event when
-// the source ended, then the stream closes. It ends when the client goes
-// or StopStreams is called.
+// the source ended, then the stream closes. The end event asks the client
+// to come back after liveEndedEvery with its id (Last-Event-ID): while
+// the source is still ended as that id names, the stream closes at once
+// and sends nothing. It ends when the client goes or StopStreams is
+// called.
 func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	retry := fmt.Sprintf("retry: %d\n", liveEndedEvery.Milliseconds())
 	send := func(event string, ended string) error {
+		head := ""
+		if ended != "" && src.token != nil {
+			// The token is read before the page: at worst it names an
+			// older state than the page shows, which is sent again.
+			head = retry + "id: " + src.token() + "\n"
+		}
 		p, newest := src.page()
 		data, err := liveEvent(p, newest, ended)
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data); err != nil {
+		if _, err := fmt.Fprintf(w, "%sevent: %s\ndata: %s\n\n", head, event, data); err != nil {
 			return err
 		}
 		return rc.Flush()
@@ -110,6 +129,12 @@ func (u *UI) stream(w http.ResponseWriter, r *http.Request, src liveSource) {
 	ver, err := src.feed.get(r.Context())
 	if err != nil {
 		u.o.Log.Warn("live poll", "path", r.URL.Path, "err", err)
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" && src.token != nil && src.ended() != "" && src.token() == last {
+		// The client has this end: it comes back later.
+		fmt.Fprint(w, retry+"\n")
+		rc.Flush()
+		return
 	}
 	news := true // the first event is the current state
 	for {
@@ -382,5 +407,5 @@ func (u *UI) liveAppEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.stream(w, r, liveSource{feed: &f.sharedFeed, page: func() (*page, int64) { return liveAppView(f.app) },
-		ended: func() string { return endedWhy(f.app) }})
+		ended: func() string { return endedWhy(f.app) }, token: f.app.Token})
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -476,6 +478,118 @@ func TestLiveAppGrowingLog(t *testing.T) {
 	}
 	if got, want := launched(len(log)), app.NumTasks(); got != want {
 		t.Errorf("the log launched %d tasks, the application has %d", got, want)
+	}
+}
+
+// TestLiveAppLogReplacedWhileOpen: a live application page left open
+// after its application ended shows the next run when the log is
+// replaced by a shorter running one, without a reload. It kept "No longer
+// live: the application ended" (issue 23): the page closed its stream at
+// the end and only a reload followed the new log. The newest stage and
+// whether it is still running are read from the log's text, not decoded.
+func TestLiveAppLogReplacedWhileOpen(t *testing.T) {
+	bin := sharedtest.Chromium(t)
+	app := getFixture(t).spark[0]
+	var full bytes.Buffer
+	if err := eventlog.Write(&full, app); err != nil {
+		t.Fatal(err)
+	}
+	log := full.Bytes()
+	short := log[:len(log)/3]
+	short = short[:bytes.LastIndexByte(short, '\n')+1]
+	// The newest stage submitted in the shorter log, and not completed.
+	newest, active := -1, map[int]bool{}
+	for line := range bytes.Lines(short) {
+		var ev struct {
+			Event string
+			Info  struct {
+				ID int `json:"Stage ID"`
+			} `json:"Stage Info"`
+		}
+		switch {
+		case bytes.Contains(line, []byte(`"Event":"SparkListenerStageSubmitted"`)):
+			json.Unmarshal(line, &ev)
+			newest, active[ev.Info.ID] = ev.Info.ID, true
+		case bytes.Contains(line, []byte(`"Event":"SparkListenerStageCompleted"`)):
+			json.Unmarshal(line, &ev)
+			delete(active, ev.Info.ID)
+		}
+	}
+	if newest < 0 || !active[newest] {
+		t.Fatalf("the shorter log's newest stage %d is not running (%v): the test shows nothing", newest, active)
+	}
+	path := filepath.Join(t.TempDir(), app.ID+".inprogress")
+	if err := os.WriteFile(path, log[:len(log)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ui, err := New(Options{Apps: followed{shs.Static(shs.NewIndex([]*model.App{app})), map[string]string{app.ID: path}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ui)
+	t.Cleanup(srv.Close) // after the browser's: the page is live at the end
+	b := sharedtest.OpenBrowser(t, bin, srv.URL+"/live/app/"+app.ID, "1280,1150")
+	b.WaitFor(t, "window.__clLive && window.__clLive.length > 0", 30*time.Second)
+	// The application ends: its log complete, renamed without .inprogress.
+	final := strings.TrimSuffix(path, ".inprogress")
+	if err := os.WriteFile(final, log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitFor(t, "document.body.dataset.liveEnded === 'true'", 5*time.Second)
+	// What the browser does after an end, by hand: the end event names
+	// what it shows and when to come back; coming back with that name
+	// while nothing changed gets nothing, and the stream closes at once.
+	get := func(lastID string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+"/live/app/"+app.ID+"/events", nil)
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(body)
+	}
+	retry := fmt.Sprintf("retry: %d\n", liveEndedEvery.Milliseconds())
+	end := get("")
+	id, _, _ := strings.Cut(strings.TrimPrefix(end, retry+"id: "), "\n")
+	if want := retry + "id: " + id + "\nevent: end\ndata: "; id == "" || !strings.HasPrefix(end, want) {
+		t.Fatalf("after the end the stream sent %.80q, want %q then the page", end, want)
+	}
+	if again := get(id); again != retry+"\n" {
+		t.Errorf("coming back with the end's id while nothing changed: %.80q, want only the retry", again)
+	}
+	if other := get(id + "x"); !strings.Contains(other, "event: end\n") {
+		t.Errorf("coming back with another id: %.80q, want the end again", other)
+	}
+	// Run again, the old log overwritten: a shorter one, still running.
+	if err := os.WriteFile(path+".tmp", short, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(final); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	first := "document.querySelector('#cl-live table.grid tr:nth-child(2)')"
+	b.WaitFor(t, fmt.Sprintf("!document.body.dataset.liveEnded && %s.cells[0].textContent === '%d' && %[1]s.cells[2].textContent === 'active'",
+		first, newest), liveEndedEvery+3*time.Second)
+	t.Logf("the open page showed the new run's stage %d active %v after the log was replaced", newest, time.Since(t0).Round(time.Millisecond))
+	var status string
+	b.Eval(t, "document.getElementById('cl-live-status').textContent", &status)
+	if !strings.HasPrefix(status, "Live: updated") {
+		t.Errorf("status %q: want the page live again", status)
 	}
 }
 

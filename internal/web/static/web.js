@@ -126,7 +126,9 @@
   // A live view (docs/UI.md) names its stream in <body data-live>: each
   // event carries the live part of the page as HTML (#cl-live) and its
   // charts. When the source ends ("end") or the connection is lost, the
-  // page keeps the last data and says so. window.__clLive records each
+  // page keeps the last data and says so. After an end the browser comes
+  // back as the server asked (the event's retry and id): an update then
+  // (the log replaced by a new run) makes the page live again. window.__clLive records each
   // update (when it arrived, when it was drawn and how long that took) and
   // window.__clFrames the time between animation frames, for the tests.
   var liveURL = document.body.dataset.live;
@@ -171,12 +173,13 @@
     };
     var es = new EventSource(liveURL);
     es.addEventListener("update", function (ev) {
+      if (ended) { ended = false; delete document.body.dataset.liveEnded; }
       apply(ev);
       say("Live: updated " + utc(lastAt) + (newest ? "; newest data " + utc(newest) : "") + " (at most one update a second).");
     });
     es.addEventListener("end", function (ev) {
       var d = apply(ev);
-      ended = true; es.close();
+      ended = true;
       document.body.dataset.liveEnded = "true";
       say("No longer live: " + d.ended + ". Showing the last data, as of " + utc(lastAt) + ".");
     });
