@@ -150,6 +150,22 @@ func TestBannerWhenSourceFails(t *testing.T) {
 	if p := page(); strings.Contains(p, "cannot be read") {
 		t.Fatalf("a banner with both sources readable: %.300s", p)
 	}
+	// The logs are read in the background: b's own application must be
+	// read in full (its jobs answered) before b goes, or there is nothing
+	// of b's to keep (a read cut short by the source going is no log).
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		res, err := http.Get(base + "/api/v1/applications/app-0001/jobs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("app-0001 of %s not read after 20 s: %s", b, res.Status)
+		}
+	}
 	if err := os.Rename(b, b+".gone"); err != nil {
 		t.Fatal(err)
 	}
