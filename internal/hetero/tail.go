@@ -126,30 +126,51 @@ type shift struct {
 	delta, lo, hi, z float64
 }
 
-// estimate combines cells e, v of tasks tasks, of which shared is the
-// part of each variance the cells share (the node factor's and the
-// history mean's uncertainty): it does not shrink as cells add up. The
-// weighted mean's variance is 1/Σ(1/v) plus the cells' mean shared part;
-// z adds the shared part the same way to the standard error the
-// calibrated scores imply (δ / z_independent).
-func (tm tailModel) estimate(e, v []float64, tasks []int, shared []float64) shift {
-	var sw, se, sz, ss float64
-	for i := range e {
+// estimate is combine with the inverse-variance weights: the weighted
+// mean of the cells' residuals.
+func (tm tailModel) estimate(e, v []float64, tasks []int, indep []float64, shared float64) shift {
+	var sw float64
+	for i := range v {
 		sw += 1 / v[i]
-		se += e[i] / v[i]
-		sz += tm.cellZ(e[i], v[i], tasks[i]) / math.Sqrt(v[i])
-		ss += shared[i] / v[i]
 	}
-	if sw == 0 {
+	c := make([]float64, len(v))
+	for i := range v {
+		c[i] = 1 / v[i] / sw
+	}
+	return tm.combine(e, v, tasks, c, indep, shared)
+}
+
+// combine is what the linear combination d = Σ c_i e_i of cells' log
+// residuals e (Gaussian variances v, of tasks tasks) says: d with its
+// interval, and its z-score with each cell's residual scored under the
+// tail model. indep is the part of each cell's variance that is its own,
+// shared the variance of d that the cells have in common (Joint.shift: it
+// does not shrink as cells add up). d's variance is Σ c² indep + shared.
+// Its z: the cells' calibrated normal scores combined with the same
+// weights (Stouffer's weighted sum, Σ c √v z_i / √Σ c² v: for Gaussian
+// cells d over its standard error), so that many cells that agree add up
+// without bound and one far cell adds no more than its tail probability
+// allows; the standard error it implies (d / z) is scaled to the
+// independent parts and the shared variance added.
+func (tm tailModel) combine(e, v []float64, tasks []int, c, indep []float64, shared float64) shift {
+	var d, g, sz, si float64
+	for i := range e {
+		d += c[i] * e[i]
+		g += c[i] * c[i] * v[i]
+		sz += c[i] * math.Sqrt(v[i]) * tm.cellZ(e[i], v[i], tasks[i])
+		si += c[i] * c[i] * indep[i]
+	}
+	if g == 0 {
 		return shift{}
 	}
-	s := ss / sw
-	d, sd := se/sw, math.Sqrt(1/sw+s)
-	z := sz / math.Sqrt(sw)
+	// own is the independent parts' share of d's cell variance g.
+	own := si / g
+	sd := math.Sqrt(si + shared)
+	z := sz / math.Sqrt(g)
 	if se1 := d / z; z != 0 && se1 > 0 {
-		z = d / math.Sqrt(se1*se1+s)
+		z = d / math.Sqrt(se1*se1*own+shared)
 	} else {
-		z /= math.Sqrt(1 + s*sw)
+		z /= math.Sqrt(own + shared/g)
 	}
 	return shift{delta: d, lo: d - intervalZ*sd, hi: d + intervalZ*sd, z: z}
 }
