@@ -14,18 +14,20 @@ import (
 // tasks each (per run 2–3 tasks a host: no contrast within a run), with
 // the simulator's Spark noise (log-normal σ 0.4, 6% of the tasks slowed
 // by a Pareto tail). After a history of H runs, one host is slowed s× on
-// its CPU and the next detectWindow (60) runs are judged; the rate is over 20 seeds, and
-// the false indictments are counted on the other hosts. docs/NODES.md has
-// the curves. With 60 runs judged 1.3x is found in about half the seeds,
+// its CPU and the next detectWindow (60) runs are judged; the rate is over
+// 20 seeds (CLUSTERLENS_EVAL_SEED and CLUSTERLENS_EVAL_N choose others,
+// CLUSTERLENS_EVAL_Z the threshold), and the false indictments are counted
+// on the other hosts. docs/NODES.md has the curves, on seeds 100–199 too.
+// With 60 runs judged 1.3x is found in about a third of the seeds,
 // whatever the history; the second curve judges longer windows after 200
 // past runs: 1.3x needs about 200 of the victim's tasks (240 runs). The
-// test holds the measured floors: from 200 past runs, 1.5x found in ≥ 70%
-// of seeds, 2x in all, an innocent called a culprit in at most one 60-run
-// window of 100; with 240 runs judged, 1.3x in ≥ 90%, at most one window
-// of 60 with an innocent culprit. (Lower than with the Gaussian clipped
-// at 3σ per cell, 90% and 95%: each cell's evidence is now scored under
-// the history's own tail, and the node factor's uncertainty, which every
-// cell of the node shares, no longer shrinks as cells add up.)
+// test holds the measured floors on seeds 1–20: from 200 past runs, 1.5x
+// found in ≥ 70% of seeds, 2x in all, an innocent called a culprit in at
+// most one 60-run window of 100; with 240 runs judged, 1.3x in ≥ 90%, at
+// most one window of 60 with an innocent culprit. (The model before the
+// tail's calibration found 1.5x in 90–95%: its z was about 15% too large,
+// its innocents' z-scores 1.14 wide; at matched innocent rates the two
+// find the same, docs/NODES.md.)
 func TestDetectableSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits 1,120 models")
@@ -39,15 +41,19 @@ func TestDetectableSlowdown(t *testing.T) {
 		}
 		return h
 	}(), " | "))
+	first, reported := evalFirstSeed(t)
+	n := float64(evalSeeds)
+	params := evalParams(t)
+	reported = reported && params.Z == DefaultParams.Z
 	for _, past := range []int{10, 25, 50, 100, 200, 400} {
 		found := make([]int, len(slowdowns))
 		innocent, windows := 0, 0
-		for seed := uint64(1); seed <= 20; seed++ {
+		for seed := first; seed < first+uint64(evalSeeds); seed++ {
 			for si, slow := range slowdowns {
 				rng := rand.New(rand.NewPCG(seed, uint64(si)))
 				s := newSynth(14, rng)
 				s.tail, s.stages = true, 1
-				m, err := Fit(s.runs(rng, past, 4, 3, 0.4, 0), DefaultParams)
+				m, err := Fit(s.runs(rng, past, 4, 3, 0.4, 0), params)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -71,13 +77,13 @@ func TestDetectableSlowdown(t *testing.T) {
 		row := fmt.Sprintf("| %d |", past)
 		smallest := "–"
 		for si, s := range slowdowns {
-			row += fmt.Sprintf(" %.2f |", float64(found[si])/20)
-			if found[si] >= 19 && smallest == "–" {
+			row += fmt.Sprintf(" %.2f |", float64(found[si])/n)
+			if float64(found[si]) >= 0.95*n && smallest == "–" {
 				smallest = fmt.Sprintf("%.1fx", s)
 			}
 		}
 		fmt.Fprintf(&b, "%s %.3f | %s |\n", row, float64(innocent)/float64(windows), smallest)
-		if past >= 200 && (found[3] < 14 || found[4] < 20 || innocent > 1) {
+		if reported && past >= 200 && (found[3] < 14 || found[4] < 20 || innocent > 1) {
 			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 14), 2x in %d (want 20), innocent culprits in %d of %d windows (want ≤ 1)",
 				past, found[3], found[4], innocent, windows)
 		}
@@ -89,12 +95,12 @@ func TestDetectableSlowdown(t *testing.T) {
 	for _, window := range []int{60, 120, 240} {
 		var found [3]int
 		innocent, windows, tasks := 0, 0, 0
-		for seed := uint64(1); seed <= 20; seed++ {
+		for seed := first; seed < first+uint64(evalSeeds); seed++ {
 			for si, slow := range []float64{1.2, 1.3, 1.5} {
 				rng := rand.New(rand.NewPCG(seed, uint64(10+si)))
 				s := newSynth(14, rng)
 				s.tail, s.stages = true, 1
-				m, err := Fit(s.runs(rng, 200, 4, 3, 0.4, 0), DefaultParams)
+				m, err := Fit(s.runs(rng, 200, 4, 3, 0.4, 0), params)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,8 +124,8 @@ func TestDetectableSlowdown(t *testing.T) {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %d | %d | %.2f | %.2f | %.2f | %.3f |\n", window, tasks/windows, float64(found[0])/20, float64(found[1])/20, float64(found[2])/20, float64(innocent)/float64(windows))
-		if window == 240 && (found[1] < 18 || innocent > 1) {
+		fmt.Fprintf(&b, "| %d | %d | %.2f | %.2f | %.2f | %.3f |\n", window, tasks/windows, float64(found[0])/n, float64(found[1])/n, float64(found[2])/n, float64(innocent)/float64(windows))
+		if reported && window == 240 && (found[1] < 18 || innocent > 1) {
 			t.Errorf("240 runs judged: 1.3x found in %d of 20 seeds (want ≥ 18), innocent culprits in %d of 60 windows (measured 1)", found[1], innocent)
 		}
 	}

@@ -33,6 +33,24 @@ func evalFirstSeed(t *testing.T) (uint64, bool) {
 	return n, n == 1
 }
 
+// evalParams are DefaultParams with Z from CLUSTERLENS_EVAL_Z when set (to
+// measure a curve at another threshold); the floors are asserted at the
+// default alone.
+func evalParams(t *testing.T) Params {
+	t.Helper()
+	p := DefaultParams
+	v := os.Getenv("CLUSTERLENS_EVAL_Z")
+	if v == "" {
+		return p
+	}
+	z, err := strconv.ParseFloat(v, 64)
+	if err != nil || z <= 0 {
+		t.Fatalf("CLUSTERLENS_EVAL_Z=%q: want a positive number", v)
+	}
+	p.Z = z
+	return p
+}
+
 // parcRun is one simulated PARC scenario: the clean history (runs that
 // ended before the faults started), the runs judged (started after), and
 // the truth.
