@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unicode/utf8"
 
 	"github.com/clusterlens/clusterlens/internal/jsonscan"
 )
@@ -156,7 +157,7 @@ func (p *promParser) series(raw []byte) error {
 			for l := sc.Key(); l != nil; l = sc.Key() {
 				v := sc.Bytes()
 				if string(l) == "instance" {
-					p.inst = append(p.inst[:0], v...)
+					p.inst = appendValidUTF8(p.inst[:0], v)
 				}
 			}
 		case "values":
@@ -226,4 +227,19 @@ func wantErr(sc *jsonscan.Scanner, what string) error {
 		return err
 	}
 	return fmt.Errorf("offset %d: want %s", sc.Offset(), what)
+}
+
+// appendValidUTF8 appends s with each byte that is not UTF-8 read as
+// U+FFFD, as encoding/json (and so Prometheus's own clients) read a JSON
+// string; the scanner hands strings over as their bytes.
+func appendValidUTF8(dst, s []byte) []byte {
+	if utf8.Valid(s) {
+		return append(dst, s...)
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		dst = utf8.AppendRune(dst, r) // RuneError for an invalid byte, n = 1
+		s = s[n:]
+	}
+	return dst
 }
