@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/clusterlens/clusterlens/internal/lines"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -191,9 +192,9 @@ func newZstdReader(name string, r io.Reader, maxWindow int64) (io.ReadCloser, er
 // windowError refuses a zstd frame whose window (0: not known) is over the
 // limit, naming both.
 func windowError(name string, off, window, limit int64) error {
-	detail := fmt.Sprintf("a frame's window is over the limit of %s", iBytes(uint64(limit)))
+	detail := fmt.Sprintf("a frame's window is over the limit of %s", lines.IBytes(uint64(limit)))
 	if window > 0 {
-		detail = fmt.Sprintf("window of %s (%d bytes), limit %s", iBytes(uint64(window)), window, iBytes(uint64(limit)))
+		detail = fmt.Sprintf("window of %s (%d bytes), limit %s", lines.IBytes(uint64(window)), window, lines.IBytes(uint64(limit)))
 	}
 	return &Error{Name: name, Codec: Zstd, Where: "frame", Offset: off, Detail: detail, Err: ErrWindowTooLarge}
 }

@@ -5,10 +5,11 @@ import (
 	"math"
 )
 
-// iBytes is n bytes in binary units with two significant digits, as
-// go-humanize's IBytes writes them ("9 B", "1.5 KiB", "64 MiB"): the
-// messages' only use of it, not worth the dependency in a leaf package.
-func iBytes(n uint64) string {
+// IBytes is n bytes in binary units with two significant digits, as
+// go-humanize's IBytes writes them ("9 B", "1.5 KiB", "64 MiB"), for the
+// messages of the leaf packages (lines, codec), where that is the only use
+// and not worth the dependency.
+func IBytes(n uint64) string {
 	if n < 10 {
 		return fmt.Sprintf("%d B", n)
 	}

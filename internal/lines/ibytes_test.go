@@ -8,7 +8,7 @@ import (
 	"github.com/dustin/go-humanize"
 )
 
-// TestIBytesAsHumanize: iBytes writes what go-humanize's IBytes writes,
+// TestIBytesAsHumanize: IBytes writes what go-humanize's IBytes writes,
 // at the edges of every unit and on random sizes.
 func TestIBytesAsHumanize(t *testing.T) {
 	var ns []uint64
@@ -26,8 +26,8 @@ func TestIBytesAsHumanize(t *testing.T) {
 		ns = append(ns, r.Uint64()>>r.IntN(64))
 	}
 	for _, n := range ns {
-		if got, want := iBytes(n), humanize.IBytes(n); got != want {
-			t.Fatalf("iBytes(%d) = %q, humanize says %q", n, got, want)
+		if got, want := IBytes(n), humanize.IBytes(n); got != want {
+			t.Fatalf("IBytes(%d) = %q, humanize says %q", n, got, want)
 		}
 	}
 }

@@ -245,5 +245,5 @@ var ErrTooLong = errors.New("line too long")
 // TooLong describes a skipped line of n bytes over the limit max, for a
 // data-quality record.
 func TooLong(n, max int64) string {
-	return fmt.Sprintf("line of %d bytes (%s) over the %s line limit: skipped unread", n, iBytes(uint64(n)), iBytes(uint64(max)))
+	return fmt.Sprintf("line of %d bytes (%s) over the %s line limit: skipped unread", n, IBytes(uint64(n)), IBytes(uint64(max)))
 }
