@@ -25,7 +25,7 @@ func init() {
 			Long: `demo simulates the "demo" scenario (12 heterogeneous nodes running a Spark
 application and a MapReduce job, a CPU hog on one node, a disk hog on another and a
 skewed stage) into a folder, then analyzes the logs it wrote (as clusterlens analyze
-does) and writes the HTML report beside them, so you can see clusterlens work without
+DIR/spark DIR/mapreduce does) and writes the HTML report beside them, so you can see clusterlens work without
 a cluster. The folder also holds the node metrics (metrics.csv.zst) and the ground
 truth (truth.json); see docs/SIMULATOR.md. The analysis joins the node metrics with
 the tasks (analyze --metrics) and diagnoses the nodes; demo ends with the culprit
@@ -50,7 +50,16 @@ nodes it found and the report's path.`,
 				printRun(e, res, dir)
 				fmt.Fprintln(e.stdout)
 				html := filepath.Join(dir, "report.html")
-				as, err := analyzeRun(e, []string{dir}, analyzeOptions{format: "text", rows: 15, minSeverity: "low", html: html,
+				// The log folders alone: the metrics, phases and truth beside
+				// them are not logs, and a note skipping each tells a
+				// newcomer nothing.
+				var logs []string
+				for _, sub := range []string{sim.SparkDir, sim.MapReduceDir} {
+					if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
+						logs = append(logs, filepath.Join(dir, sub))
+					}
+				}
+				as, err := analyzeRun(e, logs, analyzeOptions{format: "text", rows: 15, minSeverity: "low", html: html,
 					metrics: dir, nodes: true, clockSkew: correlate.DefaultSkewMs * time.Millisecond})
 				if err != nil {
 					return err

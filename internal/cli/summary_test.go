@@ -113,4 +113,7 @@ func TestDemo(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, "report.html")); err != nil || st.Size() < 100<<10 {
 		t.Fatalf("demo report: %v", err)
 	}
+	if strings.Contains(errs, "skipped") { // the metrics and truth it wrote are not logs
+		t.Fatalf("demo notes files it wrote itself:\n%s", errs)
+	}
 }
