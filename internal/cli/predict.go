@@ -299,6 +299,9 @@ func predictFromJobTable(b []byte, f predictFlags) (*predict.Answer, error) {
 		if f.pool {
 			opt.Pool = predict.JobPool(jobs, f.sparkJob)
 		}
+		if opt.Level > 0 && opt.Level < 1 {
+			opt.FallbackNoise = predict.SteadyNoise(jobs, opt.Level)
+		}
 		est, err := predict.FromRuns(&predict.RunTable{Points: pts, Unit: "ms"}, scale, 1, opt)
 		if err != nil {
 			return nil, err

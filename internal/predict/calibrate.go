@@ -45,7 +45,10 @@ import (
 //     typical time at least as past ones did, a spread measured on every
 //     run where the held-out residuals may be a handful (on Ellis's GBT and
 //     k-means, forward chaining leaves some jobs with 2–5 residuals), or
-//     the caller's (ChoiceOptions.Noise: RescaleNoise).
+//     the caller's (ChoiceOptions.Noise: RescaleNoise); with no
+//     configuration of three such runs, the spread of related runs
+//     (ChoiceOptions.FallbackNoise: SteadyNoise over an application's
+//     jobs). The floor holds for an uncalibrated interval too.
 //   - Too few residuals (Few): split conformal prediction at Level needs
 //     ⌈Level/(1−Level)⌉ of them (9 at 90%) for its quantile to exist; with
 //     fewer the interval also spans every fitted candidate's estimate,
@@ -184,7 +187,10 @@ func spreadFit(res []residual) (a, b float64) {
 
 // Interval is the estimate's range: est·e^(±max(q·(a + b·d), noise)) at
 // the question's distance d beyond the runs (Calibration), with too few
-// residuals also spanning the candidates (span). Uncalibrated, it is span.
+// residuals also spanning the candidates (span). Uncalibrated, it is span,
+// floored by the runs' spread too (on Ellis's k-means, a design set, one
+// job's uncalibrated span held 3 of its 7 steady runs beyond the cut where
+// its spread of 0.63 would have held them all).
 func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapolated bool) {
 	d := c.Range.Outside(machines, data)
 	extrapolated = d > 0
@@ -203,7 +209,7 @@ func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapol
 		return lo, hi, extrapolated
 	}
 	lo, hi = c.span(est, machines, data, d)
-	return lo, hi, extrapolated
+	return min(lo, est*math.Exp(-cal.Noise)), max(hi, est*math.Exp(cal.Noise)), extrapolated
 }
 
 // span is the uncalibrated interval: every fitted candidate's estimate and

@@ -80,6 +80,56 @@ func TestRescaleNoise(t *testing.T) {
 	}
 }
 
+// TestSteadyNoise checks the spread of the jobs that follow no rescale
+// against their medians, by hand: three runs at 4 nodes throughout, job 0
+// 100, 110 and 121 ms (median 110), job 1 50, 50 and 60 ms (median 50).
+// The six |ln(duration/median)| are 0 ×3, ln 1.1 ×2 and ln 1.2: at 90% the
+// ⌈7·0.9⌉-th smallest is past the six, the largest; at 50% the 4th, ln 1.1.
+// No row follows a rescale: RescaleNoise is 0.
+func TestSteadyNoise(t *testing.T) {
+	var jobs []JobRun
+	for i, run := range []string{"a", "b", "c"} {
+		jobs = append(jobs, JobRun{Run: run, Job: 0, ScaleOut: 4, DurationMs: []float64{100, 110, 121}[i]},
+			JobRun{Run: run, Job: 1, ScaleOut: 4, DurationMs: []float64{50, 50, 60}[i]})
+	}
+	for level, want := range map[float64]float64{0.9: math.Log(1.2), 0.5: math.Log(1.1)} {
+		if got := SteadyNoise(jobs, level); math.Abs(got-want) > 1e-9 {
+			t.Errorf("steady noise at %g: %.4f, want %.4f", level, got, want)
+		}
+	}
+	if got := RescaleNoise(jobs, 0.9); got != 0 {
+		t.Errorf("rescale noise %.4f with no rescale, want 0", got)
+	}
+}
+
+// TestFallbackNoiseFloorsTheInterval: runs of one each at two cluster
+// sizes have no spread of their own and leave the estimate uncalibrated;
+// FallbackNoise (a spread of related runs) then floors its interval, and
+// it gives way to the runs' own spread where they have one.
+func TestFallbackNoiseFloorsTheInterval(t *testing.T) {
+	pts := []Point{{Machines: 4, Data: 1, Runtime: 100}, {Machines: 8, Data: 1, Runtime: 55}}
+	fallback := math.Log(3)
+	e, err := FromRuns(&RunTable{Points: pts}, 16, 1, ChoiceOptions{FallbackNoise: fallback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Uncalibrated || e.Choice.Calibration.Noise != fallback {
+		t.Fatalf("uncalibrated %v, noise %.3f: want uncalibrated with the fallback %.3f", e.Uncalibrated, e.Choice.Calibration.Noise, fallback)
+	}
+	if e.Lower > e.Value/3*(1+1e-9) || e.Upper < e.Value*3*(1-1e-9) {
+		t.Errorf("interval [%.1f, %.1f] around %.1f: want at least a factor 3 either side", e.Lower, e.Upper, e.Value)
+	}
+	// Three runs at 4 nodes, 100–102 ms: their own spread, ln(101/100).
+	pts = append(pts, Point{Machines: 4, Data: 1, Runtime: 101}, Point{Machines: 4, Data: 1, Runtime: 102})
+	e, err = FromRuns(&RunTable{Points: pts}, 16, 1, ChoiceOptions{FallbackNoise: fallback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Choice.Calibration.Noise, math.Log(101.0/100); math.Abs(got-want) > 1e-9 {
+		t.Errorf("noise %.4f with a spread of the runs' own, want ln(101/100) = %.4f", got, want)
+	}
+}
+
 func TestRunNoiseByClass(t *testing.T) {
 	var pts []Point
 	for i := range 10 {

@@ -60,6 +60,11 @@ type ChoiceOptions struct {
 	// class's runs given, in ln units (Calibration.Noise): the caller
 	// knows it better (RescaleNoise pools every job of an application).
 	Noise float64
+	// FallbackNoise floors the interval, in ln units, when neither Noise
+	// is set nor the runs have a configuration with three runs of the
+	// class to measure their own spread: a spread measured on related
+	// runs (SteadyNoise pools every job of an application).
+	FallbackNoise float64
 	// Rivals bounds the candidates whose residuals calibrate an interval
 	// beyond the runs: those whose cross-validated error is at most Rivals
 	// times the chosen one's (0: every candidate).
@@ -182,7 +187,7 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	if c.Model == nil {
 		return nil, tooFew(agg, fitErrs, machines, data)
 	}
-	c.Calibration = c.calibrate(splits, opt.Level, opt.Rivals, opt.Class, cmp.Or(opt.Noise, runNoise(pts, opt.Class, opt.Level)))
+	c.Calibration = c.calibrate(splits, opt.Level, opt.Rivals, opt.Class, cmp.Or(opt.Noise, runNoise(pts, opt.Class, opt.Level), opt.FallbackNoise))
 	return c, nil
 }
 

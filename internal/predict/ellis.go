@@ -228,6 +228,25 @@ func afterRescale(since int) bool { return since >= 0 && since < RescaleWindow }
 // since one job has few such rows: the floor of their intervals
 // (ChoiceOptions.Noise). 0 when there are none.
 func RescaleNoise(jobs []JobRun, level float64) float64 {
+	return jobSpread(jobs, level, true)
+}
+
+// SteadyNoise is RescaleNoise for the jobs that do not follow a rescale:
+// the spread at level of those rows around their job index's median at
+// their scale-out (three rows or more), pooled over the application's
+// jobs. It floors the interval of a job whose own runs have no scale-out
+// with three steady rows (ChoiceOptions.FallbackNoise): on Ellis's k-means
+// (a design set) forward chaining left jobs 0–2 with two or three single
+// runs up to 19 nodes, no spread of their own, and intervals that held
+// 76 of 180 steady runs beyond. 0 when there are none.
+func SteadyNoise(jobs []JobRun, level float64) float64 {
+	return jobSpread(jobs, level, false)
+}
+
+// jobSpread is the level quantile of |ln(duration / median)| of the rows
+// after a rescale (rescaled) or the others, the median being of the same
+// job index's steady rows at the same scale-out, three or more.
+func jobSpread(jobs []JobRun, level float64, rescaled bool) float64 {
 	type key struct {
 		job   int
 		scale float64
@@ -249,7 +268,7 @@ func RescaleNoise(jobs []JobRun, level float64) float64 {
 	var dev []float64
 	for i, j := range jobs {
 		m, ok := med[key{j.Job, j.ScaleOut}]
-		if afterRescale(since[i]) && ok {
+		if afterRescale(since[i]) == rescaled && ok {
 			dev = append(dev, math.Abs(math.Log(max(j.DurationMs, 1)/m)))
 		}
 	}
@@ -270,7 +289,8 @@ func RescaleNoise(jobs []JobRun, level float64) float64 {
 // RescaleWindow jobs after a change of scale-out — from the start when
 // rescaled (the rest starts right after one), and after every change
 // within rest — are asked as ClassRescaled, their intervals floored by the
-// history's RescaleNoise. Jobs no earlier run has are named in the error.
+// history's RescaleNoise, the others' by their own spread or, with none,
+// the history's SteadyNoise. Jobs no earlier run has are named in the error.
 func Remaining(history []JobRun, rest []JobRun, rescaled bool, opt ChoiceOptions) (*Estimate, error) {
 	e := &Estimate{Method: "history", Model: "per-job", Unit: "ms"}
 	held, checked := 0.0, 0
@@ -278,7 +298,7 @@ func Remaining(history []JobRun, rest []JobRun, rescaled bool, opt ChoiceOptions
 	if level <= 0 || level >= 1 {
 		level = 0.9
 	}
-	noise := RescaleNoise(history, level)
+	noise, steady := RescaleNoise(history, level), SteadyNoise(history, level)
 	last, after := -RescaleWindow, 0
 	if rescaled {
 		last = 0
@@ -292,6 +312,7 @@ func Remaining(history []JobRun, rest []JobRun, rescaled bool, opt ChoiceOptions
 			last = i
 		}
 		o := opt
+		o.FallbackNoise = steady
 		if opt.Pool != nil {
 			o.Pool = JobPool(history, j.Job)
 		}

@@ -243,16 +243,18 @@ func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo
 		byJob[strconv.Itoa(job)] = JobPoints(jobs, job)
 	}
 	// classed sets a question's class: for runs after a rescale, with the
-	// RescaleNoise of the rows keep allows.
+	// RescaleNoise of the rows keep allows; for the others, their
+	// SteadyNoise as the fallback floor (as Remaining and the CLI ask).
 	classed := func(o ChoiceOptions, class int, keep func(JobRun) bool) ChoiceOptions {
-		if class == 0 {
-			return o
-		}
 		var js []JobRun
 		for _, j := range jobs {
 			if keep(j) {
 				js = append(js, j)
 			}
+		}
+		if class == 0 {
+			o.FallbackNoise = SteadyNoise(js, 0.9)
+			return o
 		}
 		o.Class, o.Noise = ClassRescaled, RescaleNoise(js, 0.9)
 		return o
@@ -415,8 +417,9 @@ var _ = math.Abs
 // the per-configuration worst no higher than Ernest's (Bell's
 // extrapolation; Ellis's: the worst per run too), the 90% interval holding
 // 85–95% of the runs (Bell's extrapolation: up to 99%, the target is not
-// met there: docs/PREDICT.md) and 85% of the runs right after a rescale,
-// every question answered or refused with a reason.
+// met there: docs/PREDICT.md; Ellis's design applications' extrapolation
+// too, 81.5% before the steady runs' fallback floor) and 85% of the runs
+// right after a rescale, every question answered or refused with a reason.
 func TestRuntimeCoverage(t *testing.T) {
 	bell := readBell(t)
 	ext, loo := &tally{}, &tally{}
@@ -426,6 +429,15 @@ func TestRuntimeCoverage(t *testing.T) {
 	}
 	ellis := readEllis(t)
 	lr, _ := ellisSplits(ellis["logisticregression"], ChoiceOptions{}, false, false)
+	design := &tally{}
+	for name := range ellisDesign {
+		e, _ := ellisSplits(ellis[name], ChoiceOptions{}, false, false)
+		design.add(e)
+	}
+	t.Logf("ellis design extrapolation: the 90%% interval held %d/%d", design.held, design.runs)
+	if cov := design.coverage(); cov < 0.85 || cov > 0.95 {
+		t.Errorf("ellis design extrapolation: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*cov)
+	}
 	for name, s := range map[string]*tally{"bell extrapolation": ext, "bell leave-one-scale-out": loo, "ellis logisticregression extrapolation": lr} {
 		t.Logf("%s: %v", name, s)
 		c, e := summarize(s.choice), summarize(s.ernest)
