@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -119,7 +120,7 @@ func imbalancePaperStage(st *model.Stage, loads []nodeLoad, tasks int, p Workloa
 		return Finding{}, false
 	}
 	byTilt := func(a, b node) int {
-		if c := cmpFloat(math.Abs(b.tilt), math.Abs(a.tilt)); c != 0 {
+		if c := cmp.Compare(math.Abs(b.tilt), math.Abs(a.tilt)); c != 0 {
 			return c
 		}
 		return strings.Compare(a.host, b.host)
@@ -156,17 +157,6 @@ func imbalancePaperStage(st *model.Stage, loads []nodeLoad, tasks int, p Workloa
 		},
 		Recommendation: fmt.Sprintf("Spread %s's tasks over the nodes (%s): rebalance its input or repartition.", stageLabel(st), strings.Join(hosts, ", ")),
 	}, true
-}
-
-// cmpFloat compares a and b as cmp.Compare does, as -1, 0 or 1.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // placementPaper is HybridTune's Algorithm 3 as written (§3.3.2, uneven

@@ -241,16 +241,21 @@ func elasticities(usual []*history.Run, p Params) map[string]float64 {
 	}
 	out := map[string]float64{}
 	for sig, x := range xs {
-		y := ys[sig]
-		mx, my := mean(x), mean(y)
-		var sxy, sxx float64
-		for i := range x {
-			sxy += (x[i] - mx) * (y[i] - my)
-			sxx += (x[i] - mx) * (x[i] - mx)
-		}
+		sxy, sxx := centeredMoments(x, ys[sig])
 		out[sig] = math.Max(0, math.Min(1.5, (sxy+p.ElasticityPrior)/(sxx+p.ElasticityPrior)))
 	}
 	return out
+}
+
+// centeredMoments is Σ(x−x̄)(y−ȳ) and Σ(x−x̄)², a least-squares slope's
+// numerator and denominator.
+func centeredMoments(x, y []float64) (sxy, sxx float64) {
+	mx, my := mean(x), mean(y)
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+	}
+	return sxy, sxx
 }
 
 // taskElasticities is, per stage signature, the elasticity of the
@@ -270,13 +275,7 @@ func taskElasticities(usual []*history.Run) map[string]float64 {
 	}
 	out := map[string]float64{}
 	for sig, x := range xs {
-		y := ys[sig]
-		mx, my := mean(x), mean(y)
-		var sxy, sxx float64
-		for i := range x {
-			sxy += (x[i] - mx) * (y[i] - my)
-			sxx += (x[i] - mx) * (x[i] - mx)
-		}
+		sxy, sxx := centeredMoments(x, ys[sig])
 		if sxx > 1e-6 {
 			out[sig] = math.Max(0, math.Min(1, sxy/sxx))
 		}

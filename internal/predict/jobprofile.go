@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -249,7 +250,7 @@ func slotsPerHost(tasks []Task) int {
 	}
 	slices.SortFunc(evs, func(a, b ev) int {
 		if a.t != b.t {
-			return compareF(float64(a.t), float64(b.t))
+			return cmp.Compare(float64(a.t), float64(b.t))
 		}
 		return a.d - b.d // ends before starts at the same instant
 	})

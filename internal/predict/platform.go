@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -290,7 +291,7 @@ func fitPart(p Part, tasks []*Task, opt PlatformOptions) (*PartModel, error) {
 		return nil, &TooFewError{Model: "platform " + p.String(), Have: len(tasks), Need: minPartTasks,
 			What: "timed tasks", Hint: "run the microbenchmarks (clusterlens predict bench) and give their histories"}
 	}
-	slices.SortFunc(tasks, func(a, b *Task) int { return compareF(regressors(p, a)[1], regressors(p, b)[1]) })
+	slices.SortFunc(tasks, func(a, b *Task) int { return cmp.Compare(regressors(p, a)[1], regressors(p, b)[1]) })
 	x := stats.NewDense(len(tasks), nv)
 	y := make([]float64, len(tasks))
 	for i, t := range tasks {
@@ -414,16 +415,6 @@ func dot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
-}
-
-func compareF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // genericMs is the platform's prediction of a task's generic phases on

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -65,7 +66,7 @@ func TestSpreadMatchesRedistributionToTheRight(t *testing.T) {
 		sorted := slices.Clone(obs)
 		slices.SortStableFunc(sorted, func(a, b ratioObs) int {
 			if a.ratio != b.ratio {
-				return compareF(a.ratio, b.ratio)
+				return cmp.Compare(a.ratio, b.ratio)
 			}
 			if a.censored == b.censored {
 				return 0
