@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -64,9 +63,7 @@ func runCompare(e *env, pathA, pathB string, o compareOptions) error {
 		return withCode(ExitUsage, err)
 	}
 	if o.format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return report.JSON(e.stdout, struct {
 			Queries []query.Diff `json:"queries"`
 		}{diffs})
 	}

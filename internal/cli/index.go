@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -134,9 +133,7 @@ func runIndex(ctx context.Context, e *env, dsn string, paths []string, format st
 		return fmt.Errorf("no logs found in %v (%d files skipped as not logs)", paths, len(stats.Skipped))
 	}
 	if format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := report.JSON(e.stdout, struct {
 			*indexer.Stats
 			TookMs   int64    `json:"tookMs"`
 			Problems []string `json:"problems"`

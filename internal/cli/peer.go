@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -245,9 +244,7 @@ many tasks, and each indicted node is called culprit or victim with the resource
 				}
 			}
 			if format == "json" {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := report.JSON(e.stdout, rep); err != nil {
 					return err
 				}
 			} else {

@@ -147,9 +147,7 @@ func runPredict(ctx context.Context, e *env, paths []string, f predictFlags) err
 		out.Estimate.Notes = append(out.Estimate.Notes, fmt.Sprintf("node type %s → %s: no %v speed for both classes, that work keeps its time", change.From, change.To, change.Assumed))
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := report.JSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {

@@ -112,9 +112,7 @@ errors per part (their Table 1) and writes the model as JSON to --out for
 			}
 			errs := pl.Errors(jobs)
 			if format == "json" {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
+				if err := report.JSON(e.stdout, struct {
 					Platform *predict.Platform   `json:"platform"`
 					Errors   []predict.PartError `json:"errors"`
 				}{pl, errs}); err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -53,9 +52,7 @@ metrics are that far off. docs/ANOMALY.md gives the method and its accuracy on S
 					return metricsPartial(e, partial, err)
 				}
 				if format == "json" {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(rep); err != nil {
+					if err := report.JSON(e.stdout, rep); err != nil {
 						return err
 					}
 				} else {

@@ -8,7 +8,7 @@ import (
 	"github.com/clusterlens/clusterlens/internal/history"
 )
 
-// JSON writes v as indented JSON: the history views' --format json.
+// JSON writes v as indented JSON: every command's --format json.
 func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
