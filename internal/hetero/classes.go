@@ -140,7 +140,8 @@ func (m *Joint) Speeds() []NodeSpeed {
 // Classes groups the nodes with enough history into hardware classes. A
 // node whose instance type the logs name is of that type's class: the
 // logs say what hardware it is, and a node slower than its type's others
-// is the verdicts' business (its own factors stay its own). The others are
+// is the verdicts' business (its factors are pooled with its type's others
+// only as far as their spread allows: poolClasses). The others are
 // grouped by their learned speeds: per resource, the nodes sorted by their
 // log factor split where two neighbours are more than ClassGap apart and
 // farther apart than their factors' uncertainty allows (intervalZ standard

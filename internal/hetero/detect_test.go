@@ -22,9 +22,11 @@ import (
 // whatever the history; the second curve judges longer windows after 200
 // past runs: 1.3x needs about 200 of the victim's tasks (240 runs). The
 // test holds the measured floors on seeds 1–20: from 200 past runs, 1.5x
-// found in ≥ 70% of seeds, 2x in all, an innocent called a culprit in at
-// most one 60-run window of 100; with 240 runs judged, 1.3x in ≥ 90%, at
-// most one window of 60 with an innocent culprit. (The model before the
+// found in ≥ 85% of seeds (80% before a class's nodes were pooled,
+// poolClasses), 2x in all, an innocent called a culprit in at most one
+// 60-run window of 100; with 120 runs judged, 1.3x in ≥ 90% (75% before
+// the pooling); with 240, 1.3x in ≥ 95%, at most one window of 60 with an
+// innocent culprit. (The model before the
 // tail's calibration found 1.5x in 90–95%: its z was about 15% too large,
 // its innocents' z-scores 1.14 wide; at matched innocent rates the two
 // find the same, docs/NODES.md.)
@@ -83,8 +85,8 @@ func TestDetectableSlowdown(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&b, "%s %.3f | %s |\n", row, float64(innocent)/float64(windows), smallest)
-		if reported && past >= 200 && (found[3] < 14 || found[4] < 20 || innocent > 1) {
-			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 14), 2x in %d (want 20), innocent culprits in %d of %d windows (want ≤ 1)",
+		if reported && past >= 200 && (found[3] < 17 || found[4] < 20 || innocent > 1) {
+			t.Errorf("%d past runs: 1.5x found in %d of 20 seeds (want ≥ 17), 2x in %d (want 20), innocent culprits in %d of %d windows (want ≤ 1)",
 				past, found[3], found[4], innocent, windows)
 		}
 	}
@@ -125,8 +127,11 @@ func TestDetectableSlowdown(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&b, "| %d | %d | %.2f | %.2f | %.2f | %.3f |\n", window, tasks/windows, float64(found[0])/n, float64(found[1])/n, float64(found[2])/n, float64(innocent)/float64(windows))
-		if reported && window == 240 && (found[1] < 18 || innocent > 1) {
-			t.Errorf("240 runs judged: 1.3x found in %d of 20 seeds (want ≥ 18), innocent culprits in %d of 60 windows (measured 1)", found[1], innocent)
+		if reported && window == 240 && (found[1] < 19 || innocent > 1) {
+			t.Errorf("240 runs judged: 1.3x found in %d of 20 seeds (want ≥ 19), innocent culprits in %d of 60 windows (measured 1)", found[1], innocent)
+		}
+		if reported && window == 120 && found[1] < 18 {
+			t.Errorf("120 runs judged: 1.3x found in %d of 20 seeds (want ≥ 18: 19 with a class's nodes pooled, 15 without)", found[1])
 		}
 	}
 	t.Log("\n" + b.String())
