@@ -356,7 +356,11 @@ const overheadLimit = 0.50
 
 // TestAnalyzeOverhead fails when analyze adds more than overheadLimit to
 // the CPU time of summary on the synthetic 100,000-task log, with the text
-// or the HTML report.
+// or the HTML report. Decoding, summary and both analyses are timed in
+// rounds, one after the other, and each keeps its best round: timed
+// minutes apart (the decoding once, when the log was first read), they
+// read 50.0% with the HTML report in a CI run beside two evaluations,
+// where the idle machine reads 43-46.5%.
 func TestAnalyzeOverhead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes and analyzes 100,000 tasks")
@@ -368,12 +372,27 @@ func TestAnalyzeOverhead(t *testing.T) {
 	if n := d.app.NumTasks(); n != 100_000 {
 		t.Fatalf("synthetic log decoded to %d task attempts, want 100,000", n)
 	}
-	sum := summaryCPU(t, d.app, 3)
-	for _, html := range []bool{false, true} {
-		cpu := analyzeCPU(t, d.app, html, 3)
-		r := overhead(d.cpuNs, sum, cpu)
+	decode, sum, cpu := d.cpuNs, int64(-1), [2]int64{-1, -1}
+	best := func(b *int64, v int64) {
+		if *b < 0 || v < *b {
+			*b = v
+		}
+	}
+	for range 3 {
+		again := decodeTimed(d.source)
+		if again.err != nil {
+			t.Fatal(again.err)
+		}
+		best(&decode, again.cpuNs)
+		best(&sum, summaryCPU(t, d.app, 1))
+		for i, html := range []bool{false, true} {
+			best(&cpu[i], analyzeCPU(t, d.app, html, 1))
+		}
+	}
+	for i, html := range []bool{false, true} {
+		r := overhead(decode, sum, cpu[i])
 		t.Logf("html=%v: decoding %.3f CPU-s, summary %.3f, analysis %.3f: analyze adds %.1f%%",
-			html, float64(d.cpuNs)/1e9, float64(sum)/1e9, float64(cpu)/1e9, 100*r)
+			html, float64(decode)/1e9, float64(sum)/1e9, float64(cpu[i])/1e9, 100*r)
 		if r > overheadLimit {
 			t.Errorf("html=%v: analyze adds %.1f%% to summary's CPU time, want at most %.0f%%", html, 100*r, 100*overheadLimit)
 		}
