@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,14 +42,14 @@ func loadFlowbench(t *testing.T, wf string, p Params) ([]*history.Run, []flowRun
 	for _, a := range res.Apps {
 		byID[a.ID] = history.FromApp(a, a.Source, false, nil)
 	}
-	runs := readCSV(t, filepath.Join(dir, "runs.csv"))
+	runs := sharedtest.ReadCSV(t, filepath.Join(dir, "runs.csv"))
 	slices.SortStableFunc(runs, func(a, b map[string]string) int {
 		x, _ := strconv.ParseInt(a["start_ms"], 10, 64)
 		y, _ := strconv.ParseInt(b["start_ms"], 10, 64)
 		return int(x - y)
 	})
 	faulty := map[string]map[string]bool{}
-	for _, row := range readCSV(t, filepath.Join(dir, "truth.csv")) {
+	for _, row := range sharedtest.ReadCSV(t, filepath.Join(dir, "truth.csv")) {
 		if row["faulty"] == "1" {
 			if faulty[row["app_id"]] == nil {
 				faulty[row["app_id"]] = map[string]bool{}
@@ -75,28 +74,6 @@ func loadFlowbench(t *testing.T, wf string, p Params) ([]*history.Run, []flowRun
 	usual := hist[max(0, len(hist)-p.Usual):]
 	slices.Reverse(usual)
 	return usual, judged
-}
-
-func readCSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // evalFlowbench is the evaluation on real recurring runs with

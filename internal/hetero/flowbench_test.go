@@ -1,9 +1,7 @@
 package hetero
 
 import (
-	"encoding/csv"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +43,7 @@ func loadFlowbench(t testing.TB, wf string) *flowbench {
 	for _, a := range res.Apps {
 		byID[a.ID] = a
 	}
-	runRows := readCSV(t, filepath.Join(dir, "runs.csv"))
+	runRows := sharedtest.ReadCSV(t, filepath.Join(dir, "runs.csv"))
 	type runRow struct {
 		app   string
 		start string
@@ -79,7 +77,7 @@ func loadFlowbench(t testing.TB, wf string) *flowbench {
 			fb.faultFree[r.Key] = rr.clean
 		}
 	}
-	for _, tr := range readCSV(t, filepath.Join(dir, "truth.csv")) {
+	for _, tr := range sharedtest.ReadCSV(t, filepath.Join(dir, "truth.csv")) {
 		k := [2]string{keyOf[tr["app_id"]], tr["worker"]}
 		kind := ""
 		switch {
@@ -93,29 +91,6 @@ func loadFlowbench(t testing.TB, wf string) *flowbench {
 		}
 	}
 	return fb
-}
-
-// readCSV reads a CSV file with a header into maps by column.
-func readCSV(t testing.TB, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // fbScore tallies per (run, worker) flags against the labels.
