@@ -43,14 +43,26 @@ type WindowParams struct {
 	// than the test's keeps metrics that barely move in normal times from
 	// outranking the ones that broke.
 	RankFloor float64
+	// LongHistory is how many samples make the long-term reference (0:
+	// none): the last LongHistory samples outside abnormal windows before
+	// a sample, recomputed every History samples. A metric whose window
+	// mean lies between that reference's LongQuantile and 1-LongQuantile
+	// quantiles is not off, however far it is from the recent reference:
+	// a level the node has held in its long-term normal (a load it has run
+	// before, its return to normal after a long anomaly) is normal. Not
+	// in HybridTune, whose reference is the stage's other nodes
+	// (docs/PAPERS.md).
+	LongHistory  int
+	LongQuantile float64
 }
 
 // DefaultWindowParams are the defaults for one sample a minute, chosen on
 // SMD leave one machine out (docs/ANOMALY.md): windows of 5 samples
-// against the day before, metrics off by more than 4 spreads, two of them.
+// against the day before, metrics off by more than 4 spreads, two of them,
+// unless inside the 0.5–99.5% range of the two weeks before.
 func DefaultWindowParams() WindowParams {
 	return WindowParams{Window: 5, History: 1440, Lookback: 2880, MinHistory: 360, Step: 30,
-		DMin: 4, Floor: 0.02, MinMetrics: 2, RankFloor: 0.05}
+		DMin: 4, Floor: 0.02, MinMetrics: 2, RankFloor: 0.05, LongHistory: 20160, LongQuantile: 0.005}
 }
 
 // check reports parameters AbnormalWindows cannot use.
@@ -63,6 +75,8 @@ func (p WindowParams) check() error {
 		return fmt.Errorf("abnormal windows: lookback %d under history %d", p.Lookback, p.History)
 	case p.MinHistory < 2 || p.MinHistory > p.History:
 		return fmt.Errorf("abnormal windows: min history %d: want 2..%d", p.MinHistory, p.History)
+	case p.LongHistory < 0 || !(p.LongQuantile >= 0 && p.LongQuantile < 0.5):
+		return fmt.Errorf("abnormal windows: long history %d, long quantile %v: want history ≥ 0, quantile in [0, 0.5)", p.LongHistory, p.LongQuantile)
 	case !(p.DMin > 0) || !(p.Floor >= 0) || !(p.RankFloor >= 0) || math.IsInf(p.DMin, 0) || math.IsInf(p.Floor, 0) || math.IsInf(p.RankFloor, 0):
 		return fmt.Errorf("abnormal windows: d_min %v, floors %v and %v: want d_min > 0, floors ≥ 0", p.DMin, p.Floor, p.RankFloor)
 	}
@@ -129,6 +143,8 @@ type WindowResult struct {
 // p.History samples outside abnormal windows (within p.Lookback),
 // represented by their median, the distance measured in the reference's
 // standard deviations (floored at p.Floor); a metric is off past p.DMin,
+// unless its window mean is inside the long-term reference's quantile
+// range (p.LongHistory, p.LongQuantile: our deviation, docs/PAPERS.md),
 // and the window is abnormal when p.MinMetrics metrics are. Every sample
 // of an abnormal window is abnormal and stays out of later references;
 // consecutive abnormal samples make one Window.
@@ -158,11 +174,12 @@ func AbnormalWindows(x [][]float64, p WindowParams) (*WindowResult, error) {
 		res.Deviation[t] = flat[t*d : (t+1)*d]
 	}
 	med, spread, rank := make([]float64, d), make([]float64, d), make([]float64, d)
-	buf := make([]float64, 0, p.History)
+	qlo, qhi := make([]float64, d), make([]float64, d)
+	buf := make([]float64, 0, max(p.History, p.LongHistory))
 	sum, cnt := make([]float64, d), make([]int, d) // window sums of u
 	off := make([]float64, d)
 	var cur *openWindow
-	ready := false
+	ready, long := false, false
 	for t := range n {
 		for j := range d {
 			if v := u[t][j]; !math.IsNaN(v) {
@@ -179,6 +196,9 @@ func AbnormalWindows(x [][]float64, p WindowParams) (*WindowResult, error) {
 		if t%p.Step == 0 {
 			ready = reference(u, res.Abnormal, t, p, buf, med, spread, rank)
 		}
+		if p.LongHistory > 0 && t%p.History == 0 {
+			long = longRange(u, res.Abnormal, max(0, t-p.LongHistory), t, p, buf, qlo, qhi)
+		}
 		if !ready {
 			continue
 		}
@@ -192,7 +212,11 @@ func AbnormalWindows(x [][]float64, p WindowParams) (*WindowResult, error) {
 			if cnt[j] == 0 || math.IsNaN(med[j]) {
 				continue
 			}
-			if dv := math.Abs(sum[j]/float64(cnt[j])-med[j]) / spread[j]; dv > p.DMin {
+			mean := sum[j] / float64(cnt[j])
+			if long && mean >= qlo[j] && mean <= qhi[j] {
+				continue
+			}
+			if dv := math.Abs(mean-med[j]) / spread[j]; dv > p.DMin {
 				off[j] = dv
 				nOff++
 				score += dv
@@ -230,6 +254,39 @@ func AbnormalWindows(x [][]float64, p WindowParams) (*WindowResult, error) {
 		res.Windows = append(res.Windows, cur.close(lo, span))
 	}
 	return res, nil
+}
+
+// longRange sets qlo and qhi to each metric's p.LongQuantile and
+// 1-p.LongQuantile quantiles over the samples [from, to) outside abnormal
+// windows (NaN for a metric with no value there: nothing is inside). It
+// reports false, setting nothing, when fewer than p.MinHistory samples
+// are. buf is scratch.
+func longRange(u [][]float64, abnormal []bool, from, to int, p WindowParams, buf, qlo, qhi []float64) bool {
+	rows := make([]int, 0, to-from)
+	for k := from; k < to; k++ {
+		if !abnormal[k] {
+			rows = append(rows, k)
+		}
+	}
+	if len(rows) < p.MinHistory {
+		return false
+	}
+	for j := range qlo {
+		buf = buf[:0]
+		for _, k := range rows {
+			if v := u[k][j]; !math.IsNaN(v) {
+				buf = append(buf, v)
+			}
+		}
+		if len(buf) == 0 {
+			qlo[j], qhi[j] = math.NaN(), math.NaN()
+			continue
+		}
+		slices.Sort(buf)
+		last := float64(len(buf) - 1)
+		qlo[j], qhi[j] = buf[int(p.LongQuantile*last)], buf[int(math.Ceil((1-p.LongQuantile)*last))]
+	}
+	return true
 }
 
 // openWindow is a Window being built; its metrics are indexed by column,

@@ -28,7 +28,10 @@ behind each and a score. No logs or stages are needed. Each window of --window i
 with the node's last --history outside abnormal windows: every metric's window mean
 (HybridTune's Algorithm 4) against the reference's median, in the reference's standard
 deviations (Algorithm 5's distance test, --d-min); a window is abnormal when --min-metrics
-metrics are that far off. docs/ANOMALY.md gives the method and its accuracy on SMD.`,
+metrics are that far off; a metric is not counted while its window mean stays inside the
+--long-quantile range of the node's last --long-history outside abnormal windows (a level it has
+held before is normal; --long-history 0 turns that off). docs/ANOMALY.md gives the method and
+its accuracy on SMD.`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if format != "text" && format != "json" {
@@ -42,6 +45,9 @@ metrics are that far off. docs/ANOMALY.md gives the method and its accuracy on S
 				if s := q.Spans; s.Window <= 0 || s.History <= 0 || s.MinHistory <= 0 || s.Step <= 0 || s.Lookback < s.History || s.MinHistory > s.History {
 					return withCode(ExitUsage, fmt.Errorf("--window %s --history %s --min-history %s --step %s --lookback %s: want positive durations, min-history ≤ history ≤ lookback",
 						s.Window, s.History, s.MinHistory, s.Step, s.Lookback))
+				}
+				if q.Spans.LongHistory < 0 || !(q.Params.LongQuantile >= 0 && q.Params.LongQuantile < 0.5) {
+					return withCode(ExitUsage, fmt.Errorf("--long-history %s --long-quantile %v: want a duration ≥ 0 and a quantile in [0, 0.5)", q.Spans.LongHistory, q.Params.LongQuantile))
 				}
 				rep, err := driver.Windows(cmd.Context(), driver.OpenMetrics(args[0], e.metricNote), q)
 				var partial error
@@ -57,7 +63,7 @@ metrics are that far off. docs/ANOMALY.md gives the method and its accuracy on S
 					}
 				} else {
 					report.WindowsText(e.stdout, rep.Nodes, report.WindowsHeader{Window: q.Spans.Window, History: q.Spans.History,
-						DMin: q.Params.DMin, MinMetrics: q.Params.MinMetrics}, top)
+						DMin: q.Params.DMin, MinMetrics: q.Params.MinMetrics, LongHistory: q.Spans.LongHistory, LongQuantile: q.Params.LongQuantile}, top)
 				}
 				return metricsPartial(e, partial, nil)
 			},
@@ -76,6 +82,8 @@ metrics are that far off. docs/ANOMALY.md gives the method and its accuracy on S
 		f.IntVar(&q.Params.MinMetrics, "min-metrics", q.Params.MinMetrics, "metrics that must be off for a window to be abnormal")
 		f.Float64Var(&q.Params.Floor, "floor", q.Params.Floor, "least standard deviation, as a share of the metric's range over the node's samples")
 		f.Float64Var(&q.Params.RankFloor, "rank-floor", q.Params.RankFloor, "least standard deviation when a window's metrics are ranked")
+		f.DurationVar(&q.Spans.LongHistory, "long-history", q.Spans.LongHistory, "long-term normal past: a metric inside its --long-quantile range there is not off (0: none)")
+		f.Float64Var(&q.Params.LongQuantile, "long-quantile", q.Params.LongQuantile, "share of the long-term past left out at each end of a metric's normal range")
 		return cmd
 	})
 }

@@ -17,7 +17,7 @@ import (
 // WindowSpans are AbnormalWindows' counts as durations, turned into
 // samples at each node's own interval.
 type WindowSpans struct {
-	Window, History, Lookback, MinHistory, Step time.Duration
+	Window, History, Lookback, MinHistory, Step, LongHistory time.Duration
 }
 
 // DefaultWindowSpans are anomaly.DefaultWindowParams at one sample a
@@ -25,7 +25,8 @@ type WindowSpans struct {
 func DefaultWindowSpans() WindowSpans {
 	p := anomaly.DefaultWindowParams()
 	m := func(n int) time.Duration { return time.Duration(n) * time.Minute }
-	return WindowSpans{Window: m(p.Window), History: m(p.History), Lookback: m(p.Lookback), MinHistory: m(p.MinHistory), Step: m(p.Step)}
+	return WindowSpans{Window: m(p.Window), History: m(p.History), Lookback: m(p.Lookback), MinHistory: m(p.MinHistory), Step: m(p.Step),
+		LongHistory: m(p.LongHistory)}
 }
 
 // WindowsQuery is what Windows judges and how.
@@ -156,6 +157,9 @@ func nodeWindows(host string, times []int64, names []string, x [][]float64, q Wi
 	}
 	p.Window, p.History, p.Lookback, p.MinHistory, p.Step = count(q.Spans.Window), max(count(q.Spans.History), 2),
 		count(q.Spans.Lookback), max(count(q.Spans.MinHistory), 2), count(q.Spans.Step)
+	if p.LongHistory = 0; q.Spans.LongHistory > 0 {
+		p.LongHistory = count(q.Spans.LongHistory)
+	}
 	if len(times) <= p.MinHistory {
 		nw.Note = fmt.Sprintf("%d instants, not more than the %d (%s) of history a window needs", len(times), p.MinHistory, q.Spans.MinHistory)
 		return nw, nil

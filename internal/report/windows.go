@@ -14,14 +14,22 @@ type WindowsHeader struct {
 	Window, History time.Duration
 	DMin            float64
 	MinMetrics      int
+	// LongHistory and LongQuantile are the long-term reference (none when
+	// LongHistory is 0).
+	LongHistory  time.Duration
+	LongQuantile float64
 }
 
 // WindowsText writes each node's abnormal windows (the windows command):
 // one line per window with its score and its top metrics (value, the
 // normal median ± spread, and how many spreads off).
 func WindowsText(w io.Writer, nodes []anomaly.NodeWindows, h WindowsHeader, top int) {
-	fmt.Fprintf(w, "Abnormal windows: each node against its own last %s; windows of %s whose means are off by more than %g spreads on %d metrics or more (HybridTune Algorithms 4-5)\n",
+	fmt.Fprintf(w, "Abnormal windows: each node against its own last %s; windows of %s whose means are off by more than %g spreads on %d metrics or more (HybridTune Algorithms 4-5)",
 		h.History, h.Window, h.DMin, h.MinMetrics)
+	if h.LongHistory > 0 {
+		fmt.Fprintf(w, ", a metric not counted inside its %g–%g%% range over the last %s", 100*h.LongQuantile, 100*(1-h.LongQuantile), h.LongHistory)
+	}
+	fmt.Fprintln(w)
 	for _, n := range nodes {
 		span := time.Duration(n.ToMs-n.FromMs) * time.Millisecond
 		fmt.Fprintf(w, "\n%s: %d instants every %s over %s, %d judged", n.Host, n.Samples, time.Duration(n.IntervalMs)*time.Millisecond, span, n.Judged)
