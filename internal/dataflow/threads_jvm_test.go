@@ -71,8 +71,11 @@ func startStandin(t *testing.T, java, dir, class string, args ...string) *standi
 // SpillThread, three MapOutputCopier threads) with scripted phases of
 // 200–600 ms, samples them with the real jvm sampler every 50 ms, and checks
 // that every scripted phase is found with its start and end within two
-// sampling intervals; the log agreement is measured against applications
-// written from the script.
+// sampling intervals, and the time its rounds near that moment took: every
+// thread of a round is stamped with the round's tick, and on a loaded
+// machine a round can take longer than an interval (the reducer's dump came
+// 171 ms after its tick in a CI run). The log agreement is measured against
+// applications written from the script.
 func TestThreadsRealJVM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three JVMs")
@@ -111,6 +114,7 @@ func TestThreadsRealJVM(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		samples []model.Sample
+		rounds  [][2]int64 // a round's tick (unix ms) and how long it took (ms)
 		stop    = make(chan struct{})
 		wg      sync.WaitGroup
 	)
@@ -128,7 +132,9 @@ func TestThreadsRealJVM(t *testing.T) {
 				return
 			case now := <-tick.C:
 				buf, _ = s.Sample(now, buf[:0])
+				took := time.Since(now).Milliseconds()
 				mu.Lock()
+				rounds = append(rounds, [2]int64{now.UnixMilli(), took})
 				for _, x := range buf {
 					if _, ok := mine[x.Target[:strings.IndexByte(x.Target, '/')]]; ok {
 						samples = append(samples, x)
@@ -190,9 +196,13 @@ func TestThreadsRealJVM(t *testing.T) {
 		worst = max(worst, ds, -ds, de, -de)
 		t.Logf("%-38s %-20s %-18s scripted %4d ms, sampled start %+4d ms, end %+4d ms, %2d samples, %3.0f%% runnable",
 			sc.attempt, truncateName(sc.thread), sc.vertex, sc.end-sc.start, ds, de, in.Samples, 100*float64(in.Runnable)/float64(in.Samples))
-		if max(ds, -ds) > 2*iv || max(de, -de) > 2*iv {
-			t.Errorf("%s of %s in %q: sampled [%d, %d], scripted [%d, %d]: more than 2 intervals (%d ms) off",
-				sc.vertex, sc.attempt, sc.thread, in.Start, in.End, sc.start, sc.end, iv)
+		if ok := 2*iv + slowestRound(rounds, sc.start, 2*iv); max(ds, -ds) > ok {
+			t.Errorf("%s of %s in %q: sampled start %d, scripted %d: more than 2 intervals (%d ms) and the rounds' time off (%d ms in all)",
+				sc.vertex, sc.attempt, sc.thread, in.Start, sc.start, iv, ok)
+		}
+		if ok := 2*iv + slowestRound(rounds, sc.end, 2*iv); max(de, -de) > ok {
+			t.Errorf("%s of %s in %q: sampled end %d, scripted %d: more than 2 intervals (%d ms) and the rounds' time off (%d ms in all)",
+				sc.vertex, sc.attempt, sc.thread, in.End, sc.end, iv, ok)
 		}
 	}
 	for _, v := range trs[1].Vertices {
@@ -200,7 +210,8 @@ func TestThreadsRealJVM(t *testing.T) {
 			t.Errorf("copier pool: %d threads, want 3", v.MaxThreads)
 		}
 	}
-	t.Logf("intervals: spark %d ms, mapreduce %d ms; %d samples; worst start/end error %d ms", trs[0].IntervalMs, trs[1].IntervalMs, len(samples), worst)
+	t.Logf("intervals: spark %d ms, mapreduce %d ms; %d samples; worst start/end error %d ms; slowest round %d ms",
+		trs[0].IntervalMs, trs[1].IntervalMs, len(samples), worst, slowestRound(rounds, rounds[len(rounds)/2][0], 1<<40))
 	for _, c := range []struct {
 		app     *model.App
 		samples []model.Sample
@@ -218,6 +229,18 @@ func TestThreadsRealJVM(t *testing.T) {
 			t.Logf("  %-6s %-18s sampled %5d ms, logged %5d ms, |diff| %4d ms over %d attempts", p.Pool, p.Phase, p.SampledMs, p.LoggedMs, p.AbsDiffMs, p.Attempts)
 		}
 	}
+}
+
+// slowestRound is the longest time a sampling round took among those
+// ticking within reach ms of at (unix ms).
+func slowestRound(rounds [][2]int64, at, reach int64) int64 {
+	var m int64
+	for _, r := range rounds {
+		if r[0] >= at-reach && r[0] <= at+reach {
+			m = max(m, r[1])
+		}
+	}
+	return m
 }
 
 func truncateName(s string) string {
