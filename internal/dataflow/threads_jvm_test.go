@@ -3,6 +3,7 @@ package dataflow
 import (
 	"bufio"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,8 +104,23 @@ func TestThreadsRealJVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Sample(time.Now(), nil); err != nil { // starts the attach listeners
-		t.Fatal(err)
+	// The attach listeners start at the first calls; the scripts start once
+	// every stand-in answers (other JVMs on the machine are sampled too).
+	waiting := map[string]bool{}
+	for _, j := range jvms {
+		waiting[strconv.Itoa(j.pid)] = true
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(waiting) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("JVMs %v gave no thread dump in 10 s", waiting)
+		}
+		out, err := s.Sample(time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range out {
+			delete(waiting, x.Target[:strings.IndexByte(x.Target, '/')])
+		}
 	}
 	for _, j := range jvms {
 		if _, err := io.WriteString(j.stdin, "go\n"); err != nil {
@@ -210,6 +226,15 @@ func TestThreadsRealJVM(t *testing.T) {
 			t.Errorf("copier pool: %d threads, want 3", v.MaxThreads)
 		}
 	}
+	var first int64 = math.MaxInt64
+	for _, sc := range script {
+		first = min(first, sc.start)
+	}
+	for _, r := range rounds {
+		if r[1] > 100 {
+			t.Logf("slow round: tick %+d ms from the first scripted phase, took %d ms", r[0]-first, r[1])
+		}
+	}
 	t.Logf("intervals: spark %d ms, mapreduce %d ms; %d samples; worst start/end error %d ms; slowest round %d ms",
 		trs[0].IntervalMs, trs[1].IntervalMs, len(samples), worst, slowestRound(rounds, rounds[len(rounds)/2][0], 1<<40))
 	for _, c := range []struct {
@@ -232,11 +257,11 @@ func TestThreadsRealJVM(t *testing.T) {
 }
 
 // slowestRound is the longest time a sampling round took among those
-// ticking within reach ms of at (unix ms).
+// under way within reach ms of at (unix ms).
 func slowestRound(rounds [][2]int64, at, reach int64) int64 {
 	var m int64
 	for _, r := range rounds {
-		if r[0] >= at-reach && r[0] <= at+reach {
+		if r[0] <= at+reach && r[0]+r[1] >= at-reach {
 			m = max(m, r[1])
 		}
 	}

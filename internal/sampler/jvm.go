@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,18 +29,28 @@ const JVMMaxFrames = 64
 // §4.1): at each call it finds the node's Spark executors
 // (org.apache.spark.executor.*ExecutorBackend) and MapReduce task JVMs
 // (org.apache.hadoop.mapred.YarnChild) from /proc/PID/cmdline, takes a
-// thread dump of each through the JVM's attach listener (threadDump), and
+// thread dump of each through the JVM's attach listener (attachSocket,
+// dumpThreads), and
 // emits one model.ThreadSampleType sample per thread: Target "pid/tid",
 // Value the task the thread works for (taskOfThread), Text
 // "executor\tthread name\tstate\tstack". A node without JVMs yields
 // nothing; a JVM that cannot be dumped (gone, -Xrs, another user on an old
-// JDK) is logged and skipped for JVMRetryAfter.
+// JDK) is logged and skipped for JVMRetryAfter. A JVM asked to open its
+// attach socket is skipped, not waited for, until it has (at most
+// attachTimeout), so a JVM still starting holds up no other's samples.
 type jvmSampler struct {
 	host     string
 	procRoot string
 	log      func(msg string, args ...any)
 	text     strings.Builder
-	failed   map[int]time.Time // pid → when to try again
+	failed   map[int]time.Time      // pid → when to try again
+	starting map[int]startingAttach // pid → its attach listener asked for
+}
+
+// startingAttach is a JVM asked to open its attach socket that has not yet.
+type startingAttach struct {
+	sock, trigger string
+	since         time.Time
 }
 
 func newJVMSampler(cfg Config) (Sampler, error) {
@@ -50,7 +61,8 @@ func newJVMSampler(cfg Config) (Sampler, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("jvm sampler: %w: %w", ErrUnsupported, err)
 	}
-	s := &jvmSampler{host: hostOf(cfg), procRoot: root, log: func(string, ...any) {}, failed: map[int]time.Time{}}
+	s := &jvmSampler{host: hostOf(cfg), procRoot: root, log: func(string, ...any) {},
+		failed: map[int]time.Time{}, starting: map[int]startingAttach{}}
 	if cfg.Logger != nil {
 		s.log = cfg.Logger.Debug
 	}
@@ -77,7 +89,14 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 		if now.Before(s.failed[j.pid]) {
 			continue
 		}
-		dump, err := threadDump(s.procRoot, j.pid)
+		sock, err := s.attach(now, j.pid)
+		if errors.Is(err, errAttachStarting) {
+			continue
+		}
+		var dump []byte
+		if err == nil {
+			dump, err = dumpThreads(sock, j.pid)
+		}
 		if err != nil {
 			s.log("jvm sampler: skip JVM", "pid", j.pid, "err", err, "retry_in", JVMRetryAfter)
 			s.failed[j.pid] = now.Add(JVMRetryAfter)
@@ -103,7 +122,37 @@ func (s *jvmSampler) Sample(now time.Time, dst []model.Sample) ([]model.Sample, 
 			delete(s.failed, pid)
 		}
 	}
+	for pid, st := range s.starting {
+		if !alive[pid] {
+			os.Remove(st.trigger)
+			delete(s.starting, pid)
+		}
+	}
 	return dst, nil
+}
+
+// attach is pid's attach socket. A JVM asked at an earlier call and still
+// without it gives errAttachStarting until attachTimeout has passed since,
+// then an error; a JVM asked now and not answering within attachWait is
+// remembered as starting.
+func (s *jvmSampler) attach(now time.Time, pid int) (string, error) {
+	if st, ok := s.starting[pid]; ok {
+		_, err := os.Stat(st.sock)
+		if err != nil && now.Sub(st.since) < attachTimeout {
+			return "", errAttachStarting
+		}
+		os.Remove(st.trigger)
+		delete(s.starting, pid)
+		if err != nil {
+			return "", fmt.Errorf("jvm %d: no attach socket %s after %v", pid, st.sock, attachTimeout)
+		}
+		return st.sock, nil
+	}
+	sock, trigger, err := attachSocket(s.procRoot, pid)
+	if errors.Is(err, errAttachStarting) {
+		s.starting[pid] = startingAttach{sock: sock, trigger: trigger, since: now}
+	}
+	return sock, err
 }
 
 // writeThreadText writes model.ThreadSampleType's Text: "executor\tthread

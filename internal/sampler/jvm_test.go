@@ -230,17 +230,14 @@ func TestJVMSamplerLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out, err := s.Sample(time.Now(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("first sample (starts the attach listener): %v", time.Since(start))
+	out := sampleUntil(t, s, pid)
+	t.Logf("first samples (the attach listener started): %v", time.Since(start))
 	start = time.Now()
 	out, err = s.Sample(time.Now(), out[:0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("second sample: %v, %d threads", time.Since(start), len(out))
+	t.Logf("next sample: %v, %d threads", time.Since(start), len(out))
 
 	jc, err := exec.Command(jcmd, strconv.Itoa(pid), "Thread.print").Output()
 	if err != nil {
@@ -322,10 +319,7 @@ func TestJVMSamplerLiveYarnChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Sample(time.Now(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := sampleUntil(t, s, pid)
 	var found bool
 	for _, x := range out {
 		f := strings.Split(x.Text, "\t")
@@ -339,6 +333,27 @@ func TestJVMSamplerLiveYarnChild(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no main thread sampled for YarnChild pid %d in %d samples", pid, len(out))
+	}
+}
+
+// sampleUntil calls s until it gives samples of pid's threads (a JVM's
+// attach listener can take longer than one call waits for it to start),
+// for at most attachTimeout and a second, and returns that call's samples.
+func sampleUntil(t *testing.T, s Sampler, pid int) []model.Sample {
+	t.Helper()
+	for deadline := time.Now().Add(attachTimeout + time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, err := s.Sample(time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range out {
+			if strings.HasPrefix(x.Target, strconv.Itoa(pid)+"/") {
+				return out
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no samples of JVM %d in %v", pid, attachTimeout+time.Second)
+		}
 	}
 }
 
@@ -394,5 +409,63 @@ func TestJVMSamplerBacksOff(t *testing.T) {
 	}
 	if _, err := s.Sample(t0.Add(3*JVMRetryAfter), nil); err != nil || len(js.failed) != 0 {
 		t.Fatalf("after exit: %v, failed %v", err, js.failed)
+	}
+}
+
+// TestJVMSamplerDoesNotWaitForStartingJVM runs a process that catches
+// SIGQUIT but never opens an attach socket (a JVM still starting, as far as
+// the sampler can tell), behind a /proc that names it an executor: a call
+// must not wait for it (at most 300 ms; attachWait is 100), later calls
+// must skip it at once with its trigger file kept for the JVM, and past
+// attachTimeout it is given up (trigger removed) and backed off like any
+// JVM that fails.
+func TestJVMSamplerDoesNotWaitForStartingJVM(t *testing.T) {
+	cmd := exec.Command("bash", "-c", "trap 'true' QUIT; while :; do sleep 0.05; done")
+	if err := cmd.Start(); err != nil {
+		t.Skip("bash:", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	pid := cmd.Process.Pid
+	root := t.TempDir()
+	p := filepath.Join(root, strconv.Itoa(pid))
+	tmp := filepath.Join(p, "root", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "cmdline"), []byte("java\x00org.apache.spark.executor.CoarseGrainedExecutorBackend\x00--executor-id\x001\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status := fmt.Sprintf("Name:\tjava\nNSpid:\t%d\nSigCgt:\t0000000000000004\n", pid) // SIGQUIT (3) caught
+	if err := os.WriteFile(filepath.Join(p, "status"), []byte(status), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trigger := filepath.Join(tmp, ".attach_pid"+strconv.Itoa(pid))
+	s, err := newJVMSampler(Config{ProcRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := s.(*jvmSampler)
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, c := range []struct {
+		at      time.Duration
+		maxWall time.Duration
+	}{{0, 300 * time.Millisecond}, {time.Second, 50 * time.Millisecond}, {attachTimeout - time.Second, 50 * time.Millisecond}} {
+		start := time.Now()
+		out, err := s.Sample(t0.Add(c.at), nil)
+		if wall := time.Since(start); err != nil || len(out) != 0 || wall > c.maxWall {
+			t.Fatalf("at %v: %d samples, %v, in %v (want none, no error, at most %v)", c.at, len(out), err, wall, c.maxWall)
+		}
+		if _, err := os.Stat(trigger); err != nil {
+			t.Fatalf("at %v: trigger file for the JVM: %v", c.at, err)
+		}
+		if _, ok := js.starting[pid]; !ok || !js.failed[pid].IsZero() {
+			t.Fatalf("at %v: starting %v, failed %v: want starting, not failed", c.at, js.starting, js.failed)
+		}
+	}
+	if _, err := s.Sample(t0.Add(attachTimeout+time.Second), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(trigger); !os.IsNotExist(err) || len(js.starting) != 0 || !js.failed[pid].Equal(t0.Add(attachTimeout+time.Second+JVMRetryAfter)) {
+		t.Fatalf("past attachTimeout: trigger %v, starting %v, failed %v: want removed, none, backed off", err, js.starting, js.failed)
 	}
 }
