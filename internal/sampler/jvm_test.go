@@ -369,13 +369,12 @@ func TestJVMSamplerNoJVM(t *testing.T) {
 	}
 }
 
-// TestJVMSamplerBacksOff builds a /proc with one executor JVM that does not
-// catch SIGQUIT (as with -Xrs) and has no attach socket: the sampler must
-// not signal it, must skip it without error, and must not retry it before
-// JVMRetryAfter; once the process is gone its entry is forgotten.
-func TestJVMSamplerBacksOff(t *testing.T) {
+// fakeExecutorProc builds a /proc in a temp folder with one process, pid,
+// named a Spark executor by its cmdline, catching SIGQUIT or not, with an
+// empty /tmp, and returns a jvm sampler reading it and the folder.
+func fakeExecutorProc(t *testing.T, pid int, sigQuitCaught bool) (*jvmSampler, string) {
+	t.Helper()
 	root := t.TempDir()
-	const pid = 424242
 	p := filepath.Join(root, strconv.Itoa(pid))
 	if err := os.MkdirAll(filepath.Join(p, "root", "tmp"), 0o755); err != nil {
 		t.Fatal(err)
@@ -383,14 +382,29 @@ func TestJVMSamplerBacksOff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p, "cmdline"), []byte("java\x00org.apache.spark.executor.CoarseGrainedExecutorBackend\x00--executor-id\x001\x00"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(p, "status"), []byte("Name:\tjava\nNSpid:\t424242\nSigCgt:\t0000000000000000\n"), 0o644); err != nil {
+	sigCgt := "0000000000000000"
+	if sigQuitCaught {
+		sigCgt = "0000000000000004" // bit 3: SIGQUIT
+	}
+	if err := os.WriteFile(filepath.Join(p, "status"), []byte(fmt.Sprintf("Name:\tjava\nNSpid:\t%d\nSigCgt:\t%s\n", pid, sigCgt)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := newJVMSampler(Config{ProcRoot: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	js := s.(*jvmSampler)
+	return s.(*jvmSampler), root
+}
+
+// TestJVMSamplerBacksOff builds a /proc with one executor JVM that does not
+// catch SIGQUIT (as with -Xrs) and has no attach socket: the sampler must
+// not signal it, must skip it without error, and must not retry it before
+// JVMRetryAfter; once the process is gone its entry is forgotten.
+func TestJVMSamplerBacksOff(t *testing.T) {
+	const pid = 424242
+	js, root := fakeExecutorProc(t, pid, false)
+	p := filepath.Join(root, strconv.Itoa(pid))
+	var s Sampler = js
 	t0 := time.Unix(1_700_000_000, 0)
 	for _, c := range []struct {
 		at    time.Duration
@@ -426,25 +440,9 @@ func TestJVMSamplerDoesNotWaitForStartingJVM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	pid := cmd.Process.Pid
-	root := t.TempDir()
-	p := filepath.Join(root, strconv.Itoa(pid))
-	tmp := filepath.Join(p, "root", "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p, "cmdline"), []byte("java\x00org.apache.spark.executor.CoarseGrainedExecutorBackend\x00--executor-id\x001\x00"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	status := fmt.Sprintf("Name:\tjava\nNSpid:\t%d\nSigCgt:\t0000000000000004\n", pid) // SIGQUIT (3) caught
-	if err := os.WriteFile(filepath.Join(p, "status"), []byte(status), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	trigger := filepath.Join(tmp, ".attach_pid"+strconv.Itoa(pid))
-	s, err := newJVMSampler(Config{ProcRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	js := s.(*jvmSampler)
+	js, root := fakeExecutorProc(t, pid, true)
+	trigger := filepath.Join(root, strconv.Itoa(pid), "root", "tmp", ".attach_pid"+strconv.Itoa(pid))
+	var s Sampler = js
 	t0 := time.Unix(1_700_000_000, 0)
 	for _, c := range []struct {
 		at      time.Duration
