@@ -13,9 +13,12 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// AppendString appends s to b as a quoted JSON string, escaping what JSON
-// requires and writing invalid UTF-8 as U+FFFD, as encoding/json does. It is
-// the writing half of the project's JSON seam, used by every encoder.
+// AppendString appends s to b as a quoted JSON string, byte for byte as
+// encoding/json writes it without HTML escaping (Encoder.SetEscapeHTML(false)):
+// quotes, backslashes and control characters escaped, invalid UTF-8 as
+// \ufffd, U+2028 and U+2029 escaped. It is the writing half of the
+// project's JSON seam, used by every encoder (the History Server API's
+// too).
 func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	i := 0
@@ -35,13 +38,18 @@ func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
 		}
 		if c >= utf8.RuneSelf {
 			r, size := decodeRune(s[i:])
-			if r != utf8.RuneError || size != 1 {
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			default:
 				i += size
 				continue
 			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
+			i += size
 			start = i
 			continue
 		}

@@ -3,7 +3,8 @@ package shs
 import (
 	"io"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
 )
 
 // streamer is an answer that writes its own JSON in Marshal's format
@@ -91,7 +92,7 @@ func (w *jsonOut) close(c byte) {
 
 func (w *jsonOut) str(key, s string) {
 	w.elem(key)
-	w.b = appendJSONString(w.b, s)
+	w.b = jsonscan.AppendString(w.b, s)
 }
 
 func (w *jsonOut) int(key string, v int64) {
@@ -108,78 +109,4 @@ func (w *jsonOut) ints(key string, vs []int32) {
 		w.b = strconv.AppendInt(w.b, int64(v), 10)
 	}
 	w.close(']')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString is encoding/json's string encoding without HTML
-// escaping: quotes, backslashes and control characters escaped, invalid
-// UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString[T string | []byte](dst []byte, s T) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Skip eight plain bytes at a time: none below 0x20, a quote, a
-		// backslash or a non-ASCII byte.
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		n := min(len(s)-i, utf8.UTFMax)
-		r, size := utf8.DecodeRuneInString(string(s[i : i+n]))
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// plain8 reports whether none of the eight bytes of x needs escaping.
-func plain8(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := (x - ones*0x20) &^ x // high bit set where a byte is below 0x20 (or the byte is >= 0x80)
-	quote := (x ^ ones*'"') - ones&^(x^ones*'"')
-	slash := (x ^ ones*'\\') - ones&^(x^ones*'\\')
-	return (below|quote|slash|x)&highs == 0
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterlens/clusterlens/internal/jsonscan"
 	"github.com/clusterlens/clusterlens/internal/model"
 )
 
@@ -259,7 +260,7 @@ func (s *sqlView) writeNodes(w *jsonOut, x *model.SQLExecution) {
 			w.str("name", javaTrim(m.Name))
 			s.scratch, _ = appendMetric(s.scratch[:0], mv)
 			w.elem("value")
-			w.b = appendJSONString(w.b, s.scratch)
+			w.b = jsonscan.AppendString(w.b, s.scratch)
 			w.close('}')
 		}
 		w.close(']')
