@@ -23,7 +23,13 @@ import (
 type spread struct {
 	stages      int
 	maxMed, cvs []float64
+	// long, when set, is the same of the stages whose median task ran
+	// 5 s or more.
+	long *spread
 }
+
+// longMedianMs is the least median task duration of a "long" stage.
+const longMedianMs = 5000
 
 func (s *spread) add(app *model.App) {
 	for _, st := range app.Stages {
@@ -49,9 +55,15 @@ func (s *spread) add(app *model.App) {
 		for _, v := range d {
 			sq += (v - mean) * (v - mean)
 		}
+		cv := math.Sqrt(sq/float64(len(d))) / mean
 		s.stages++
 		s.maxMed = append(s.maxMed, d[len(d)-1]/med)
-		s.cvs = append(s.cvs, math.Sqrt(sq/float64(len(d)))/mean)
+		s.cvs = append(s.cvs, cv)
+		if s.long != nil && med >= longMedianMs {
+			s.long.stages++
+			s.long.maxMed = append(s.long.maxMed, d[len(d)-1]/med)
+			s.long.cvs = append(s.long.cvs, cv)
+		}
 	}
 }
 
@@ -80,6 +92,7 @@ func TestCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var real, realSpark, realMR spread
+	realSpark.long = &spread{}
 	var realExec []float64
 	for _, app := range res.Apps {
 		real.add(app)
@@ -99,6 +112,7 @@ func TestCalibration(t *testing.T) {
 		}
 	}
 	var sim, simSpark, simMR, homMR spread
+	simSpark.long = &spread{}
 	var simExec []float64
 	for _, name := range []string{"clean", "heterogeneous", "homogeneous"} {
 		for _, seed := range []uint64{1, 2, 3, 4, 5} {
@@ -127,10 +141,10 @@ func TestCalibration(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("\n| source | stages (>= 20 tasks) | max/median p25 | p50 | p90 | CV p25 | p50 | p90 |\n|---|---|---|---|---|---|---|---|\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
-		real.row("real, all"), realSpark.row("real, Spark"), realMR.row("real, MapReduce"),
-		sim.row("simulated, all (heterogeneous)"), simSpark.row("simulated, Spark (heterogeneous)"), simMR.row("simulated, MapReduce (heterogeneous)"),
-		homMR.row("simulated, MapReduce (homogeneous)"))
+	t.Logf("\n| source | stages (>= 20 tasks) | max/median p25 | p50 | p90 | CV p25 | p50 | p90 |\n|---|---|---|---|---|---|---|---|\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
+		real.row("real, all"), realSpark.row("real, Spark"), realSpark.long.row("real, Spark, median task ≥ 5 s"), realMR.row("real, MapReduce"),
+		sim.row("simulated, all (heterogeneous)"), simSpark.row("simulated, Spark (heterogeneous)"), simSpark.long.row("simulated, Spark, median task ≥ 5 s"),
+		simMR.row("simulated, MapReduce (heterogeneous)"), homMR.row("simulated, MapReduce (homogeneous)"))
 	t.Logf("executors per Spark application: real median %.0f, p90 %.0f, max %.0f (%d apps); simulated median %.0f, max %.0f",
 		quantile(realExec, 0.5), quantile(realExec, 0.9), quantile(realExec, 1), len(realExec), quantile(simExec, 0.5), quantile(simExec, 1))
 	// The simulator's medians must lie within a factor 1.5 of the real
