@@ -55,16 +55,19 @@ func (s *spread) add(app *model.App) {
 		for _, v := range d {
 			sq += (v - mean) * (v - mean)
 		}
-		cv := math.Sqrt(sq/float64(len(d))) / mean
-		s.stages++
-		s.maxMed = append(s.maxMed, d[len(d)-1]/med)
-		s.cvs = append(s.cvs, cv)
+		maxMed, cv := d[len(d)-1]/med, math.Sqrt(sq/float64(len(d)))/mean
+		s.record(maxMed, cv)
 		if s.long != nil && med >= longMedianMs {
-			s.long.stages++
-			s.long.maxMed = append(s.long.maxMed, d[len(d)-1]/med)
-			s.long.cvs = append(s.long.cvs, cv)
+			s.long.record(maxMed, cv)
 		}
 	}
+}
+
+// record counts one stage's max/median and coefficient of variation.
+func (s *spread) record(maxMed, cv float64) {
+	s.stages++
+	s.maxMed = append(s.maxMed, maxMed)
+	s.cvs = append(s.cvs, cv)
 }
 
 func quantile(v []float64, q float64) float64 {
