@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
+	"github.com/clusterlens/clusterlens/internal/stats"
 )
 
 // SparkStage is one stage of a Spark application as the Spark counterpart
@@ -332,13 +333,16 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 			own := spreads[i]
 			others := slices.Delete(slices.Clone(spreads), i, i+1)
 			sd := spreadFor(own, others, v, opt)
-			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd}
+			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd, grow: grow}
 		}
 		durs := make([]int64, count)
 		var sum, mean float64
 		for _, d := range ws.Durations {
 			mean += float64(d) / float64(len(ws.Durations))
 		}
+		// The typical recorded task's variable time grows with the work;
+		// a task's time beyond (or short of) it stays as recorded.
+		typical := medianVariableMs(ws.Durations, ovh)
 		for j := range durs {
 			// The recorded durations, or, for more tasks than recorded,
 			// representative ones: the mean times the spread's quantile at
@@ -348,7 +352,7 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 			if count > len(ws.Durations) {
 				d = mean * sp.Tail.At((math.Floor(math.Mod(float64(j)*goldenRatio, 1)*float64(count))+0.5)/float64(count))
 			}
-			nd := math.Max(1, ovh+(d-ovh)*grow*f)
+			nd := math.Max(1, ovh+(typical*grow+(d-ovh-typical))*f)
 			durs[j] = int64(math.Round(nd))
 			sum += nd
 		}
@@ -383,6 +387,15 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	}
 	pr.Bounds = Bounds{Low: min(low, pr.EstimateMs), Avg: (low + high) / 2, High: max(high, pr.EstimateMs)}
 	return pr, nil
+}
+
+// medianVariableMs is the median of durs less the fixed overhead ovh.
+func medianVariableMs(durs []int64, ovh float64) float64 {
+	v := make([]float64, len(durs))
+	for i, d := range durs {
+		v[i] = float64(d) - ovh
+	}
+	return stats.Quantiles(v, []float64{0.5})[0]
 }
 
 // replaySpark replays the workload opt.Runs times by Sparklens's what-if
