@@ -36,6 +36,16 @@
     var step = msStep(maxMs, n);
     return { min: 0, max: exact ? maxMs : Math.ceil(maxMs / step) * step, interval: step };
   }
+  // stepsAxis bounds a wall-time axis over the instants ts (ms, relative
+  // to start) at a round step (msStep), reaching back before start when
+  // an instant does.
+  function stepsAxis(ts, start) {
+    var lo = 0, hi = 0;
+    ts.forEach(function (t) { lo = Math.min(lo, t - start); hi = Math.max(hi, t - start); });
+    if (!(hi > lo)) return {};
+    var step = msStep(hi - lo, 8);
+    return { min: Math.floor(lo / step) * step, max: Math.ceil(hi / step) * step, interval: step };
+  }
   // shortHosts maps each host name to a shorter one that still tells them
   // apart: the domain they all share dropped, and a long prefix they all
   // share cut to its first characters ("psarthi-nds-cpu-test-w-3.c.p.internal"
@@ -603,7 +613,7 @@
         tooltip: Object.assign({ trigger: "item", formatter: function (q) {
           return esc(q.seriesName) + "<br>" + (q.value[0] < 0 ? "t−" + dur(-q.value[0]) : tplus(q.value[0])) + ": weighted alarm count " + Number(q.value[1]).toFixed(2);
         } }, baseTooltip),
-        xAxis: { type: "value", min: function (v) { return Math.min(0, v.min); }, axisLabel: { formatter: function (v) { return v < 0 ? "t−" + dur(-v) : tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } },
+        xAxis: Object.assign({ type: "value", axisLabel: { formatter: function (v) { return v < 0 ? "t−" + dur(-v) : tplus(v); }, showMaxLabel: false }, splitLine: { lineStyle: { color: "#eef1f4" } } }, stepsAxis(P.steps, N.start)),
         yAxis: { type: "value", min: 0, name: "alarm count" },
         series: series
       };
