@@ -30,7 +30,7 @@ func (e *engine) execute(t *taskRun, loc model.Locality) work {
 	defer func() { e.cur, e.rng = nil, shared }()
 	nd := t.exec.node
 	r := e.resourcesOf(nd)
-	noise, straggle := e.noise(t.st.app.plan.engine)
+	noise, straggle := e.noise(t)
 	if straggle >= 2 {
 		t.st.app.truth.Stragglers = append(t.st.app.truth.Stragglers, StragglerTruth{Stage: t.st.modelID(),
 			Task: t.index, Attempt: t.attempt, Factor: math.Round(straggle*100) / 100, Cause: "noise"})

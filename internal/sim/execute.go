@@ -470,11 +470,11 @@ func (e *engine) compute(p *phases, nd *node, r resources, bytes int64, nsPerByt
 	return ms
 }
 
-// noise is an attempt's multiplicative time noise (NoiseSpec of its
+// noise is attempt t's multiplicative time noise (NoiseSpec of its
 // engine), and the straggler factor within it (1 when none).
-func (e *engine) noise(engine model.Engine) (float64, float64) {
+func (e *engine) noise(t *taskRun) (float64, float64) {
 	s := &e.sc.Scheduler.SparkNoise
-	if engine == model.MapReduce {
+	if t.st.app.plan.engine == model.MapReduce {
 		s = &e.sc.Scheduler.MapReduceNoise
 	}
 	n := lognormal(e.rng, s.Sigma)
@@ -483,8 +483,30 @@ func (e *engine) noise(engine model.Engine) (float64, float64) {
 		u := 1 - e.rng.Float64() // (0, 1]
 		f = math.Min(stragglerCap, s.StragglerScale*math.Pow(u, -1/s.StragglerAlpha))
 	}
+	if ms := e.refMs(t); s.LengthMs > 0 && ms > s.LengthMs {
+		d := s.LengthMs / ms
+		return 1 + (n*f-1)*d, 1 + (f-1)*d
+	}
 	return n * f, f
 }
+
+// refMs is attempt t's length on the median node without noise: its bytes
+// computed at the stage's cost and read once from disk.
+func (e *engine) refMs(t *taskRun) float64 {
+	sp := t.st.plan
+	var b float64
+	switch {
+	case sp.input == inShuffle:
+		b = float64(t.st.shuffleIn) / float64(sp.tasks) * sp.weights[t.index]
+	case int(t.index) < len(sp.inBytes):
+		b = float64(sp.inBytes[t.index])
+	}
+	return b*sp.nsPerByte/1e6/e.ref.cpu + b/e.ref.disk*1000
+}
+
+// sparkNoiseLengthMs is Spark's NoiseSpec.LengthMs, fitted to the real
+// stages of long tasks (TestCalibration, docs/SIMULATOR.md).
+const sparkNoiseLengthMs = 700
 
 // stragglerCap bounds a straggler's slowdown.
 const stragglerCap = 12

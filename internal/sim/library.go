@@ -26,7 +26,7 @@ var library = map[string]func() *Scenario{
 	"packet-loss-50": func() *Scenario {
 		return withFault("packet-loss-50", FaultSpec{Kind: FaultPacketLoss, Node: 7, StartS: 10, EndS: 200, Loss: 0.5})
 	},
-	"hang": func() *Scenario { return withFault("hang", FaultSpec{Kind: FaultHang, Node: 2, StartS: 40, EndS: 160}) },
+	"hang": func() *Scenario { return withFault("hang", FaultSpec{Kind: FaultHang, Node: 2, StartS: 20, EndS: 140}) },
 	"memory-pressure": func() *Scenario {
 		return withFault("memory-pressure", FaultSpec{Kind: FaultMemory, Node: 4, StartS: 30, EndS: 200})
 	},

@@ -196,15 +196,21 @@ type SchedulerSpec struct {
 	MapReduceNoise NoiseSpec `json:"mapReduceNoise"`
 }
 
-// NoiseSpec is multiplicative task-time noise: log-normal with median 1
-// and log-sigma Sigma; with probability StragglerRate an attempt is slowed
+// NoiseSpec is task-time noise: a log-normal factor with median 1 and
+// log-sigma Sigma; with probability StragglerRate an attempt is slowed
 // further by a Pareto factor of scale StragglerScale and shape StragglerAlpha
-// (capped at 12), the heavy tail of real stages.
+// (capped at 12), the heavy tail of real stages. The factor applies whole to
+// an attempt whose reference length (its bytes at the median node's speeds,
+// without noise) is at most LengthMs; a longer attempt gets the time it would
+// add to one of LengthMs (a factor 1 + (f − 1)·LengthMs/length): real long
+// tasks spread little, their stragglers being seconds added whatever the
+// task (docs/SIMULATOR.md). LengthMs < 0: the factor applies whole always.
 type NoiseSpec struct {
 	Sigma          float64 `json:"sigma,omitempty"`
 	StragglerRate  float64 `json:"stragglerRate,omitempty"`
 	StragglerScale float64 `json:"stragglerScale,omitempty"`
 	StragglerAlpha float64 `json:"stragglerAlpha,omitempty"`
+	LengthMs       float64 `json:"lengthMs,omitempty"`
 }
 
 func (n *NoiseSpec) resolve(def NoiseSpec) {
@@ -219,6 +225,9 @@ func (n *NoiseSpec) resolve(def NoiseSpec) {
 	}
 	if n.StragglerAlpha == 0 {
 		n.StragglerAlpha = def.StragglerAlpha
+	}
+	if n.LengthMs == 0 {
+		n.LengthMs = def.LengthMs
 	}
 }
 
@@ -358,8 +367,8 @@ func (sc *Scenario) Resolve() error {
 	if s.TimeoutS == 0 {
 		s.TimeoutS = 120
 	}
-	s.SparkNoise.resolve(NoiseSpec{Sigma: 0.4, StragglerRate: 0.06, StragglerScale: 2, StragglerAlpha: 1.1})
-	s.MapReduceNoise.resolve(NoiseSpec{Sigma: 0.15, StragglerRate: 0.04, StragglerScale: 1.5, StragglerAlpha: 1.3})
+	s.SparkNoise.resolve(NoiseSpec{Sigma: 0.4, StragglerRate: 0.06, StragglerScale: 3, StragglerAlpha: 1.1, LengthMs: sparkNoiseLengthMs})
+	s.MapReduceNoise.resolve(NoiseSpec{Sigma: 0.15, StragglerRate: 0.04, StragglerScale: 1.5, StragglerAlpha: 1.3, LengthMs: -1})
 	if s.TaskFailureRate < 0 || s.TaskFailureRate > 0.2 {
 		return fmt.Errorf("%w: scheduler.taskFailureRate must be in [0, 0.2]", ErrScenario)
 	}

@@ -18,9 +18,10 @@ const StragglerThD = 1.5
 const MinTypicalAttempts = 5
 
 // NearThD is how close to StragglerThD (as a share of it) a node's
-// slowdown must be for SlowNodes to list it as near (Straggler false):
-// within the error of a median over a few noisy attempts, so that an
-// evaluation can leave such nodes out.
+// slowdown must be for SlowNodes to list it as near (Straggler false),
+// and an attempt's for NearAttempts to list it: within the error of a
+// median over a few noisy attempts, so that an evaluation can leave such
+// nodes and attempts out.
 const NearThD = 0.9
 
 // MinNodeAttempts is the fewest such attempts a node needs to be judged a
@@ -70,7 +71,11 @@ func (e *engine) stragglerTruth(st *stageRun) {
 		a.nodeSlow[x.node] = append(a.nodeSlow[x.node], [2]float64{env / typND, x.f[causeFault] / typ[causeFault]})
 		data := x.refMs / typ[causeData]
 		prod := data * nonData(&x.f) / typND
-		if typ[causeData] <= 0 || typND <= 0 || prod < StragglerThD {
+		if typ[causeData] <= 0 || typND <= 0 || prod < NearThD*StragglerThD {
+			continue
+		}
+		if prod < StragglerThD {
+			a.truth.NearAttempts = append(a.truth.NearAttempts, NearAttemptTruth{Stage: st.modelID(), Task: x.index, Attempt: x.attempt, Slowdown: round3(prod)})
 			continue
 		}
 		best, bestRel := 0, data

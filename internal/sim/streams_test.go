@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -9,8 +10,10 @@ import (
 // whose driver pauses before a job takes exactly the pause longer than
 // the same run without it (every task's noise is its own), and a run that
 // shares the cluster with another application gives the job's tasks the
-// noise stragglers the run alone gives them; from one shared sequence,
-// as every other scenario draws, neither holds.
+// noise stragglers the run alone gives them (the same attempts, their
+// factors within 1%: a long attempt's factor scales with its shuffle bytes,
+// which the other application moves by a fraction of a percent); from one
+// shared sequence, as every other scenario draws, neither holds.
 func TestCommonRandomNumbers(t *testing.T) {
 	for _, crn := range []bool{true, false} {
 		run := func(cause string) (*Result, RegressionTruth) {
@@ -32,7 +35,9 @@ func TestCommonRandomNumbers(t *testing.T) {
 		crowded, _ := run("executors")
 		pause := paused.Scenario.Problems[0].PauseS * 1000
 		diff := float64(paused.Apps[0].Duration() - clean.Apps[0].Duration())
-		same := slices.Equal(sortedStragglers(clean), sortedStragglers(crowded))
+		same := slices.EqualFunc(sortedStragglers(clean), sortedStragglers(crowded), func(a, b StragglerTruth) bool {
+			return a.Stage == b.Stage && a.Task == b.Task && a.Attempt == b.Attempt && math.Abs(a.Factor/b.Factor-1) <= 0.01
+		})
 		if crn && (diff != pause || !same || len(sortedStragglers(clean)) < 3) {
 			t.Errorf("common random numbers: the pause of %.0f ms made the run %.0f ms longer; the noise's %d stragglers the same beside another application: %v",
 				pause, diff, len(sortedStragglers(clean)), same)

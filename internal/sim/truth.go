@@ -113,6 +113,9 @@ type AppTruth struct {
 	// slowdown over their stage's typical attempt, as the product of the
 	// simulator's causes, reaches StragglerThD (straggler_truth.go).
 	SlowAttempts []SlowAttemptTruth `json:"slowAttempts"`
+	// NearAttempts are the successful attempts just short of a straggler:
+	// a slowdown from NearThD × StragglerThD up to StragglerThD.
+	NearAttempts []NearAttemptTruth `json:"nearAttempts,omitempty"`
 	// SlowNodes are the application's straggler nodes by cause, and the
 	// nodes near being one (Straggler false).
 	SlowNodes []SlowNodeTruth `json:"slowNodes"`
@@ -134,6 +137,15 @@ type FaultedNodeTruth struct {
 	// Resources are the resources of the faults active on the node during
 	// the application (cpu, disk, network, memory).
 	Resources []string `json:"resources"`
+}
+
+// NearAttemptTruth is an attempt whose slowdown over its stage's typical
+// attempt (as SlowAttemptTruth's) is within NearThD below StragglerThD.
+type NearAttemptTruth struct {
+	Stage    int32   `json:"stage"`
+	Task     int32   `json:"task"`
+	Attempt  int32   `json:"attempt"`
+	Slowdown float64 `json:"slowdown"`
 }
 
 // SlowAttemptTruth is one straggler by cause: its time is its reference

@@ -34,12 +34,12 @@ var fleetRowRE = regexp.MustCompile(`<tr><td>20[^<]*</td><td>(?:<a href="/app/[^
 
 // TestFleetFilterAndSort checks fleet pages against the store's own
 // filtering (history.Filter, in SQL) sorted here: the user's runs with at
-// least a moderate finding by duration, shortest first, 7 to a page;
+// least a low finding by duration, shortest first, 7 to a page;
 // and a name search, newest first.
 func TestFleetFilterAndSort(t *testing.T) {
 	f := getFixture(t)
 	ctx := t.Context()
-	runs, err := f.hist.Runs(ctx, history.Filter{User: "sim", MinSeverity: finding.Moderate})
+	runs, err := f.hist.Runs(ctx, history.Filter{User: "sim", MinSeverity: finding.Low})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +51,11 @@ func TestFleetFilterAndSort(t *testing.T) {
 		want = append(want, r.ID)
 	}
 	if len(want) < 10 {
-		t.Fatalf("only %d runs of sim with a moderate finding", len(want))
+		t.Fatalf("only %d runs of sim with a finding", len(want))
 	}
 	var got []string
 	for page := 1; ; page++ {
-		code, body := f.get(t, fmt.Sprintf("/fleet?user=sim&severity=moderate&sort=duration&order=asc&per=7&page=%d", page))
+		code, body := f.get(t, fmt.Sprintf("/fleet?user=sim&severity=low&sort=duration&order=asc&per=7&page=%d", page))
 		if code != 200 {
 			t.Fatalf("status %d", code)
 		}

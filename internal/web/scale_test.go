@@ -131,7 +131,7 @@ func TestFleetPageAtScale(t *testing.T) {
 	}
 	first, _ := get("/fleet")
 	t.Logf("%d runs: first fleet page %s (the store listed)", len(runs), first.Round(time.Millisecond))
-	for _, path := range []string{"/fleet", "/fleet?sort=duration", "/fleet?user=bo&severity=moderate&sort=worst&order=asc"} {
+	for _, path := range []string{"/fleet", "/fleet?sort=duration", "/fleet?user=bo&severity=low&sort=worst&order=asc"} {
 		best := time.Duration(1 << 62)
 		var body string
 		for range 3 {
