@@ -304,7 +304,9 @@ func TestStageEvaluation(t *testing.T) {
 		t.Errorf("per-stage abnormal nodes: precision %.2f recall %.2f, want ≥ 0.7 and ≥ 0.55", after.precision(), after.recall())
 	}
 	// On three seeds slow-disk's 12-node stages swing the recall by 0.1
-	// either way (over the 20 evaluation seeds the after's is the higher).
+	// either way (over the 20 evaluation seeds at 12 and 50 nodes the
+	// after's is the higher, 0.73 against 0.67; at 12 nodes alone it is
+	// 0.61 against 0.63, slow-disk 0.33 against 0.69: docs/ANOMALY.md).
 	if after.precision() < 1.5*before.precision() || after.recall() < before.recall()-0.1 {
 		t.Errorf("after P %.2f R %.2f against before P %.2f R %.2f: want precision ≥ 1.5× and recall no more than 0.1 lower",
 			after.precision(), after.recall(), before.precision(), before.recall())
