@@ -3,6 +3,7 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
@@ -101,8 +102,8 @@ func stragglerNodes(in *Input, p StragglerParams) []Finding {
 			continue
 		}
 		cause, named := likeliest(expl[h], 0), 0.0
-		for _, v := range expl[h] {
-			named += v
+		for _, c := range slices.Sorted(maps.Keys(expl[h])) { // in one order: the sum's last bit
+			named += expl[h][c]
 		}
 		if named < excess[h]/2 {
 			cause = causeNode
