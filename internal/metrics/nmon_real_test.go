@@ -127,11 +127,14 @@ func followNmon(t *testing.T, file string) [][2]procSnap {
 // over the 11 intervals (a loaded machine widens the gap between readings;
 // CI saw one 2 MB read burst, 5.9% of the mean). procs_runnable, an
 // instantaneous count read by two processes a few ms apart, gets 3
-// standard errors of the paired differences, at least 2: each reader
-// counts itself and can count the other, or the load's threads.
+// standard errors of the paired differences, at least 3: each reader
+// counts itself and can count the other, or the load's threads, and the
+// test reads /proc from inside the busy test binary (its reader, the
+// load's workers, Go's GC workers: CI under go test ./... saw /proc's mean
+// 2.09 above nmon's, every interval alike, so the standard error was small).
 var nmonTolerance = map[string][2]float64{
 	"cpu_user_pct": {0, 1.5}, "cpu_system_pct": {0, 1.5}, "cpu_iowait_pct": {0, 1.5}, "cpu_usage": {0, 1.5},
-	"context_switches_per_s": {0.05, 100}, "procs_runnable": {0, 2}, "pages_in_kb_per_s": {0.05, 2 * 2048 / 11},
+	"context_switches_per_s": {0.05, 100}, "procs_runnable": {0, 3}, "pages_in_kb_per_s": {0.05, 2 * 2048 / 11},
 	"pages_out_kb_per_s": {0.05, 2 * 1024 / 11}, "page_faults_per_s": {0.05, 200},
 	"disk_read_bytes_per_s": {0.05, 2 * 2 << 20 / 11}, "disk_write_bytes_per_s": {0.05, 2 * 1 << 20 / 11},
 	"net_rx_bytes_per_s": {0.05, 2 << 10}, "net_tx_bytes_per_s": {0.05, 2 << 10}, "mem_usage": {0, 0.5},
