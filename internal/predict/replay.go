@@ -108,12 +108,6 @@ type stageTasks struct {
 	// takes it times a ratio drawn from spread.
 	variable func(i int) float64
 	spread   *Spread
-	// grow, when above 1, is how much each task's work grew over the
-	// profiled tasks': a drawn ratio's distance from the spread's median
-	// is then divided by it, so the time a task spends beyond (or short
-	// of) the typical one stays what it was rather than growing with the
-	// work (real stages of long tasks spread little: docs/PREDICT.md).
-	grow float64
 	// gapMs is the idle time of a slot before a task that reuses it.
 	gapMs float64
 }
@@ -197,15 +191,8 @@ func (r *stageReplay) replay(st *stageTasks, k int, spec Speculation, rng *rand.
 	r.effective = slices.Grow(r.effective[:0], n)[:n]
 	clear(r.state)
 	r.med.reset()
-	med := st.spread.Quantile(0.5)
-	ratio := func(q float64) float64 {
-		if st.grow > 1 {
-			return med + (q-med)/st.grow
-		}
-		return q
-	}
 	launch := func(i int, at float64, speculative bool) {
-		a := attempt{task: i, start: at, end: at + st.fixed + st.variable(i)*ratio(st.spread.Quantile(rng.Float64())), speculative: speculative}
+		a := attempt{task: i, start: at, end: at + st.fixed + st.variable(i)*st.spread.Quantile(rng.Float64()), speculative: speculative}
 		r.running.push(a)
 		if !speculative {
 			r.originals = append(r.originals, a)

@@ -332,8 +332,8 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 			v := s.variableMs() * grow * f
 			own := spreads[i]
 			others := slices.Delete(slices.Clone(spreads), i, i+1)
-			sd := spreadFor(own, others, v, opt)
-			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd, grow: grow}
+			sd := spreadFor(own, others, v, opt).grown(grow)
+			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd}
 		}
 		durs := make([]int64, count)
 		var sum, mean float64

@@ -132,6 +132,24 @@ func (s *Spread) at(x float64) float64 {
 	return s.P[i-1]
 }
 
+// grown is the spread of tasks whose work grew k-fold (k > 1): each
+// ratio's distance from the median is divided by k, so the time a task
+// spends beyond (or short of) the typical one stays what it was rather than
+// growing with the work (real stages of long tasks spread little:
+// docs/PREDICT.md).
+func (s Spread) grown(k float64) Spread {
+	if !(k > 1) || len(s.X) == 0 {
+		return s
+	}
+	m := s.Quantile(0.5)
+	g := s
+	g.X = make([]float64, len(s.X))
+	for i, x := range s.X {
+		g.X[i] = m + (x-m)/k
+	}
+	return g
+}
+
 // mixture is the distribution of a ratio drawn from spreads[i] with
 // probability in proportion to weights[i] (empty spreads and non-positive
 // weights count for nothing); empty when nothing counts.

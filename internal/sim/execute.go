@@ -326,7 +326,7 @@ func (e *engine) fetchShuffle(p *phases, t *taskRun, r resources, noise float64)
 	if st.shuffleIn == 0 || len(st.sources) == 0 {
 		return 0, 0, 0
 	}
-	total = int64(float64(st.shuffleIn) / float64(st.plan.tasks) * st.plan.weights[t.index])
+	total = int64(t.shuffleShare())
 	srcs := st.sources
 	stride := 1
 	if len(srcs) > 64 {
@@ -497,11 +497,16 @@ func (e *engine) refMs(t *taskRun) float64 {
 	var b float64
 	switch {
 	case sp.input == inShuffle:
-		b = float64(t.st.shuffleIn) / float64(sp.tasks) * sp.weights[t.index]
+		b = t.shuffleShare()
 	case int(t.index) < len(sp.inBytes):
 		b = float64(sp.inBytes[t.index])
 	}
 	return b*sp.nsPerByte/1e6/e.ref.cpu + b/e.ref.disk*1000
+}
+
+// shuffleShare is the bytes of its stage's shuffle input task t reads.
+func (t *taskRun) shuffleShare() float64 {
+	return float64(t.st.shuffleIn) / float64(t.st.plan.tasks) * t.st.plan.weights[t.index]
 }
 
 // sparkNoiseLengthMs is Spark's NoiseSpec.LengthMs, fitted to the real
