@@ -1,6 +1,7 @@
 package anomaly
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -13,11 +14,16 @@ import (
 // Abnormal windows on SMD (docs/ANOMALY.md): each machine's train file
 // then its test file are one node's samples, a minute apart; the test
 // rows' labels and interpretation labels are the truth. Detection is
-// scored point-wise (each minute), event-wise (a labeled run of abnormal
-// minutes is found when one of its minutes is flagged; a run of flagged
-// minutes is right when it touches a labeled one) and point-adjusted (a
-// found event counts all its minutes, reported only beside the
-// unadjusted score); interpretation by HitRate@100% and @150% over the
+// scored point-wise (each minute), event-wise as Hundman et al. score it
+// (KDD'18, Telemanom's Detector.evaluate_sequences: a run of flagged
+// minutes that touches labeled minutes finds the first labeled event it
+// touches, one that touches none is a false positive, an event no run
+// finds is a false negative), by runs (our earlier event-wise score: a
+// labeled event is found when one of its minutes is flagged; a flagged
+// run is right when it touches a labeled minute, so a detector that
+// flickers inside one event scores many right runs) and point-adjusted (a
+// found event counts all its minutes, reported only beside the unadjusted
+// score); interpretation by HitRate@100% and @150% over the
 // interpretation segments. The baseline is a per-metric z-score against
 // the train file's mean and standard deviation, a minute flagged when its
 // largest |z| exceeds k.
@@ -25,8 +31,9 @@ import (
 // detScore is detection accuracy on one machine's test rows.
 type detScore struct {
 	tp, fp, fn       int // minutes
-	evHit, evTotal   int // labeled events found, of all
+	evHit, evTotal   int // labeled events with a flagged minute, of all
 	predOK, predRuns int // flagged runs touching a labeled minute, of all
+	seqTP, seqFP     int // events found and false runs, as Hundman et al. count them
 	atp, afp, afn    int // minutes, point-adjusted
 }
 
@@ -42,7 +49,15 @@ func (s detScore) point() (p, r, f float64) {
 	return p, r, f1(p, r)
 }
 
+// event is the event-wise score as Hundman et al. count it.
 func (s detScore) event() (p, r, f float64) {
+	p, r = ratio0(s.seqTP, s.seqTP+s.seqFP), ratio0(s.seqTP, s.evTotal)
+	return p, r, f1(p, r)
+}
+
+// byRuns is the earlier event-wise score: precision over flagged runs,
+// recall over labeled events with a flagged minute.
+func (s detScore) byRuns() (p, r, f float64) {
 	p, r = ratio0(s.predOK, s.predRuns), ratio0(s.evHit, s.evTotal)
 	return p, r, f1(p, r)
 }
@@ -54,6 +69,7 @@ func (s detScore) adjusted() float64 {
 func (s *detScore) add(o detScore) {
 	s.tp, s.fp, s.fn = s.tp+o.tp, s.fp+o.fp, s.fn+o.fn
 	s.evHit, s.evTotal, s.predOK, s.predRuns = s.evHit+o.evHit, s.evTotal+o.evTotal, s.predOK+o.predOK, s.predRuns+o.predRuns
+	s.seqTP, s.seqFP = s.seqTP+o.seqTP, s.seqFP+o.seqFP
 	s.atp, s.afp, s.afn = s.atp+o.atp, s.afp+o.afp, s.afn+o.afn
 }
 
@@ -97,7 +113,8 @@ func scoreDetection(pred, labels []bool) detScore {
 		}
 	}
 	adj := slices.Clone(pred)
-	for _, ev := range runs(labels) {
+	events := runs(labels)
+	for _, ev := range events {
 		s.evTotal++
 		if slices.Contains(pred[ev[0]:ev[1]], true) {
 			s.evHit++
@@ -106,10 +123,20 @@ func scoreDetection(pred, labels []bool) detScore {
 			}
 		}
 	}
+	found := make([]bool, len(events))
 	for _, r := range runs(pred) {
 		s.predRuns++
 		if slices.Contains(labels[r[0]:r[1]], true) {
 			s.predOK++
+		}
+		// The first event ending after the run starts is the first it can touch.
+		i, _ := slices.BinarySearchFunc(events, r[0], func(ev [2]int, start int) int { return cmp.Compare(ev[1], start+1) })
+		switch {
+		case i == len(events) || events[i][0] >= r[1]:
+			s.seqFP++
+		case !found[i]:
+			found[i] = true
+			s.seqTP++
 		}
 	}
 	for i, p := range adj {
@@ -246,10 +273,12 @@ func smdBaseline(m *smdMachine, z [][]float64, k float64) smdResult {
 }
 
 // objective is what tuning maximises: the mean of the point-wise and the
-// event-wise F1.
+// by-runs event-wise F1 (chosen before Hundman et al.'s event-wise score
+// was added; tuning on that one instead loses the point-wise score held
+// out, docs/ANOMALY.md).
 func objective(r smdResult) float64 {
 	_, _, pf := r.det.point()
-	_, _, ef := r.det.event()
+	_, _, ef := r.det.byRuns()
 	return (pf + ef) / 2
 }
 
@@ -292,8 +321,9 @@ var zGrid = []float64{3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60}
 func smdLine(name string, r smdResult) string {
 	pp, pr, pf := r.det.point()
 	ep, er, ef := r.det.event()
-	return fmt.Sprintf("| %s | %.3f | %.3f | **%.3f** | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f |", name, pp, pr, pf, ep, er, ef,
-		r.det.adjusted(), r.h100/float64(r.segments), r.h150/float64(r.segments))
+	rp, rr, rf := r.det.byRuns()
+	return fmt.Sprintf("| %s | %.3f | %.3f | **%.3f** | %.3f | %.3f | **%.3f** | %.3f / %.3f / %.3f | %.3f | %.3f | %.3f |", name, pp, pr, pf, ep, er, ef,
+		rp, rr, rf, r.det.adjusted(), r.h100/float64(r.segments), r.h150/float64(r.segments))
 }
 
 // TestSMDWindowsEvaluation is the full table: every parameter tuned leave
@@ -367,10 +397,11 @@ func TestSMDWindowsEvaluation(t *testing.T) {
 		return out
 	}
 	var b strings.Builder
-	b.WriteString("\n| machine (held out) | point P | R | F1 | event P | R | F1 | point-adjusted F1 | HitRate@100% | @150% |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	var allO, allB smdResult
+	b.WriteString("\n| machine (held out) | point P | R | F1 | event P | R | F1 | by runs P / R / F1 | point-adjusted F1 | HitRate@100% | @150% |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var allO, allB, allNoLong smdResult
 	for i, m := range ms {
 		g, k := best(ours, i), best(base, i)
+		allNoLong.det.add(ours[g][i].det)
 		l := best(longs(g), i)
 		fold := longGrid(grid[g])[l]
 		o, z := longs(g)[l][i], base[k][i]
@@ -399,6 +430,11 @@ func TestSMDWindowsEvaluation(t *testing.T) {
 		allB.h100, allB.h150, allB.segments = allB.h100+z.h100, allB.h150+z.h150, allB.segments+z.segments
 	}
 	fmt.Fprintf(&b, "%s windows, pooled held-out\n%s baseline, pooled held-out\n", smdLine("all", allO), smdLine("all", allB))
+	pf := func(d detScore) float64 { _, _, f := d.point(); return f }
+	ef := func(d detScore) float64 { _, _, f := d.event(); return f }
+	rf := func(d detScore) float64 { _, _, f := d.byRuns(); return f }
+	fmt.Fprintf(&b, "windows without the long-term range, pooled held-out: point-wise F1 %.3f, event-wise %.3f, by runs %.3f\n",
+		pf(allNoLong.det), ef(allNoLong.det), rf(allNoLong.det))
 	b.WriteString("\nDefaults on every machine:\n")
 	for i, m := range ms {
 		fmt.Fprintf(&b, "%s\n", smdLine(m.name, smdWindows(t, ms[i], DefaultWindowParams())))
@@ -493,6 +529,8 @@ func TestSMDWindows(t *testing.T) {
 	_, _, zf := z.det.point()
 	_, _, oe := o.det.event()
 	_, _, ze := z.det.event()
+	_, _, or := o.det.byRuns()
+	_, _, zr := z.det.byRuns()
 	oh, zh := o.h100/float64(o.segments), z.h100/float64(z.segments)
 	oh15, zh15 := o.h150/float64(o.segments), z.h150/float64(z.segments)
 	for _, c := range []struct {
@@ -500,7 +538,8 @@ func TestSMDWindows(t *testing.T) {
 		got, floor, vs float64
 	}{
 		{"point-wise F1", of, 0.58, zf + 0.05},
-		{"event-wise F1", oe, 0.72, ze + 0.05},
+		{"event-wise F1", oe, 0.65, ze + 0.2},
+		{"event-wise F1 by runs", or, 0.72, zr + 0.05},
 		{"HitRate@100%", oh, 0.70, zh + 0.05},
 		{"HitRate@150%", oh15, 0.84, zh15 + 0.02},
 	} {
