@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/analysis"
+	"github.com/clusterlens/clusterlens/internal/finding"
+	"github.com/clusterlens/clusterlens/internal/nodediag"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -64,6 +67,39 @@ func TestDemoCulprits(t *testing.T) {
 	}
 	if html, err := os.ReadFile(report); err != nil || !strings.Contains(string(html), `"culprits"`) {
 		t.Errorf("report %s: %v, or no culprits in its data", report, err)
+	}
+	for _, f := range truth.Faults {
+		if want := "injected " + f.Kind + " on " + f.Host + " (truth.json): named by culprit-node [severe]"; !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, lastLines(out, 8))
+		}
+	}
+}
+
+// TestPrintAgainstTruth: each fault's node with the detectors that name it,
+// highest severity first and each once; a fault no finding names said so;
+// a culprit where nothing was injected named as such.
+func TestPrintAgainstTruth(t *testing.T) {
+	node := func(id string, sev finding.Severity, hosts ...string) finding.Finding {
+		return finding.Finding{ID: id, Severity: sev, Scope: finding.Scope{Kind: finding.ScopeNode, IDs: hosts}}
+	}
+	as := []*analysis.Analysis{
+		{Findings: []finding.Finding{
+			node("straggler-nodes", finding.Low, "a"),
+			node("abnormal-node", finding.Moderate, "a"),
+			node(nodediag.IDCulprit, finding.Severe, "c"),
+			{ID: "data-skew", Severity: finding.Critical, Scope: finding.Scope{Kind: finding.ScopeTask, IDs: []string{"b"}}},
+		}},
+		{Findings: []finding.Finding{node("straggler-nodes", finding.Severe, "a")}},
+	}
+	tr := &sim.Truth{Faults: []sim.FaultTruth{{Kind: "cpu-hog", Host: "a"}, {Kind: "disk-hog", Host: "b"}}}
+	var b strings.Builder
+	printAgainstTruth(&b, as, tr)
+	want := `clusterlens demo: injected cpu-hog on a (truth.json): named by straggler-nodes [severe], abnormal-node [moderate]
+clusterlens demo: injected disk-hog on b (truth.json): no finding names the node
+clusterlens demo: c named culprit, where nothing was injected
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
