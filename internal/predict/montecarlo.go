@@ -23,6 +23,12 @@ type ReplayOptions struct {
 	// OwnWeight the weight of the tasks' own spread against all the others
 	// together at the same size (default 1; spreadFor).
 	Bandwidth, OwnWeight float64
+	// ExcessPrior is the prior of the Spark replay's excess exponent
+	// (excessExponent; default ExcessPrior, a value in (0, 1]); TailIndex
+	// the Pareto index of the tail completed beyond censored attempts
+	// (Spread.completed; default TailIndex). MapReduce replays use
+	// neither.
+	ExcessPrior, TailIndex float64
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -40,6 +46,12 @@ func (o ReplayOptions) withDefaults() ReplayOptions {
 	}
 	if !(o.OwnWeight > 0) || math.IsInf(o.OwnWeight, 0) {
 		o.OwnWeight = 1
+	}
+	if !(o.ExcessPrior > 0 && o.ExcessPrior <= 1) {
+		o.ExcessPrior = ExcessPrior
+	}
+	if !(o.TailIndex > 0) || math.IsInf(o.TailIndex, 0) {
+		o.TailIndex = TailIndex
 	}
 	o.Speculation = o.Speculation.withDefaults()
 	return o

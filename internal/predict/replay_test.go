@@ -41,8 +41,8 @@ func TestSpreadKaplanMeier(t *testing.T) {
 	// Censored beyond every finished attempt: the rest of the mass sits at
 	// the longest censored ratio.
 	s = newSpread([]ratioObs{{ratio: 1}, {ratio: 1.2}, {ratio: 7, censored: true}, {ratio: 9, censored: true}})
-	if !slices.Equal(s.X, []float64{1, 1.2, 9}) || s.P[1] != 0.5 || s.P[2] != 1 {
-		t.Errorf("censored tail: X %v P %v", s.X, s.P)
+	if !slices.Equal(s.X, []float64{1, 1.2, 9}) || s.P[1] != 0.5 || s.P[2] != 1 || s.Beyond != 0.5 {
+		t.Errorf("censored tail: X %v P %v beyond %v", s.X, s.P, s.Beyond)
 	}
 	if (&Spread{}).Quantile(0.7) != 1 || (&Spread{}).Mean() != 1 {
 		t.Error("an empty spread should predict every task as is")
@@ -132,6 +132,92 @@ func TestMixtureAndSpreadFor(t *testing.T) {
 			t.Errorf("spreadFor P %v, want %v", got.P, want)
 			break
 		}
+	}
+}
+
+// TestExcessExponent checks the slope by hand: two stages of 100 and
+// 10,000 ms with equal attempts, their 0.99 quantiles 1 + c above their
+// medians, have ln lengths ±ln(100)/2 about their mean, so a weighted
+// variance Sxx = ln(100)²/4; the slope of ln excess is b, shrunk toward the
+// prior p as (Sxx·b + (ln 2)²·p) / (Sxx + (ln 2)²). Stages of one length
+// leave the prior; a slope beyond [0, 1] is clipped.
+func TestExcessExponent(t *testing.T) {
+	stage := func(ms, c float64) Spread {
+		return Spread{X: []float64{1, 1 + c}, P: []float64{0.6, 1}, Observed: 40, VariableMs: ms}
+	}
+	sxx, w := math.Pow(math.Log(100), 2)/4, math.Ln2*math.Ln2
+	for _, b := range []float64{0, 0.3, 0.7, 1} {
+		// excess (ms) = c·m ∝ m^b: c = m^(b−1)
+		got := excessExponent([]Spread{stage(100, math.Pow(100, b-1)), stage(10000, math.Pow(10000, b-1))}, 0.5)
+		if want := (sxx*b + w*0.5) / (sxx + w); math.Abs(got-want) > 1e-9 {
+			t.Errorf("slope %v: got %v, want %v", b, got, want)
+		}
+	}
+	if got := excessExponent([]Spread{stage(3000, 0.4), stage(3000, 0.9)}, 0.3); math.Abs(got-0.3) > 1e-12 {
+		t.Errorf("stages of one length: %v, want the prior 0.3", got)
+	}
+	if got := excessExponent([]Spread{stage(100, 0.01), stage(10000, 5)}, 0.3); got != 1 {
+		t.Errorf("a steeper slope than proportional: %v, want 1", got)
+	}
+	if got := excessExponent(nil, 0.3); got != 0.3 {
+		t.Errorf("no stage: %v, want the prior", got)
+	}
+}
+
+// TestLentTo: carried to tasks k times as long, a spread keeps its ratios
+// when the excess is proportional (β = 1) and its excess in ms when it is
+// additive (β = 0: the distance from the median divided by k); a ratio
+// never goes below 0.
+func TestLentTo(t *testing.T) {
+	s := Spread{X: []float64{0.5, 1, 3}, P: []float64{0.2, 0.6, 1}, Observed: 5, VariableMs: 1000}
+	if g := s.lentTo(4000, 1); !slices.Equal(g.X, s.X) {
+		t.Errorf("proportional: %v", g.X)
+	}
+	if g := s.lentTo(4000, 0); !slices.Equal(g.X, []float64{0.875, 1, 1.5}) || g.VariableMs != 1000 || !slices.Equal(g.P, s.P) {
+		t.Errorf("additive: %+v", g)
+	}
+	if g := s.lentTo(250, 0); !slices.Equal(g.X, []float64{0, 1, 9}) {
+		t.Errorf("additive, to shorter tasks: %v", g.X)
+	}
+	if g := s.lentTo(1000, 0.3); !slices.Equal(g.X, s.X) {
+		t.Errorf("the same length: %v", g.X)
+	}
+}
+
+// TestCompleted: the probability censored attempts left at the last ratio
+// becomes a Pareto tail beyond it, in tailAtoms equal parts at the tail's
+// mid-quantiles; what finished there stays.
+func TestCompleted(t *testing.T) {
+	s := newSpread([]ratioObs{{ratio: 1}, {ratio: 1.1}, {ratio: 1.2}, {ratio: 1.3}, {ratio: 7, censored: true}, {ratio: 9, censored: true}})
+	m := s.Quantile(0.5)
+	g := s.completed(2)
+	if m != 1.3 || len(g.X) != 4+tailAtoms || g.Beyond != 0 || g.P[len(g.P)-1] != 1 || math.Abs(g.P[3]-2.0/3) > 1e-12 {
+		t.Fatalf("completed: median %v X %v P %v", m, g.X, g.P)
+	}
+	for j := range tailAtoms {
+		u := (float64(tailAtoms-j) - 0.5) / tailAtoms
+		if want := m + (9-m)*math.Pow(u, -0.5); math.Abs(g.X[4+j]-want) > 1e-12 {
+			t.Errorf("atom %d at %v, want %v", j, g.X[4+j], want)
+		}
+		if want := 2.0/3 + 1.0/3*float64(j+1)/tailAtoms; math.Abs(g.P[4+j]-want) > 1e-12 {
+			t.Errorf("atom %d cdf %v, want %v", j, g.P[4+j], want)
+		}
+	}
+	if g.X[4] < 9 {
+		t.Errorf("the tail starts below the censored ratio: %v", g.X[4])
+	}
+	// Censored where an attempt finished: 1, 1.2, 1.4, 1.6, 2, 2+ leave 1/6
+	// at 2 finished and 1/6 beyond it.
+	s = newSpread([]ratioObs{{ratio: 1}, {ratio: 1.2}, {ratio: 1.4}, {ratio: 1.6}, {ratio: 2}, {ratio: 2, censored: true}})
+	if math.Abs(s.Beyond-1.0/6) > 1e-12 {
+		t.Fatalf("beyond %v, want 1/6", s.Beyond)
+	}
+	g = s.completed(1)
+	if g.X[4] != 2 || math.Abs(g.P[4]-5.0/6) > 1e-12 || len(g.X) != 5+tailAtoms || g.X[5] <= 2 {
+		t.Errorf("merged: X %v P %v", g.X, g.P)
+	}
+	if h := newSpread([]ratioObs{{ratio: 1}, {ratio: 2}}); !slices.Equal(h.completed(2).X, h.X) {
+		t.Error("nothing censored: nothing to complete")
 	}
 }
 

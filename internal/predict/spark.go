@@ -271,7 +271,10 @@ type StageBounds struct {
 // estimate is instead the median of replays (replaySpark) whose task
 // lengths are drawn from the stages' spreads mixed by task size, each
 // stage replayed with speculation before the what-if scheduler runs the
-// DAG.
+// DAG. Every spread is first carried to the replayed tasks' length by the
+// application's own length model (excessExponent: the excess over the
+// typical task grows as its length to a power β estimated from the
+// recorded stages; lentTo), its censored tail completed (completed).
 func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	var err error
 	k := 1.0
@@ -298,6 +301,10 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 	spreads := make([]Spread, len(sp.Stages))
 	for i := range sp.Stages {
 		spreads[i] = sp.Stages[i].Spread
+	}
+	beta := excessExponent(spreads, opt.ExcessPrior)
+	for i := range spreads {
+		spreads[i] = spreads[i].completed(opt.TailIndex)
 	}
 	for i := range w.Stages {
 		ws := &w.Stages[i]
@@ -330,9 +337,12 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 		}
 		if len(ws.Retries) == 0 {
 			v := s.variableMs() * grow * f
-			own := spreads[i]
-			others := slices.Delete(slices.Clone(spreads), i, i+1)
-			sd := spreadFor(own, others, v, opt).grown(grow)
+			lent := make([]Spread, len(spreads))
+			for j := range spreads {
+				lent[j] = spreads[j].lentTo(v, beta)
+			}
+			own := lent[i]
+			sd := spreadFor(own, slices.Delete(lent, i, i+1), v, opt)
 			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd}
 		}
 		durs := make([]int64, count)

@@ -28,6 +28,10 @@ type Spread struct {
 	// Observed and Censored count the attempts.
 	Observed int `json:"observed"`
 	Censored int `json:"censored"`
+	// Beyond is the probability the estimate leaves at the last ratio for
+	// attempts censored beyond every finished one: there, the ratio is a
+	// lower bound (completed fills it in).
+	Beyond float64 `json:"beyond,omitempty"`
 	// VariableMs is the predicted variable time of the average task the
 	// ratios are relative to: how large the tasks were.
 	VariableMs float64 `json:"variableMs"`
@@ -81,6 +85,7 @@ func newSpread(obs []ratioObs) Spread {
 		atRisk -= float64(events + cens)
 	}
 	if n := len(s.X); n > 0 && s.P[n-1] < 1 {
+		s.Beyond = 1 - s.P[n-1]
 		if longest > s.X[n-1] {
 			s.X, s.P = append(s.X, longest), append(s.P, 1)
 		} else {
@@ -132,21 +137,126 @@ func (s *Spread) at(x float64) float64 {
 	return s.P[i-1]
 }
 
-// grown is the spread of tasks whose work grew k-fold (k > 1): each
-// ratio's distance from the median is divided by k, so the time a task
-// spends beyond (or short of) the typical one stays what it was rather than
-// growing with the work (real stages of long tasks spread little:
-// docs/PREDICT.md).
-func (s Spread) grown(k float64) Spread {
-	if !(k > 1) || len(s.X) == 0 {
+// ExcessPrior is the default prior of the excess exponent
+// (excessExponent), between an excess over the typical task the same
+// whatever its length (0) and one in proportion to it (1); chosen on the
+// simulated Spark applications' tuning seeds among 0.3 and 0.5
+// (docs/PREDICT.md).
+const ExcessPrior = 0.3
+
+// excessPriorWeight is the prior's weight in excessExponent, as a
+// variance of the stages' ln lengths: stages whose lengths lie a factor 2
+// apart (a variance of (ln 2)² between two alike) speak as much as the
+// prior, so that stages of one length, which cannot tell, leave it.
+var excessPriorWeight = math.Ln2 * math.Ln2
+
+// excessQuantile is the quantile of a spread whose distance from the
+// median measures its excess in excessExponent: the tail, which decides
+// a stage's slowest task.
+const excessQuantile = 0.99
+
+// excessExponent is β in a model of the time by which a task exceeds its
+// stage's typical task, excess ∝ m^β in the typical task's variable time
+// m (0: the same excess whatever the length, as a pause or a start-up
+// jitter; 1: in proportion, as uneven data or a slow disk): the weighted
+// least-squares slope of ln(excess) on ln m over the spreads (one point
+// per stage, weighted by its attempts), a spread's excess being its
+// excessQuantile less its median ratio, times its VariableMs. The slope is
+// shrunk toward prior with the weight excessPriorWeight and kept in
+// [0, 1]. Estimated from the recorded stages of different lengths alone;
+// real Spark stages of long tasks spread less than short ones
+// (docs/SIMULATOR.md), so the excess is neither additive nor proportional.
+func excessExponent(spreads []Spread, prior float64) float64 {
+	var w, x, y []float64
+	total := 0.0
+	for i := range spreads {
+		s := &spreads[i]
+		e := (s.Quantile(excessQuantile) - s.Quantile(0.5)) * s.VariableMs
+		if s.Empty() || !(s.VariableMs > 0) || !(e > 0) {
+			continue
+		}
+		n := float64(s.Observed + s.Censored)
+		w, x, y = append(w, n), append(x, math.Log(s.VariableMs)), append(y, math.Log(e))
+		total += n
+	}
+	var mx, my float64
+	for i := range w {
+		w[i] /= total
+		mx += w[i] * x[i]
+		my += w[i] * y[i]
+	}
+	var sxx, sxy float64
+	for i := range w {
+		sxx += w[i] * (x[i] - mx) * (x[i] - mx)
+		sxy += w[i] * (x[i] - mx) * (y[i] - my)
+	}
+	return min(1, max(0, (sxy+excessPriorWeight*prior)/(sxx+excessPriorWeight)))
+}
+
+// lentTo is spread s for tasks of variable time v under the excess
+// exponent beta (excessExponent): each ratio's distance from the median is
+// multiplied by (v / s.VariableMs)^(beta−1), so that the excess in ms
+// grows as the typical length to the power beta. It serves a stage whose
+// tasks grew k-fold (its own spread, v = k times its VariableMs) and a
+// stage lent another's spread (the application's other stages, of other
+// lengths) alike. VariableMs stays the recorded one: how far the spread
+// was carried, for the size kernel of spreadFor.
+func (s Spread) lentTo(v, beta float64) Spread {
+	if len(s.X) == 0 || !(s.VariableMs > 0) || !(v > 0) || v == s.VariableMs {
 		return s
 	}
+	c := math.Pow(v/s.VariableMs, beta-1)
 	m := s.Quantile(0.5)
 	g := s
 	g.X = make([]float64, len(s.X))
 	for i, x := range s.X {
-		g.X[i] = m + (x-m)/k
+		g.X[i] = max(0, m+(x-m)*c)
 	}
+	return g
+}
+
+// TailIndex is the default Pareto index of the tail completed beyond the
+// censored attempts (completed); chosen on the simulated Spark
+// applications' tuning seeds among 1, 1.5 and 2 (docs/PREDICT.md).
+const TailIndex = 2.0
+
+// tailAtoms is how many equally likely ratios stand for the completed tail.
+const tailAtoms = 16
+
+// completed is s with its Beyond probability, left by the Kaplan–Meier
+// estimate at the last ratio x where attempts were censored (killed by
+// speculation: the task would have taken at least that long), spread over
+// a Pareto tail of index alpha of the excess over the median beyond x − m:
+// tailAtoms ratios at the tail's quantiles (j − ½)/tailAtoms. At x the
+// ratio is only a lower bound; carried to longer or shorter tasks
+// (lentTo) the bound alone would lose the stragglers speculation cut
+// short.
+func (s Spread) completed(alpha float64) Spread {
+	n := len(s.X)
+	if n == 0 || !(s.Beyond > 0) || !(alpha > 0) {
+		return s
+	}
+	m := s.Quantile(0.5)
+	e := s.X[n-1] - m
+	if !(e > 0) {
+		return s
+	}
+	g := s
+	g.X, g.P = slices.Clone(s.X), slices.Clone(s.P)
+	base := g.P[n-1] - s.Beyond
+	if n > 1 && base <= g.P[n-2] {
+		// the last ratio holds the censored probability alone
+		g.X, g.P = g.X[:n-1], g.P[:n-1]
+	} else {
+		g.P[n-1] = base
+	}
+	for j := tailAtoms; j >= 1; j-- {
+		u := (float64(j) - 0.5) / tailAtoms
+		g.X = append(g.X, m+e*math.Pow(u, -1/alpha))
+		g.P = append(g.P, base+s.Beyond*float64(tailAtoms-j+1)/tailAtoms)
+	}
+	g.P[len(g.P)-1] = 1
+	g.Beyond = 0
 	return g
 }
 
