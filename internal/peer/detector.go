@@ -382,7 +382,11 @@ func (d *Detector) evaluate(end int64) {
 		if d.peersN[k] > 0 {
 			n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
 		}
-		n.count *= d.p.AlarmDecay
+		if d.peersN[k] > 0 {
+			// A step without peers doing its work (compareGroups) is no
+			// evidence either way: its count holds, as if the step were not there.
+			n.count *= d.p.AlarmDecay
+		}
 		differs := n.differs > d.p.PeerFraction
 		if differs && n.selfOK && (!n.selfDiff || wide) {
 			// It always looks like that beside such peers, or it is quieter
@@ -482,7 +486,9 @@ func (d *Detector) prepare(m int) {
 
 // compareGroups counts, for each node, the peers of its workload group it
 // differs from: every one up to MaxPairwise compared nodes, else
-// SampledPeers drawn from the group (all of it when smaller).
+// SampledPeers drawn from the group (all of it when smaller). A node whose
+// group has fewer than MinNodes members is not compared (peersN 0): late in
+// a run the busy group may shrink to the culprit and one other node.
 func (d *Detector) compareGroups(m int, end int64) {
 	from := end - int64(d.p.WindowS)*1000
 	d.groups = growInt(d.groups, m)

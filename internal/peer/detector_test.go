@@ -92,3 +92,49 @@ func TestDetectorClockJump(t *testing.T) {
 		t.Errorf("alarm count %g before the jump, %g after: want ≥ 1, then ~0", before, after)
 	}
 }
+
+// TestDetectorHoldsWithoutPeers: a step in which a node has no peers doing
+// its work (its group below MinNodes) is no evidence: its alarm count
+// holds instead of decaying, while it keeps decaying without alarms when
+// the node is compared and like its peers.
+func TestDetectorHoldsWithoutPeers(t *testing.T) {
+	const alone = 100_000 // from this step's end on, n0 has no group peers
+	run := func(lonely bool) (atAlone, atEnd float64) {
+		d := NewDetector(2, []string{"m"}, DefaultParams(), nil)
+		d.SetGroups(func(host string, _, to int64) int {
+			if lonely && host == "n0" && to > alone {
+				return 1
+			}
+			return 0
+		})
+		z := []float64{0}
+		count := func() float64 {
+			for _, st := range d.Statuses() {
+				if st.Host == "n0" {
+					return st.AlarmCount
+				}
+			}
+			return -1
+		}
+		for s := range 200 {
+			if int64(s)*1000 == alone+5000 {
+				atAlone = count()
+			}
+			for i := range 4 {
+				l := 0
+				if i == 0 && (lonely || int64(s)*1000 < alone-60_000) {
+					l = 1 // n0 differs; in the compared run it is alike once its window forgets
+				}
+				d.Add(fmt.Sprintf("n%d", i), int64(s)*1000, l, z, z)
+			}
+		}
+		return atAlone, count()
+	}
+	a, e := run(true)
+	if a < 1 || e != a {
+		t.Errorf("without peers: alarm count %g when left alone, %g at the end: want ≥ 1 and held", a, e)
+	}
+	if a, e := run(false); e >= a {
+		t.Errorf("compared and alike: alarm count %g, then %g: want it to decay", a, e)
+	}
+}

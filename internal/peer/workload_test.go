@@ -88,6 +88,9 @@ func TestResourceOf(t *testing.T) {
 		{ev("cpu_user_pct", 0.2, "disk_write_bytes_per_s", 2.5, "cpu_iowait_pct", 1.8), "disk"},
 		{ev("cpu_user_pct", -0.8, "procs_runnable", -0.5, "load1", 2.0), "hang"},
 		{ev("cpu_user_pct", -0.9, "procs_runnable", -0.6, "procs_total", -1.2), "hang"},
+		// The hang of evaluation seed 11 at 10 nodes (its one-minute load 0.87 above its peers', page faults up).
+		{ev("cpu_user_pct", -1.01, "procs_runnable", -1.05, "load1", 0.87, "context_switches_per_s", 0.70, "page_faults_per_s", 1.12), "hang"},
+		{ev("cpu_user_pct", -0.6, "procs_runnable", -0.6, "load1", 0.5, "cpu_iowait_pct", 2.0, "disk_write_bytes_per_s", 2.5), "disk"},
 		{ev("cpu_user_pct", 0.4, "cpu_system_pct", 3.0, "net_rx_bytes_per_s", 1.0), "network"},
 		{ev("cpu_user_pct", 0.4, "net_tx_bytes_per_s", -2.0), "network"},
 	} {
