@@ -136,10 +136,11 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 		}
 		det.SetBaseline(opt.Baseline)
 	}
-	var alarmed [][]string
-	det.SetStepHook(func(end int64, a []string) {
+	var alarmed, held [][]string
+	det.SetStepHook(func(end int64, a, h []string) {
 		res.Steps = append(res.Steps, end)
 		alarmed = append(alarmed, slices.Clone(a))
+		held = append(held, slices.Clone(h))
 	})
 	labels := make([]hostLabels, len(frames))
 	seen := make([]bool, len(frames))
@@ -179,7 +180,7 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 	separateFaults(verdicts)
 	for _, v := range verdicts {
 		in := Indicted{Verdict: v, Alarmed: []int{}, Confidence: first[v.Host].Confidence}
-		in.History, in.Alarmed = history(v.Host, res.Steps, alarmed, p.AlarmDecay)
+		in.History, in.Alarmed = history(v.Host, res.Steps, alarmed, held, p.AlarmDecay)
 		in.Distances = distances(byHost[v.Host], v.FirstIndicted, hosts, labels, prof.Bins(), p, opt.Workload)
 		in.Distances.DetectorShare = first[v.Host].Differs
 		if v.Role == "culprit" {
@@ -192,13 +193,16 @@ func ganesha(fs *correlate.Frames, names map[string]string, offsets map[string]i
 }
 
 // history replays a host's exponentially weighted alarm count over the
-// steps, c ← decay·c + alarm, exactly as the detector counts it.
-func history(host string, steps []int64, alarmed [][]string, decay float64) ([]float64, []int) {
+// steps, c ← decay·c + alarm, exactly as the detector counts it (held: the
+// steps it had no peers in, where its count holds).
+func history(host string, steps []int64, alarmed, held [][]string, decay float64) ([]float64, []int) {
 	h := make([]float64, len(steps))
 	idx := []int{}
 	c := 0.0
 	for i := range steps {
-		c *= decay
+		if !slices.Contains(held[i], host) {
+			c *= decay
+		}
 		if slices.Contains(alarmed[i], host) {
 			c++
 			idx = append(idx, i)

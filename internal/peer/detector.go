@@ -184,8 +184,9 @@ type Detector struct {
 	group    func(host string, from, to int64) int
 	refOf    func(host string, from, to int64) int
 	evGroups []int // each compared node's evidence group
-	onStep   func(end int64, alarmed []string)
+	onStep   func(end int64, alarmed, held []string)
 	alarmed  []string
+	held     []string // compared nodes without peers in the step
 	groups   []int
 	dist     []float64
 	// base compares each node with its own history.
@@ -204,9 +205,10 @@ type Detector struct {
 func (d *Detector) SetBaseline(b *Baseline) { d.base = b }
 
 // SetStepHook makes the detector call fn after each step with the step's
-// end (Unix ms) and the hosts that raised an alarm in it (reused: copy to
+// end (Unix ms), the hosts that raised an alarm in it and those whose
+// alarm count held because no peer did their work (both reused: copy to
 // keep); nil removes it.
-func (d *Detector) SetStepHook(fn func(end int64, alarmed []string)) { d.onStep = fn }
+func (d *Detector) SetStepHook(fn func(end int64, alarmed, held []string)) { d.onStep = fn }
 
 // SetGroups makes the detector compare each node only with the peers of
 // its group over the histogram window (group returns a class for a host
@@ -364,7 +366,7 @@ func (d *Detector) evaluate(end int64) {
 		}
 	}
 	clear(d.refs)
-	d.alarmed = d.alarmed[:0]
+	d.alarmed, d.held = d.alarmed[:0], d.held[:0]
 	own, away := d.selfCompare()
 	wide := own >= d.p.MinNodes && float64(away) > d.base.clusterShare()*float64(own)
 	if wide {
@@ -383,9 +385,11 @@ func (d *Detector) evaluate(end int64) {
 			n.differs = float64(d.exceed[k]) / float64(d.peersN[k])
 		}
 		if d.peersN[k] > 0 {
+			n.count *= d.p.AlarmDecay
+		} else {
 			// A step without peers doing its work (compareGroups) is no
 			// evidence either way: its count holds, as if the step were not there.
-			n.count *= d.p.AlarmDecay
+			d.held = append(d.held, n.host)
 		}
 		differs := n.differs > d.p.PeerFraction
 		if differs && n.selfOK && (!n.selfDiff || wide) {
@@ -447,7 +451,7 @@ func (d *Detector) evaluate(end int64) {
 		n.resetStep()
 	}
 	if d.onStep != nil {
-		d.onStep(end, d.alarmed)
+		d.onStep(end, d.alarmed, d.held)
 	}
 }
 
