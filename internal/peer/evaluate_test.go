@@ -98,6 +98,24 @@ func TestEvaluateFast(t *testing.T) {
 	}
 }
 
+// TestEvaluateRecalibratedRuns keeps the two evaluation runs the
+// recalibrated simulator lost and two fixes restored (docs/PEER.md): the
+// CPU hog of seed 12 at 10 nodes, whose busy group shrank under minNodes
+// (found once its alarm count holds through steps without peers), and
+// the hang of seed 11 at 10 nodes, too short to raise its load average
+// HangLoadZ above its peers' (named hang from its idle CPU).
+func TestEvaluateRecalibratedRuns(t *testing.T) {
+	prof := trainedProfile(t)
+	for _, r := range evaluate(t, prof, prof.Params, 10, []string{"cpu-hog"}, []uint64{12}) {
+		if r.c.tp != 1 {
+			t.Errorf("cpu-hog seed 12: culprit not found (clusterlens %v)", r.c)
+		}
+	}
+	if r := evaluate(t, prof, prof.Params, 10, []string{"hang"}, []uint64{11})[0]; r.resN != 1 || r.resOK != 1 {
+		t.Errorf("hang seed 11: resource named right %d of %d culprits found, want 1 of 1", r.resOK, r.resN)
+	}
+}
+
 // TestEvaluateFull is the whole evaluation (20 seeds per scenario and
 // size); set CLUSTERLENS_PEER_EVAL=1.
 func TestEvaluateFull(t *testing.T) {
