@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterlens/clusterlens/internal/finding"
 	"github.com/clusterlens/clusterlens/internal/sim"
 )
 
@@ -198,6 +199,20 @@ func TestDetectorEvaluation(t *testing.T) {
 		}
 	})
 	r.extra = fmt.Sprintf("%d FP on the slowest hardware", r.onSlow)
+	sure := evalRow{detector: "straggler-nodes certain", scenario: "speculation", minP: 0.85, minR: 0.2}
+	seeds(func(seed uint64) {
+		for _, name := range []string{"speculation", "clean"} {
+			res := run(name, seed)
+			pred, n := nodePredictedCertain(res)
+			truth, _ := nodeTruth(res)
+			sure.s.add(pred, truth)
+			if name == "clean" {
+				sure.s.cleanFindings += n
+			}
+		}
+	})
+	sure.extra = "findings without the uncertain flag only"
+	rows = append(rows, sure)
 	quiet := evalRow{detector: "straggler-nodes noise off", scenario: "speculation", minP: 0.7, minR: 0.95}
 	seeds(func(seed uint64) {
 		for _, name := range []string{"speculation", "clean"} {
@@ -389,6 +404,23 @@ func nodePredicted(res *sim.Result) (map[item]bool, int) {
 	n := 0
 	for _, app := range res.Apps {
 		for _, f := range Run(app, Options{Only: []string{"straggler-nodes"}}) {
+			n++
+			for _, h := range f.Scope.IDs {
+				out[item{app: app.ID, what: h}] = true
+			}
+		}
+	}
+	return out, n
+}
+
+func nodePredictedCertain(res *sim.Result) (map[item]bool, int) {
+	out := map[item]bool{}
+	n := 0
+	for _, app := range res.Apps {
+		for _, f := range Run(app, Options{Only: []string{"straggler-nodes"}}) {
+			if slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Name == "uncertain" }) {
+				continue
+			}
 			n++
 			for _, h := range f.Scope.IDs {
 				out[item{app: app.ID, what: h}] = true
