@@ -256,12 +256,12 @@ type StageBounds struct {
 
 // PredictSpark is the Spark counterpart of ICPE'13's prediction for a new
 // input size and executor count. The data grows by k = new/recorded input:
-// a stage that reads input gets k times its tasks, each as long as a
-// recorded one (the recorded durations repeated in order); a stage that
-// reads shuffle data keeps its tasks and each task's work, all but the
-// fixed overhead, grows k-fold (with more tasks than recorded, the tasks
-// take representative durations from the application's spread, so that
-// the slowest of many is slower than the slowest of few); on another node
+// a stage that reads input gets k times its tasks (with more tasks than
+// recorded, representative durations from the spread the replays draw
+// from, so that the slowest of many is slower than the slowest of few); a
+// stage that reads shuffle data keeps its tasks and each task's typical
+// work, all but the fixed overhead, grows k-fold, its excess over the
+// typical task as the length model says (excessScale); on another node
 // class each kind of work scales with its resource (fetch: network; shuffle write: disk; the rest
 // of the run: CPU). The scaled workload is replayed on the target's slots
 // by Sparklens's what-if scheduler (perfmodel.Plan, the recorded driver
@@ -303,8 +303,12 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 		spreads[i] = sp.Stages[i].Spread
 	}
 	beta := excessExponent(spreads, opt.ExcessPrior)
+	// The what-if replays no speculation: a killed attempt's length, the
+	// censored bound, is where its task ended, so its spreads stay as
+	// estimated; the replays complete the tail their speculation cuts.
+	completed := make([]Spread, len(spreads))
 	for i := range spreads {
-		spreads[i] = spreads[i].completed(opt.TailIndex)
+		completed[i] = spreads[i].completed(opt.TailIndex)
 	}
 	for i := range w.Stages {
 		ws := &w.Stages[i]
@@ -335,34 +339,34 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 				}
 			}
 		}
+		v := s.variableMs() * grow * f
 		if len(ws.Retries) == 0 {
-			v := s.variableMs() * grow * f
-			lent := make([]Spread, len(spreads))
-			for j := range spreads {
-				lent[j] = spreads[j].lentTo(v, beta)
-			}
-			own := lent[i]
-			sd := spreadFor(own, slices.Delete(lent, i, i+1), v, opt)
+			sd := carried(completed, i, v, beta, opt)
 			draws[i] = &stageTasks{n: tasks, fixed: ovh, variable: func(int) float64 { return v }, spread: &sd}
 		}
 		durs := make([]int64, count)
-		var sum, mean float64
-		for _, d := range ws.Durations {
-			mean += float64(d) / float64(len(ws.Durations))
-		}
-		// The typical recorded task's variable time grows with the work;
-		// a task's time beyond (or short of) it stays as recorded.
+		var sum float64
+		// The typical recorded task's variable time grows g-fold with the
+		// work; a task's excess over it (or shortfall) as the length model
+		// says (excessScale: g^β in ms).
+		g := grow * f
 		typical := medianVariableMs(ws.Durations, ovh)
+		var sw Spread
+		if count > len(ws.Durations) {
+			sw = carried(spreads, i, v, beta, opt)
+		}
 		for j := range durs {
 			// The recorded durations, or, for more tasks than recorded,
-			// representative ones: the mean times the spread's quantile at
-			// a rank stepping through (0, 1) by the golden ratio, so that
-			// the slowest of the larger count is as slow as the spread says.
+			// representative ones: the quantiles of the spread the replays
+			// draw from (carried), at ranks stepping through (0, 1) by the
+			// golden ratio, so that the slowest of the larger count is as
+			// slow as the spread says.
 			d := float64(ws.Durations[j%len(ws.Durations)])
+			nd := ovh + g*(typical+(d-ovh-typical)*excessScale(g, beta))
 			if count > len(ws.Durations) {
-				d = mean * sp.Tail.At((math.Floor(math.Mod(float64(j)*goldenRatio, 1)*float64(count))+0.5)/float64(count))
+				nd = ovh + v*sw.Quantile((math.Floor(math.Mod(float64(j)*goldenRatio, 1)*float64(count))+0.5)/float64(count))
 			}
-			nd := math.Max(1, ovh+(typical*grow+(d-ovh-typical))*f)
+			nd = math.Max(1, nd)
 			durs[j] = int64(math.Round(nd))
 			sum += nd
 		}
@@ -406,6 +410,19 @@ func medianVariableMs(durs []int64, ovh float64) float64 {
 		v[i] = float64(d) - ovh
 	}
 	return stats.Quantiles(v, []float64{0.5})[0]
+}
+
+// carried is the spread tasks of stage i with variable time v draw their
+// ratios from: every stage's spread carried to v by the length model
+// (lentTo under the excess exponent beta), stage i's own mixed by size
+// with the others (spreadFor).
+func carried(spreads []Spread, i int, v, beta float64, opt ReplayOptions) Spread {
+	lent := make([]Spread, len(spreads))
+	for j := range spreads {
+		lent[j] = spreads[j].lentTo(v, beta)
+	}
+	own := lent[i]
+	return spreadFor(own, slices.Delete(lent, i, i+1), v, opt)
 }
 
 // replaySpark replays the workload opt.Runs times by Sparklens's what-if

@@ -205,7 +205,7 @@ func (s Spread) lentTo(v, beta float64) Spread {
 	if len(s.X) == 0 || !(s.VariableMs > 0) || !(v > 0) || v == s.VariableMs {
 		return s
 	}
-	c := math.Pow(v/s.VariableMs, beta-1)
+	c := excessScale(v/s.VariableMs, beta)
 	m := s.Quantile(0.5)
 	g := s
 	g.X = make([]float64, len(s.X))
@@ -214,6 +214,14 @@ func (s Spread) lentTo(v, beta float64) Spread {
 	}
 	return g
 }
+
+// excessScale is the factor by which the length model (excessExponent)
+// multiplies a task's excess over its stage's typical task, as a share of
+// the typical task's variable time, when the typical task grows g-fold:
+// g^(beta−1), so that the excess in ms grows as g^beta. lentTo carries a
+// spread's ratios by it; the what-if (PredictSpark) a recorded task's
+// excess in ms, times g.
+func excessScale(g, beta float64) float64 { return math.Pow(g, beta-1) }
 
 // TailIndex is the default Pareto index of the tail completed beyond the
 // censored attempts (completed); chosen on the simulated Spark
