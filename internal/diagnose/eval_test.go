@@ -182,42 +182,33 @@ func TestDetectorEvaluation(t *testing.T) {
 	// Straggler nodes.
 	r = evalRow{detector: "straggler-nodes", scenario: "speculation", minP: 0.6, minR: 0.59}
 	band := evalRow{detector: "straggler-nodes ±10%", scenario: "speculation", minP: 0.96, minR: 0.97}
+	sure := evalRow{detector: "straggler-nodes certain", scenario: "speculation", minP: 0.85, minR: 0.2}
 	cal := &nodeCalibration{}
 	seeds(func(seed uint64) {
 		for _, name := range []string{"speculation", "clean"} {
 			res := run(name, seed)
-			pred, n := nodePredicted(res)
+			pred, n := nodePredicted(res, false)
+			certain, nc := nodePredicted(res, true)
 			truth, near := nodeTruth(res)
 			cal.add(res, pred)
 			r.s.add(pred, truth)
 			band.s.addIgnoring(pred, truth, near)
+			sure.s.add(certain, truth)
 			r.onSlow += onSlowest(t, res, pred, truth)
 			if name == "clean" {
 				r.s.cleanFindings += n
 				band.s.cleanFindings += n
+				sure.s.cleanFindings += nc
 			}
 		}
 	})
 	r.extra = fmt.Sprintf("%d FP on the slowest hardware", r.onSlow)
-	sure := evalRow{detector: "straggler-nodes certain", scenario: "speculation", minP: 0.85, minR: 0.2}
-	seeds(func(seed uint64) {
-		for _, name := range []string{"speculation", "clean"} {
-			res := run(name, seed)
-			pred, n := nodePredictedCertain(res)
-			truth, _ := nodeTruth(res)
-			sure.s.add(pred, truth)
-			if name == "clean" {
-				sure.s.cleanFindings += n
-			}
-		}
-	})
-	sure.extra = "findings without the uncertain flag only"
-	rows = append(rows, sure)
+	sure.extra = "findings without the uncertain flag only: what a user acting on a sure finding gets"
 	quiet := evalRow{detector: "straggler-nodes noise off", scenario: "speculation", minP: 0.7, minR: 0.95}
 	seeds(func(seed uint64) {
 		for _, name := range []string{"speculation", "clean"} {
 			res := simulateQuiet(t, name, seed)
-			pred, n := nodePredicted(res)
+			pred, n := nodePredicted(res, false)
 			truth, _ := nodeTruth(res)
 			quiet.s.add(pred, truth)
 			if name == "clean" {
@@ -227,7 +218,7 @@ func TestDetectorEvaluation(t *testing.T) {
 	})
 	quiet.extra = "the same scenarios without task-time noise: what the truth's own resolution leaves"
 	band.extra = fmt.Sprintf("%d predictions on nodes within 10%% of Th_D ignored", band.s.ignored)
-	rows = append(rows, r, band, quiet)
+	rows = append(rows, r, band, sure, quiet)
 	// Scheduling gaps, per application.
 	r = evalRow{detector: "scheduling-gap", scenario: "scheduling-gap", minP: 0.99, minR: 0.99}
 	seeds(func(seed uint64) {
@@ -398,27 +389,14 @@ func nearStragglers(res *sim.Result) map[item]bool {
 }
 
 // nodePredicted runs straggler-nodes with its defaults and returns the
-// flagged (application, host) pairs and the number of findings.
-func nodePredicted(res *sim.Result) (map[item]bool, int) {
+// flagged (application, host) pairs and the number of findings; with
+// certainOnly, of the findings without the uncertain flag alone.
+func nodePredicted(res *sim.Result, certainOnly bool) (map[item]bool, int) {
 	out := map[item]bool{}
 	n := 0
 	for _, app := range res.Apps {
 		for _, f := range Run(app, Options{Only: []string{"straggler-nodes"}}) {
-			n++
-			for _, h := range f.Scope.IDs {
-				out[item{app: app.ID, what: h}] = true
-			}
-		}
-	}
-	return out, n
-}
-
-func nodePredictedCertain(res *sim.Result) (map[item]bool, int) {
-	out := map[item]bool{}
-	n := 0
-	for _, app := range res.Apps {
-		for _, f := range Run(app, Options{Only: []string{"straggler-nodes"}}) {
-			if slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Name == "uncertain" }) {
+			if certainOnly && slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Name == "uncertain" }) {
 				continue
 			}
 			n++
