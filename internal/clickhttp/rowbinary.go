@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // ClickHouse's RowBinary format (docs: Formats, RowBinary): each row's
@@ -18,6 +19,9 @@ import (
 // maxString bounds a decoded string, so that corrupt input cannot make the
 // decoder allocate gigabytes (ClickHouse's own limit is 1 GiB).
 const maxString = 1 << 30
+
+// readStep is how much of a string Bytes allocates ahead of the bytes read.
+const readStep = 1 << 20
 
 // AppendString appends a String column.
 func AppendString(b []byte, s string) []byte {
@@ -121,12 +125,17 @@ func (d *RowReader) Bytes() ([]byte, error) {
 		return nil, fmt.Errorf("%w: at byte %d: string of %d bytes, over the %d limit", ErrFormat, d.off, n, maxString)
 	}
 	d.off += int64(uvarintLen(n))
-	if uint64(cap(d.buf)) < n {
-		d.buf = make([]byte, n)
-	}
-	d.buf = d.buf[:n]
-	if _, err := io.ReadFull(d.r, d.buf); err != nil {
-		return nil, d.fail(fmt.Sprintf("string of %d bytes", n), err)
+	// Grow with the bytes that actually arrive, a step at a time, so that a
+	// corrupt length on a short input costs no more than the input.
+	d.buf = d.buf[:0]
+	for left := int(n); left > 0; {
+		step := min(left, readStep)
+		at := len(d.buf)
+		d.buf = slices.Grow(d.buf, step)[:at+step]
+		if _, err := io.ReadFull(d.r, d.buf[at:]); err != nil {
+			return nil, d.fail(fmt.Sprintf("string of %d bytes", n), err)
+		}
+		left -= step
 	}
 	d.off += int64(n)
 	return d.buf, nil
