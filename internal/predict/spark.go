@@ -361,10 +361,12 @@ func PredictSpark(sp *SparkProfile, tg SparkTarget) (*SparkPrediction, error) {
 			// draw from (carried), at ranks stepping through (0, 1) by the
 			// golden ratio, so that the slowest of the larger count is as
 			// slow as the spread says.
-			d := float64(ws.Durations[j%len(ws.Durations)])
-			nd := ovh + g*(typical+(d-ovh-typical)*excessScale(g, beta))
+			var nd float64
 			if count > len(ws.Durations) {
 				nd = ovh + v*sw.Quantile((math.Floor(math.Mod(float64(j)*goldenRatio, 1)*float64(count))+0.5)/float64(count))
+			} else {
+				d := float64(ws.Durations[j])
+				nd = ovh + g*(typical+(d-ovh-typical)*excessScale(g, beta))
 			}
 			nd = math.Max(1, nd)
 			durs[j] = int64(math.Round(nd))
