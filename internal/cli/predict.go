@@ -79,7 +79,7 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl.StringVar(&f.input, "input", "", "new input: a size (64GB, 1.5TiB, bytes) or a factor of the latest run's (4x); CSV: its data unit")
 		fl.Float64Var(&f.machines, "machines", 0, "runs and --job: machines to predict for (default: the latest run's)")
 		fl.StringVar(&f.machinesFrom, "machines-from", "hosts", "--job: what counts as a run's machines: hosts, executors or cores")
-		fl.StringVar(&f.model, "model", "auto", "runs and --job: ernest, kernel, optimistic, power, gboost (C3O's gradient boosting, not in auto), or auto (cross-validated choice)")
+		fl.StringVar(&f.model, "model", "auto", "runs and --job: ernest, kernel, optimistic, power, amdahl, pchip, gboost (C3O's gradient boosting, not in auto), or auto (cross-validated choice)")
 		fl.IntVar(&f.executors, "executors", 0, "Spark: executors (default: the recorded)")
 		fl.IntVar(&f.nodes, "nodes", 0, "MapReduce: nodes, each with the slots per host the profile showed")
 		fl.StringVar(&f.slots, "slots", "", "MapReduce: map and reduce slots, M or M,R (default: --nodes × slots per host, else the recorded)")

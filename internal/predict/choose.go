@@ -10,7 +10,7 @@ import (
 )
 
 // Candidates are the models the choice tries, by name.
-var Candidates = []string{"ernest", "kernel", "optimistic", "power", "amdahl"}
+var Candidates = []string{"ernest", "kernel", "optimistic", "power", "amdahl", "pchip"}
 
 // NewModel returns an unfitted model by name.
 func NewModel(name string) (Model, error) {
@@ -25,6 +25,8 @@ func NewModel(name string) (Model, error) {
 		return &Power{}, nil
 	case "amdahl":
 		return &Amdahl{}, nil
+	case "pchip":
+		return &Pchip{}, nil
 	case "gboost":
 		return &GBoost{}, nil
 	}
@@ -182,6 +184,9 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 	if len(splits) > 0 {
 		for _, name := range unscored {
 			c.Unfit[name] = "could not be scored on the " + c.Split + " splits"
+			if _, ok := c.fitted[name].Predict(machines, data); !ok && c.Range.Outside(machines, data) > 0 {
+				c.Unfit[name] = "gives no answer outside the runs"
+			}
 		}
 	}
 	if c.Model == nil {

@@ -1,0 +1,124 @@
+package predict
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPchipMatchesSciPy checks the interpolant against SciPy's
+// PchipInterpolator (1.10.1) on ln runtime over ln machines, computed
+// independently:
+//
+//	f = scipy.interpolate.PchipInterpolator(np.log(m), np.log(t))
+//	np.exp(f(np.log(q)))
+//
+// The first table is Bell's PageRank medians without 8 nodes (the leave
+// one out question whose runs took 262–585 s); the second has a peak
+// (both secants' signs change) and the third two knots.
+func TestPchipMatchesSciPy(t *testing.T) {
+	cases := []struct {
+		m, t []float64
+		want map[float64]float64
+	}{
+		{[]float64{4, 12, 16, 20, 24, 28, 32}, []float64{1486.165, 287.540, 278.605, 263.900, 274.355, 258.023, 252.605},
+			map[float64]float64{5: 868.7555031626822, 8: 384.08122426795865, 10: 310.69768556240206, 14: 282.58033141112287,
+				18: 269.45105431938987, 22: 269.4336068803785, 30: 254.4509656619227}},
+		{[]float64{2, 3, 7}, []float64{10, 30, 12}, map[float64]float64{2.5: 22.469840151891315, 4: 28.943133726554077, 6: 18.165910133670412}},
+		{[]float64{2, 5}, []float64{10, 4}, map[float64]float64{3: 6.666666666666667}},
+	}
+	for _, c := range cases {
+		var pts []Point
+		for i := range c.m {
+			pts = append(pts, Point{Machines: c.m[i], Data: 1, Runtime: c.t[i]})
+		}
+		var p Pchip
+		if err := p.Fit(pts); err != nil {
+			t.Fatal(err)
+		}
+		for q, want := range c.want {
+			got, ok := p.Predict(q, 1)
+			if !ok || math.Abs(got-want) > 1e-9*want {
+				t.Errorf("%v at %g machines: %g, %v; SciPy %g", c.m, q, got, ok, want)
+			}
+		}
+		for i, m := range c.m {
+			if got, _ := p.Predict(m, 1); math.Abs(got-c.t[i]) > 1e-9*c.t[i] {
+				t.Errorf("%v at knot %g: %g, want %g", c.m, m, got, c.t[i])
+			}
+		}
+	}
+}
+
+// TestPchipShape checks what the model is for: between runs that fall
+// monotonically it falls monotonically, never beyond the neighbours'
+// values, and beyond the runs it gives no answer.
+func TestPchipShape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 3 + rng.IntN(8)
+		var pts []Point
+		m, y := 1.0, 1000.0
+		for range n {
+			m += 1 + float64(rng.IntN(6))
+			y *= 0.3 + 0.7*rng.Float64()
+			pts = append(pts, Point{Machines: m, Data: 1, Runtime: y})
+		}
+		var p Pchip
+		if err := p.Fit(pts); err != nil {
+			t.Fatal(err)
+		}
+		prev := math.Inf(1)
+		for q := pts[0].Machines; q <= m; q += 0.05 {
+			v, ok := p.Predict(q, 1)
+			if !ok || v > prev*(1+1e-12) || v > pts[0].Runtime*(1+1e-12) || v < y*(1-1e-12) {
+				t.Fatalf("trial %d: at %g machines %g (ok %v) after %g: not monotone within [%g, %g]", trial, q, v, ok, prev, y, pts[0].Runtime)
+			}
+			prev = v
+		}
+		if _, ok := p.Predict(m+1, 1); ok {
+			t.Fatalf("trial %d: answered beyond the runs", trial)
+		}
+	}
+}
+
+// TestPchipKnots checks that a configuration measured fewer than three
+// times, where others were measured three times or more, is no knot (one
+// stray run, Ellis's k-means job at 22 nodes taking 35 s among runs of
+// 3–6 s, would otherwise bend the curve through it), that single runs
+// everywhere all are, and that varying data sizes are refused.
+func TestPchipKnots(t *testing.T) {
+	runs := func(m, v float64, n int) []Point {
+		var out []Point
+		for range n {
+			out = append(out, Point{Machines: m, Data: 1, Runtime: v})
+		}
+		return out
+	}
+	var pts []Point
+	pts = append(pts, runs(8, 4000, 3)...)
+	pts = append(pts, runs(22, 35000, 1)...)
+	pts = append(pts, runs(36, 6000, 4)...)
+	var p Pchip
+	if err := p.Fit(pts); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := p.Predict(22, 1); v > 6000 {
+		t.Errorf("a single stray run bent the curve: %g at 22 machines", v)
+	}
+	single := append(runs(8, 4000, 1), append(runs(22, 35000, 1), runs(36, 6000, 1)...)...)
+	if err := p.Fit(single); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := p.Predict(22, 1); math.Abs(v-35000) > 1e-6 {
+		t.Errorf("single runs everywhere: %g at 22 machines, want the run's 35000", v)
+	}
+	if err := p.Fit([]Point{{Machines: 2, Data: 1, Runtime: 5}, {Machines: 4, Data: 10, Runtime: 5}}); !errors.Is(err, errDataVaries) {
+		t.Errorf("varying data: %v, want %v", err, errDataVaries)
+	}
+	var tf *TooFewError
+	if err := p.Fit(runs(4, 10, 3)); !errors.As(err, &tf) {
+		t.Errorf("one scale-out: %v, want too few", err)
+	}
+}
