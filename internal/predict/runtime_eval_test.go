@@ -463,6 +463,11 @@ func TestRuntimeCoverage(t *testing.T) {
 	if c, e := summarize(ext.choiceMed), summarize(ext.ernestMed); c.worst > e.worst {
 		t.Errorf("bell extrapolation: worst error against the scale-outs' medians %.1f%%, Ernest's %.1f%%", 100*c.worst, 100*e.worst)
 	}
+	// PageRank at 8 nodes, between 1,486 s at 4 and 287 s at 12: pchip's
+	// question (238.8% against Ernest's 183.9% before it was a candidate).
+	if c, e := worstOf(loo.choiceSame, 0), worstOf(loo.ernest, 0); c > e {
+		t.Errorf("bell leave-one-scale-out: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
+	}
 	if c, e := worstOf(lr.choiceSame, 0), worstOf(lr.ernest, 0); c > e {
 		t.Errorf("ellis logisticregression extrapolation: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
 	}
