@@ -37,10 +37,10 @@ func (p *Pchip) Fit(pts []Point) error {
 	if err := checkPoints(pts); err != nil {
 		return err
 	}
-	agg := aggregate(pts)
-	if dataVaries(agg) {
+	if dataVaries(pts) {
 		return errDataVaries
 	}
+	agg := aggregate(pts)
 	most := 0.0
 	for _, q := range agg {
 		most = max(most, q.weight())
