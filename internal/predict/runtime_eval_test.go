@@ -325,6 +325,39 @@ func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo
 	return ext, loo
 }
 
+// bellCutsAt are the cuts of bellCuts.
+var bellCutsAt = []float64{16, 20, 24, 28, 32, 36, 40, 44}
+
+// cutTally is one cut's questions, with each job's coverage (byJob).
+type cutTally struct {
+	tally
+	byJob string
+}
+
+// bellCuts is Bell's extrapolation from every cut of bellCutsAt (fit up to
+// the cut, ask every scale-out above it), per cut and pooled: one cut's
+// coverage is six clustered numbers, since a job's runs at a scale-out
+// share one interval and a job's curve bends where it bends.
+func bellCuts(bell map[string][]Point, opt ChoiceOptions, pool bool) ([]*cutTally, *tally) {
+	var cuts []*cutTally
+	all := &tally{}
+	for _, cut := range bellCutsAt {
+		c := &cutTally{}
+		for _, n := range slices.Sorted(mapKeys(bell)) {
+			o := opt
+			if pool {
+				o.Pool = poolOf(bell, n, func(Point) bool { return true })
+			}
+			e := extrapolate(bell[n], cut, o)
+			c.byJob += fmt.Sprintf(" %s %d/%d", n, e.held, e.runs)
+			c.add(e)
+		}
+		all.add(&c.tally)
+		cuts = append(cuts, c)
+	}
+	return cuts, all
+}
+
 // worstOf is the largest |error| after leaving out the skip largest.
 func worstOf(errs []float64, skip int) float64 {
 	abs := make([]float64, len(errs))
@@ -371,6 +404,12 @@ func TestRuntimeEvaluation(t *testing.T) {
 		all["bell extrapolation"].add(e)
 		all["bell leave-one-scale-out"].add(l)
 	}
+	cuts, pooled := bellCuts(bell, opt, usePool)
+	for i, c := range cuts {
+		t.Logf("bell fit ≤%g: per run median %.1f%%, Ernest's %.1f%%; 90%% interval held %d/%d (%.1f%%):%s", bellCutsAt[i],
+			100*summarize(c.choice).median, 100*summarize(c.ernest).median, c.held, c.runs, 100*c.coverage(), c.byJob)
+	}
+	t.Logf("bell fit ≤16 … ≤44, pooled: 90%% interval held %d/%d (%.1f%%)", pooled.held, pooled.runs, 100*pooled.coverage())
 	ellis := readEllis(t)
 	for _, n := range slices.Sorted(mapKeys(ellis)) {
 		set := "held out"
@@ -467,6 +506,10 @@ func TestRuntimeCoverage(t *testing.T) {
 	// question (238.8% against Ernest's 183.9% before it was a candidate).
 	if c, e := worstOf(loo.choiceSame, 0), worstOf(loo.ernest, 0); c > e {
 		t.Errorf("bell leave-one-scale-out: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
+	}
+	// Every cut: fit ≤32 holds 98.6% (too wide), ≤16–28 73.6–85.2%.
+	if _, all := bellCuts(bell, ChoiceOptions{}, false); all.coverage() < 0.85 || all.coverage() > 0.95 {
+		t.Errorf("bell extrapolation from every cut 16–44: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*all.coverage())
 	}
 	if c, e := worstOf(lr.choiceSame, 0), worstOf(lr.ernest, 0); c > e {
 		t.Errorf("ellis logisticregression extrapolation: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
