@@ -406,8 +406,10 @@ func TestRuntimeEvaluation(t *testing.T) {
 	}
 	cuts, pooled := bellCuts(bell, opt, usePool)
 	for i, c := range cuts {
-		t.Logf("bell fit ≤%g: per run median %.1f%%, Ernest's %.1f%%; 90%% interval held %d/%d (%.1f%%):%s", bellCutsAt[i],
-			100*summarize(c.choice).median, 100*summarize(c.ernest).median, c.held, c.runs, 100*c.coverage(), c.byJob)
+		t.Logf("bell fit ≤%g: per run median %.1f%%, Ernest's %.1f%%; worst %.1f%% (%.1f%% without the worst run), Ernest's %.1f%% (%.1f%%); against the medians worst %.1f%%, Ernest's %.1f%%; 90%% interval held %d/%d (%.1f%%):%s", bellCutsAt[i],
+			100*summarize(c.choice).median, 100*summarize(c.ernest).median, 100*worstOf(c.choiceSame, 0), 100*worstOf(c.choiceSame, 1),
+			100*worstOf(c.ernest, 0), 100*worstOf(c.ernest, 1), 100*summarize(c.choiceMed).worst, 100*summarize(c.ernestMed).worst,
+			c.held, c.runs, 100*c.coverage(), c.byJob)
 	}
 	t.Logf("bell fit ≤16 … ≤44, pooled: 90%% interval held %d/%d (%.1f%%)", pooled.held, pooled.runs, 100*pooled.coverage())
 	ellis := readEllis(t)
