@@ -30,7 +30,7 @@ type Pchip struct {
 func (*Pchip) Name() string { return "pchip" }
 
 // errDataVaries is Pchip's refusal of runs of several data sizes.
-var errDataVaries = errors.New("pchip: the runs' data sizes vary, and it interpolates along the machines alone")
+var errDataVaries = errors.New("pchip interpolates along the machines alone, and the runs' data sizes vary")
 
 // Fit implements Model: at least two distinct scale-outs of one data size.
 func (p *Pchip) Fit(pts []Point) error {
