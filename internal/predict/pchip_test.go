@@ -122,3 +122,36 @@ func TestPchipKnots(t *testing.T) {
 		t.Errorf("one scale-out: %v, want too few", err)
 	}
 }
+
+// FuzzPchip: on any table, between two neighbouring knots the interpolant
+// stays within their values (pchip is monotone on every interval), and it
+// answers nothing beyond its knots.
+func FuzzPchip(f *testing.F) {
+	f.Add([]byte{4, 200, 12, 30, 16, 29, 20, 31})
+	f.Add([]byte{2, 10, 3, 30, 7, 12})
+	f.Add([]byte{1, 1, 2, 255, 3, 1, 4, 255, 5, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var pts []Point
+		for i := 0; i+1 < len(b) && len(pts) < 12; i += 2 {
+			pts = append(pts, Point{Machines: float64(b[i]) + 1, Data: 1, Runtime: float64(b[i+1]) + 1})
+		}
+		var p Pchip
+		if p.Fit(pts) != nil {
+			return
+		}
+		for i := 1; i < len(p.x); i++ {
+			a, b := math.Exp(p.y[i-1]), math.Exp(p.y[i])
+			lo, hi := min(a, b), max(a, b)
+			for k := range 21 {
+				m := math.Exp(p.x[i-1] + (p.x[i]-p.x[i-1])*float64(k)/20)
+				v, ok := p.Predict(m, 1)
+				if !ok || v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					t.Fatalf("%v: at %g machines %g (ok %v), outside its knots' [%g, %g]", pts, m, v, ok, lo, hi)
+				}
+			}
+		}
+		if _, ok := p.Predict(math.Exp(p.x[len(p.x)-1])*1.01, 1); ok {
+			t.Fatalf("%v: answered beyond the runs", pts)
+		}
+	})
+}
