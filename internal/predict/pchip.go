@@ -18,10 +18,12 @@ import (
 // stays flat where its runs are flat and a steep drop stays between the
 // scale-outs it was measured at, where a smooth curve (Ernest's, Bell's
 // kernel) carries the drop over to its flat neighbours (Bell's PageRank:
-// 1,486 s at 4 nodes, 287 s at 12 and flat beyond). Outside the fitted
-// machines it answers the value at the nearest one, as the kernel does. It
-// models the machines alone: it cannot be fitted where the data size
-// varies.
+// 1,486 s at 4 nodes, 287 s at 12 and flat beyond). Its knots are the
+// scale-outs measured three times or more when some were (through a single
+// run it would interpolate that run's noise: Ellis's k-means), every one
+// otherwise. Beyond its knots it gives no answer, so the forward-chaining
+// splits never choose it. It models the machines alone: it cannot be
+// fitted where the data size varies.
 type Pchip struct {
 	x, y, d []float64 // ln machines, ln runtime, dy/dx at each
 }
