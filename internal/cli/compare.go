@@ -42,7 +42,6 @@ bytes. --format json prints the list of query.Diff documents (docs/JSON.md).`,
 type compareOptions struct {
 	format        string
 	query, queryB int64
-	queryBFlag    int64
 	rows          int
 }
 

@@ -23,14 +23,14 @@ func stageFailureEvidence(t *testing.T, path string) map[string]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fs {
-		ev := map[string]float64{}
-		for _, e := range f.Evidence {
-			ev[e.Name] = e.Value
-		}
-		return ev
+	if len(fs) == 0 {
+		return nil
 	}
-	return nil
+	ev := map[string]float64{}
+	for _, e := range fs[0].Evidence {
+		ev[e.Name] = e.Value
+	}
+	return ev
 }
 
 // TestDrElephantStageFailuresSHS checks the stages heuristic on a Spark log

@@ -140,23 +140,6 @@ func stageMedianMs(s *perfmodel.Stage) float64 {
 	return median(ok)
 }
 
-// stageMeanMs is the mean duration of a workload stage's successful
-// attempts (0 for none).
-func stageMeanMs(s *perfmodel.Stage) float64 {
-	var sum float64
-	n := 0
-	for k, d := range s.Durations {
-		if k >= len(s.Failed) || !s.Failed[k] {
-			sum += float64(d)
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
-}
-
 // capTasks is an edit that shortens the listed attempts of stage si (all
 // its successful ones when ids is nil) to at most capMs.
 func capTasks(si int, ids map[int64]bool, capMs int64, w *perfmodel.Workload) perfmodel.Edit {

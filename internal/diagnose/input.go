@@ -1,8 +1,6 @@
 package diagnose
 
 import (
-	"strings"
-
 	"github.com/clusterlens/clusterlens/internal/model"
 	"github.com/clusterlens/clusterlens/internal/perfmodel"
 	"github.com/clusterlens/clusterlens/internal/query"
@@ -100,15 +98,6 @@ func (in *Input) appScope() Scope {
 		id += "/" + in.App.AttemptID
 	}
 	return Scope{Kind: ScopeApplication, IDs: []string{id}}
-}
-
-// local reports whether the application ran in Spark's local mode, where
-// the driver's threads are the only slots.
-func (in *Input) local() bool {
-	if m, ok := in.App.Env.SparkProp("spark.master"); ok {
-		return strings.HasPrefix(m, "local")
-	}
-	return strings.HasPrefix(in.App.ID, "local-")
 }
 
 // spark reports whether the application ran on Spark: Sparklens's detectors

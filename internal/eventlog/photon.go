@@ -138,10 +138,6 @@ func (u *photonUse) photonEnvironment(props [][2]string) {
 	}
 }
 
-// photonPlan is in a SQL execution's plan when Photon runs its operators
-// (PhotonScan, PhotonGroupingAgg, PhotonShuffleExchangeSink, ...).
-var photonPlan = []byte(`"nodeName":"Photon`)
-
 // task fills the task metrics Spark left at 0 from the task's Photon
 // metrics, read from its raw accumulables.
 func (u *photonUse) task(raw []byte, m *model.TaskMetrics) {

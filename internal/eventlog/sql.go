@@ -104,14 +104,14 @@ func (e *liveExec) declare(ms []model.SQLPlanMetric) {
 // sqlPlanEvent is the decoded part of SQLExecutionStart and
 // SQLAdaptiveExecutionUpdate.
 type sqlPlanEvent struct {
-	id, root, time   int64
-	hasID, hasRoot   bool
-	description      string
-	details, plan    string
-	graph            *model.SQLPlan
-	metrics          []model.SQLPlanMetric
-	configs          [][2]string
-	hasGraph, hasEnd bool
+	id, root, time int64
+	hasID, hasRoot bool
+	description    string
+	details, plan  string
+	graph          *model.SQLPlan
+	metrics        []model.SQLPlanMetric
+	configs        [][2]string
+	hasGraph       bool
 }
 
 func (d *Decoder) decodeSQLPlanEvent(s *jsonscan.Scanner) *sqlPlanEvent {
@@ -337,9 +337,7 @@ func (d *Decoder) sqlJobStart(job *model.Job, infos []stageInfo) {
 			// A job of a finished execution: it listens again with its
 			// values kept (the kvstore read in onJobStart).
 			e = &liveExec{x: x, types: map[int64]model.SQLMetricType{}, done: true}
-			for _, id := range x.Jobs {
-				e.jobIDs = append(e.jobIDs, id)
-			}
+			e.jobIDs = append(e.jobIDs, x.Jobs...)
 			e.ended = len(e.jobIDs) + 1
 			q.live[x.ID] = e
 		} else {

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"testing"
 
@@ -156,5 +155,3 @@ func (c *simCase) slowed() bool { return c.cause != "" && c.frac >= minEffect }
 // minEffect is the least effect (over the usual time) of a cause for its
 // run to count as slowed by it.
 const minEffect = 0.2
-
-func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -1,6 +1,7 @@
 package mapreduce
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -418,10 +419,7 @@ func (b *builder) locality(splits string, t *model.Task, hostRack map[uint32]uin
 func (b *builder) executors() {
 	app := b.app
 	byHost := map[uint32]uint32{}
-	var order []*model.Stage
-	for _, st := range app.Stages {
-		order = append(order, st)
-	}
+	order := slices.Clone(app.Stages)
 	type first struct {
 		id   int64
 		host uint32

@@ -53,10 +53,6 @@ func kindNames(k model.StageKind) (taskType, prefix string, letter byte) {
 	return "MAP", "MAP", 'm'
 }
 
-func (h *histWriter) taskID(k model.StageKind, n int32) string {
-	return string(h.appendTaskID(nil, k, n))
-}
-
 func (h *histWriter) attemptID(k model.StageKind, t *model.Task) string {
 	return string(h.appendAttemptID(nil, k, t))
 }
@@ -88,8 +84,6 @@ func (h *histWriter) idField(key string, first bool, id []byte) {
 	h.j.key(key, first)
 	h.j.b = jsonscan.AppendString(h.j.b, id)
 }
-
-func pad6(n int32) string { return string(appendPad6(nil, n)) }
 
 // appendPad6 appends n in decimal, zero-padded on the left to 6 characters.
 func appendPad6(b []byte, n int32) []byte {

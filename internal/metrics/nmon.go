@@ -639,19 +639,6 @@ func (p *nmonReader) problem(format string, args ...any) {
 	}
 }
 
-// splitComma appends b's comma-separated fields to dst, in one pass
-// (fields are short: a bytes.IndexByte call per field cost twice as much).
-func splitComma(dst [][]byte, b []byte) [][]byte {
-	start := 0
-	for i, c := range b {
-		if c == ',' {
-			dst = append(dst, b[start:i])
-			start = i + 1
-		}
-	}
-	return append(dst, b[start:])
-}
-
 // clip shortens b for an error message.
 func clip(b []byte, n int) string {
 	if len(b) > n {

@@ -45,14 +45,6 @@ func (f *FS) URL(name string) string {
 // Backend returns the store f reads.
 func (f *FS) Backend() Backend { return f.b }
 
-// key returns the object key of a valid fs path; "." is the empty key.
-func key(name string) string {
-	if name == "." {
-		return ""
-	}
-	return name
-}
-
 // dirPrefix returns the listing prefix of the folder name.
 func dirPrefix(name string) string {
 	if name == "." {

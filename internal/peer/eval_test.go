@@ -97,34 +97,6 @@ type outcome struct {
 	indictments     []Indictment
 }
 
-// diagnose replays a run through Online with lab and p.
-func diagnose(tb testing.TB, lab Labeler, p Params, r simRun) outcome {
-	o, err := NewOnline(lab, p, discardLogger)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r.replay(tb, o.ObserveSample)
-	o.Flush()
-	var out outcome
-	if len(r.res.Truth.Faults) > 0 {
-		out.culprit = r.res.Truth.Faults[0].Host
-	}
-	out.statuses = o.Statuses()
-	for _, st := range out.statuses {
-		out.alarms += st.Alarms
-		out.steps += st.Steps
-		if st.FirstIndicted == 0 {
-			continue
-		}
-		if st.Host == out.culprit {
-			out.culpritIndicted = true
-		} else {
-			out.innocents = append(out.innocents, st.Host)
-		}
-	}
-	return out
-}
-
 // tally is Ganesha's ratios over runs of one scenario (§5): TP, the share
 // of fault-injected runs whose culprit was indicted; FP, the share of runs
 // where an innocent node was indicted; and the per-node-step alarm rate.

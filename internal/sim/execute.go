@@ -197,8 +197,6 @@ func (e *engine) netRateAt(a, b *node, t int64) float64 {
 	return math.Min(ra, rb)
 }
 
-func (e *engine) netRate(a, b *node) float64 { return e.netRateAt(a, b, e.now) }
-
 // span is how long (ms) a phase starting at start lasts when, under the
 // conditions at time t, it would take msAt(t): progress follows the faults of
 // the nodes involved as they start and end during the phase.

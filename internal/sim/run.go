@@ -107,9 +107,7 @@ func SimulateTo(sc *Scenario, seed uint64, sinks Sinks, onApp AppFunc) (*Result,
 			timeoutS: sc.Scheduler.TimeoutS, portBase: 30000 + rng.IntN(20000),
 			dynamic:     sc.Scheduler.DynamicAllocation && plan.engine == model.Spark,
 			speculation: sc.Scheduler.Speculation, driverHost: cl.nodes[rng.IntN(len(cl.nodes))].name}
-		for _, r := range cl.rackNames {
-			a.racks = append(a.racks, r)
-		}
+		a.racks = append(a.racks, cl.rackNames...)
 		app := &model.App{Name: spec.Name, User: "sim", Engine: plan.engine, Reasons: []model.Reason{{}},
 			Quality: model.Quality{Events: map[string]int64{}}}
 		if plan.engine == model.Spark {

@@ -27,7 +27,6 @@ type stageRun struct {
 	noPref   []int32
 	all      []int32
 	retries  []int32
-	specs    []*taskRun // attempts to copy (speculation)
 	nPending int
 	// nPendingPref counts pending tasks with a locality preference.
 	nPendingPref int
@@ -215,15 +214,6 @@ func (st *stageRun) allowedLevel(now, wait int64) int {
 		st.level++
 	}
 	return st.level
-}
-
-func (st *stageRun) hasPending(l []int32) bool {
-	for _, i := range l {
-		if st.pending[i] {
-			return true
-		}
-	}
-	return false
 }
 
 // popFrom takes the last pending index of *l, dropping launched ones.
