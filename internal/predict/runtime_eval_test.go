@@ -325,13 +325,29 @@ func ellisSplits(jobs []JobRun, opt ChoiceOptions, withLOO, pool bool) (ext, loo
 	return ext, loo
 }
 
-// bellCutsAt are the cuts of bellCuts.
+// bellCutsAt are the cuts of bellCuts; 32 is the split.
 var bellCutsAt = []float64{16, 20, 24, 28, 32, 36, 40, 44}
 
-// cutTally is one cut's questions, with each job's coverage (byJob).
+// cutTally is one cut's questions, and each job's.
 type cutTally struct {
 	tally
-	byJob string
+	cut  float64
+	jobs map[string]*tally
+}
+
+// byJob is each job's coverage, in name order.
+func (c *cutTally) byJob() string {
+	var s string
+	for _, n := range slices.Sorted(mapKeys(c.jobs)) {
+		s += fmt.Sprintf(" %s %d/%d", n, c.jobs[n].held, c.jobs[n].runs)
+	}
+	return s
+}
+
+// cutAt is the cut of cuts fitted up to cut.
+func cutAt(cuts []*cutTally, cut float64) *cutTally {
+	i := slices.IndexFunc(cuts, func(c *cutTally) bool { return c.cut == cut })
+	return cuts[i]
 }
 
 // bellCuts is Bell's extrapolation from every cut of bellCutsAt (fit up to
@@ -342,15 +358,14 @@ func bellCuts(bell map[string][]Point, opt ChoiceOptions, pool bool) ([]*cutTall
 	var cuts []*cutTally
 	all := &tally{}
 	for _, cut := range bellCutsAt {
-		c := &cutTally{}
+		c := &cutTally{cut: cut, jobs: map[string]*tally{}}
 		for _, n := range slices.Sorted(mapKeys(bell)) {
 			o := opt
 			if pool {
 				o.Pool = poolOf(bell, n, func(Point) bool { return true })
 			}
-			e := extrapolate(bell[n], cut, o)
-			c.byJob += fmt.Sprintf(" %s %d/%d", n, e.held, e.runs)
-			c.add(e)
+			c.jobs[n] = extrapolate(bell[n], cut, o)
+			c.add(c.jobs[n])
 		}
 		all.add(&c.tally)
 		cuts = append(cuts, c)
@@ -391,25 +406,24 @@ func TestRuntimeEvaluation(t *testing.T) {
 	}
 	bell := readBell(t)
 	names := slices.Sorted(mapKeys(bell))
-	all := map[string]*tally{"bell extrapolation": {}, "bell leave-one-scale-out": {}}
+	cuts, pooled := bellCuts(bell, opt, usePool)
+	ext := cutAt(cuts, 32)
+	all := map[string]*tally{"bell extrapolation": &ext.tally, "bell leave-one-scale-out": {}}
 	for _, n := range names {
 		o := opt
 		if usePool {
 			o.Pool = poolOf(bell, n, func(Point) bool { return true })
 		}
-		e := extrapolate(bell[n], 32, o)
 		l := leaveOneOut(bell[n], o)
-		t.Logf("bell %-10s fit ≤32, ask 36–60: %v", n, e)
+		t.Logf("bell %-10s fit ≤32, ask 36–60: %v", n, ext.jobs[n])
 		t.Logf("bell %-10s leave one out:     %v", n, l)
-		all["bell extrapolation"].add(e)
 		all["bell leave-one-scale-out"].add(l)
 	}
-	cuts, pooled := bellCuts(bell, opt, usePool)
-	for i, c := range cuts {
-		t.Logf("bell fit ≤%g: per run median %.1f%%, Ernest's %.1f%%; worst %.1f%% (%.1f%% without the worst run), Ernest's %.1f%% (%.1f%%); against the medians worst %.1f%%, Ernest's %.1f%%; 90%% interval held %d/%d (%.1f%%):%s", bellCutsAt[i],
+	for _, c := range cuts {
+		t.Logf("bell fit ≤%g: per run median %.1f%%, Ernest's %.1f%%; worst %.1f%% (%.1f%% without the worst run), Ernest's %.1f%% (%.1f%%); against the medians worst %.1f%%, Ernest's %.1f%%; 90%% interval held %d/%d (%.1f%%):%s", c.cut,
 			100*summarize(c.choice).median, 100*summarize(c.ernest).median, 100*worstOf(c.choiceSame, 0), 100*worstOf(c.choiceSame, 1),
 			100*worstOf(c.ernest, 0), 100*worstOf(c.ernest, 1), 100*summarize(c.choiceMed).worst, 100*summarize(c.ernestMed).worst,
-			c.held, c.runs, 100*c.coverage(), c.byJob)
+			c.held, c.runs, 100*c.coverage(), c.byJob())
 	}
 	t.Logf("bell fit ≤16 … ≤44, pooled: 90%% interval held %d/%d (%.1f%%)", pooled.held, pooled.runs, 100*pooled.coverage())
 	ellis := readEllis(t)
@@ -463,9 +477,9 @@ var _ = math.Abs
 // right after a rescale, every question answered or refused with a reason.
 func TestRuntimeCoverage(t *testing.T) {
 	bell := readBell(t)
-	ext, loo := &tally{}, &tally{}
+	cuts, everyCut := bellCuts(bell, ChoiceOptions{}, false)
+	ext, loo := &cutAt(cuts, 32).tally, &tally{}
 	for _, pts := range bell {
-		ext.add(extrapolate(pts, 32, ChoiceOptions{}))
 		loo.add(leaveOneOut(pts, ChoiceOptions{}))
 	}
 	ellis := readEllis(t)
@@ -510,8 +524,8 @@ func TestRuntimeCoverage(t *testing.T) {
 		t.Errorf("bell leave-one-scale-out: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
 	}
 	// Every cut: fit ≤32 holds 98.6% (too wide), ≤16–28 73.6–85.2%.
-	if _, all := bellCuts(bell, ChoiceOptions{}, false); all.coverage() < 0.85 || all.coverage() > 0.95 {
-		t.Errorf("bell extrapolation from every cut 16–44: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*all.coverage())
+	if cov := everyCut.coverage(); cov < 0.85 || cov > 0.95 {
+		t.Errorf("bell extrapolation from every cut 16–44: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*cov)
 	}
 	if c, e := worstOf(lr.choiceSame, 0), worstOf(lr.ernest, 0); c > e {
 		t.Errorf("ellis logisticregression extrapolation: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
