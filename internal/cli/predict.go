@@ -56,8 +56,10 @@ one of three sources:
                  runtime datasets come
   --job ID|NAME  a recurring job of the run history (--store), from its runs alone
 
-From runs alone the model is chosen among Ernest, Bell's kernel regression, C3O's
-optimistic model and a power law by cross-validation. An estimate outside what the
+From runs alone the model is chosen by cross-validation in the asked direction
+among Ernest, Bell's kernel regression, C3O's optimistic model, Amdahl's law, a
+power law, pchip (between the runs) and the flat runtime the scale-out does not
+change. An estimate outside what the
 model was fitted on is labelled extrapolated and its interval widened. --deadline
 asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 (history) that meet it. docs/PREDICT.md describes the models and their accuracy.`,
@@ -79,7 +81,7 @@ asks the inverse: the fewest slots (MapReduce), executors (Spark) or machines
 		fl.StringVar(&f.input, "input", "", "new input: a size (64GB, 1.5TiB, bytes) or a factor of the latest run's (4x); CSV: its data unit")
 		fl.Float64Var(&f.machines, "machines", 0, "runs and --job: machines to predict for (default: the latest run's)")
 		fl.StringVar(&f.machinesFrom, "machines-from", "hosts", "--job: what counts as a run's machines: hosts, executors or cores")
-		fl.StringVar(&f.model, "model", "auto", "runs and --job: ernest, kernel, optimistic, power, amdahl, pchip, gboost (C3O's gradient boosting, not in auto), or auto (cross-validated choice)")
+		fl.StringVar(&f.model, "model", "auto", "runs and --job: ernest, kernel, optimistic, power, amdahl, pchip, flat, gboost (C3O's gradient boosting, not in auto), or auto (cross-validated choice)")
 		fl.IntVar(&f.executors, "executors", 0, "Spark: executors (default: the recorded)")
 		fl.IntVar(&f.nodes, "nodes", 0, "MapReduce: nodes, each with the slots per host the profile showed")
 		fl.StringVar(&f.slots, "slots", "", "MapReduce: map and reduce slots, M or M,R (default: --nodes × slots per host, else the recorded)")

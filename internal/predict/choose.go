@@ -10,7 +10,7 @@ import (
 )
 
 // Candidates are the models the choice tries, by name.
-var Candidates = []string{"ernest", "kernel", "optimistic", "power", "amdahl", "pchip"}
+var Candidates = []string{"ernest", "kernel", "optimistic", "power", "amdahl", "pchip", "flat"}
 
 // NewModel returns an unfitted model by name.
 func NewModel(name string) (Model, error) {
@@ -29,6 +29,8 @@ func NewModel(name string) (Model, error) {
 		return &Pchip{}, nil
 	case "gboost":
 		return &GBoost{}, nil
+	case "flat":
+		return &Flat{}, nil
 	}
 	return nil, fmt.Errorf("unknown model %q: want %s or gboost", name, strings.Join(Candidates, ", "))
 }

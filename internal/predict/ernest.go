@@ -9,7 +9,7 @@ import (
 
 // Model is a completion-time model fitted from past runs alone.
 type Model interface {
-	// Name is the model's short name (ernest, kernel, optimistic, power, amdahl, pchip).
+	// Name is the model's short name (ernest, kernel, optimistic, power, amdahl, pchip, flat).
 	Name() string
 	// Fit fits the model to the points; an error says why it cannot.
 	Fit(pts []Point) error

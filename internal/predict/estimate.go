@@ -21,7 +21,7 @@ type Estimate struct {
 	// alone), "icpe13" (MapReduce platform and job profiles with ARIA's
 	// bounds) or "spark-stages" (Spark stage profiles replayed).
 	Method string `json:"method"`
-	// Model is the model used (ernest, kernel, optimistic, power, amdahl, pchip,
+	// Model is the model used (ernest, kernel, optimistic, power, amdahl, pchip, flat,
 	// pooled; or the method's own).
 	Model string `json:"model"`
 	// Machines and Data are what was asked for (Data in the runs' unit;
