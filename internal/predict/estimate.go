@@ -83,6 +83,9 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c,
 		Level: c.Calibration.Level}
 	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data)
+	if c.Name == "flat" {
+		e.Notes = append(e.Notes, "flat: no curve through the machines validated better than the runs' typical time (their median weighted by 1/runtime), which is the estimate at any cluster size")
+	}
 	if e.Extrapolated {
 		span := fmt.Sprintf("%s–%s machines", Plain(c.Range.MinMachines), Plain(c.Range.MaxMachines))
 		if c.Range.MaxData > c.Range.MinData*(1+dataTol) {

@@ -2,8 +2,11 @@ package predict
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +51,37 @@ func TestFlatLeastRelativeError(t *testing.T) {
 	}
 	if err := f.Fit([]Point{{Machines: 4, Data: 1, Runtime: 3}, {Machines: 4, Data: 2, Runtime: 6}}); !errors.Is(err, errFlatDataVaries) {
 		t.Fatalf("two data sizes: %v, want a refusal", err)
+	}
+}
+
+// TestFlatWithoutTrend: on runs whose time does not follow the machines
+// (100 s ± 30% at 4–32 machines, seven runs each) flat validates as well as
+// the best curve (Amdahl's law, fitted flat) and says what it means when
+// used; on runs that halve with the machines it validates far worse and is
+// not chosen.
+func TestFlatWithoutTrend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var noisy, scaling []Point
+	for m := 4.0; m <= 32; m += 4 {
+		for range 7 {
+			noisy = append(noisy, Point{Machines: m, Data: 1, Runtime: 100 * (0.7 + 0.6*rng.Float64())})
+			scaling = append(scaling, Point{Machines: m, Data: 1, Runtime: 4000 / m * (0.98 + 0.04*rng.Float64())})
+		}
+	}
+	e, err := FromRuns(&RunTable{Points: noisy, Unit: "s"}, 40, 1, ChoiceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := slices.Min(slices.Collect(maps.Values(e.Choice.Scores)))
+	if f := e.Choice.Scores["flat"]; f > best*1.01 || e.Value < 90 || e.Value > 110 {
+		t.Fatalf("no trend: %s says %g s; flat's error %g against the best %g", e.Model, e.Value, f, best)
+	}
+	if e, err = FromRuns(&RunTable{Points: noisy, Unit: "s"}, 40, 1, ChoiceOptions{Models: []string{"flat"}}); err != nil || e.Model != "flat" ||
+		!slices.ContainsFunc(e.Notes, func(n string) bool { return strings.HasPrefix(n, "flat: ") }) {
+		t.Fatalf("flat: %v, %v: want its note", e, err)
+	}
+	e, err = FromRuns(&RunTable{Points: scaling, Unit: "s"}, 40, 1, ChoiceOptions{})
+	if err != nil || e.Model == "flat" || e.Choice.Scores["flat"] < 10*e.Choice.Scores[e.Model] {
+		t.Fatalf("runs halving with the machines: %v, %v", e, err)
 	}
 }
