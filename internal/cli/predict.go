@@ -257,7 +257,9 @@ func predictFromCSV(f predictFlags, deadline float64) (*predict.Answer, error) {
 		return nil, err
 	}
 	if f.unit != "" {
-		t.Unit = f.unit
+		if t.Unit, err = predict.Unit(f.unit); err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--unit: %w", err))
+		}
 	}
 	t.AssumeUnit()
 	t, pool, err := t.Split(f.group)

@@ -2,7 +2,6 @@ package predict
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -52,14 +51,14 @@ func AnswerRuns(t *RunTable, machines, data float64, opt ChoiceOptions, deadline
 	return nil, fmt.Errorf("no machine count up to %g meets the deadline %s by the upper bound", limit, durationMs(deadlineMs))
 }
 
-// inUnit expresses ms in a table's runtime unit (s, min, h; ms else).
+// inUnit expresses ms in a table's runtime unit (Unit's: s, min, h; ms else).
 func inUnit(ms float64, unit string) float64 {
-	switch strings.ToLower(unit) {
-	case "s", "sec", "seconds":
+	switch unit {
+	case "s":
 		return ms / 1000
-	case "min", "minutes":
+	case "min":
 		return ms / 60000
-	case "h", "hours":
+	case "h":
 		return ms / 3600000
 	}
 	return ms

@@ -136,8 +136,23 @@ func TestReadRunsCSV(t *testing.T) {
 	if err != nil || tab.Points[0].Data != 1 || tab.DataColumn != "" {
 		t.Errorf("without a data column: %+v %v", tab, err)
 	}
+	// The runtime's unit from a suffix, parentheses or brackets, in any
+	// of its spellings; none when the header names none.
+	for _, c := range []struct{ head, unit string }{
+		{"nodes,runtime_s", "s"}, {"nodes,duration_ms", "ms"}, {"nodes,Time (sec)", "s"}, {"nodes,elapsed [minutes]", "min"},
+		{"nodes,wall_time_hours", "h"}, {"nodes,Runtime", ""}, {"nodes,gross_runtime", ""}, {"nodes,Duration-msec", "ms"},
+	} {
+		tab, err := ReadRunsCSV(strings.NewReader(c.head+"\n4,10\n"), "runs.csv")
+		if err != nil {
+			t.Errorf("%q: %v", c.head, err)
+		} else if tab.Unit != c.unit || tab.Points[0].Runtime != 10 {
+			t.Errorf("%q: unit %q, runtime %g; want %q, 10", c.head, tab.Unit, tab.Points[0].Runtime, c.unit)
+		}
+	}
 	for _, c := range []struct{ in, want string }{
 		{"", "runs.csv: empty"},
+		{"nodes,Time (cycles)\n4,10\n", `runs.csv:1: column 2 (Time (cycles)): runtime unit "cycles": want ms, s, min or h`},
+		{"nodes,runtime_furlongs\n4,10\n", `runs.csv:1: header "nodes,runtime_furlongs": want a machines column`},
 		{"a,b\n1,2\n", "runs.csv:1: header"},
 		{"nodes,runtime\n4,abc\n", `runs.csv:2: column 2 (runtime) is "abc", want a positive number`},
 		{"nodes,runtime\n4,10\n-1,10\n", "runs.csv:3: column 1 (nodes)"},

@@ -83,8 +83,40 @@ var (
 	machinesHeaders = []string{"machines", "nodes", "cores", "hosts", "executors", "instances", "instance_count", "scale-out", "scaleout", "workers"}
 	dataHeaders     = []string{"input fraction", "input_fraction", "data", "data size", "data_size", "data_size_mb", "datasize", "input", "input size", "input_bytes", "input bytes", "size", "scale", "problem_size"}
 	groupHeaders    = []string{"job", "app", "application", "algorithm", "machine_type", "machine type", "instance_type", "instance type", "node_type", "node type", "group"}
-	runtimeHeaders  = []string{"time", "runtime", "duration", "gross_runtime", "runtime_ms", "duration_ms", "elapsed"}
+	runtimeHeaders  = []string{"time", "runtime", "duration", "gross_runtime", "elapsed", "wall_time", "walltime"}
 )
+
+// unitNames are the runtime units a header or --unit may name, by alias.
+var unitNames = map[string]string{
+	"ms": "ms", "msec": "ms", "millis": "ms", "milliseconds": "ms",
+	"s": "s", "sec": "s", "secs": "s", "seconds": "s",
+	"min": "min", "mins": "min", "minutes": "min",
+	"h": "h", "hr": "h", "hrs": "h", "hours": "h",
+}
+
+// Unit is the runtime unit u names (ms, s, min or h, or an alias such as
+// "sec" or "minutes"), in those four spellings; an error says what is
+// wanted.
+func Unit(u string) (string, error) {
+	if c, ok := unitNames[strings.ToLower(strings.TrimSpace(u))]; ok {
+		return c, nil
+	}
+	return "", fmt.Errorf("runtime unit %q: want ms, s, min or h", u)
+}
+
+// runtimeHeader reports whether a header's name (headerName's base) names
+// the runtime, and the unit a suffix gives it ("runtime_s", "duration ms").
+func runtimeHeader(base string) (bool, string) {
+	if oneOf(base, runtimeHeaders) {
+		return true, ""
+	}
+	if i := strings.LastIndexAny(base, "_ -"); i > 0 && oneOf(base[:i], runtimeHeaders) {
+		if u, err := Unit(base[i+1:]); err == nil {
+			return true, u
+		}
+	}
+	return false, ""
+}
 
 // ReadRunsCSV reads a table of past runs: a header line naming a machines
 // column, a runtime column, optionally a data-size column and group
@@ -115,15 +147,21 @@ func ReadRunsCSV(r io.Reader, name string) (*RunTable, error) {
 			mi, t.MachinesColumn = i, strings.TrimSpace(h)
 		case di < 0 && oneOf(base, dataHeaders):
 			di, t.DataColumn = i, strings.TrimSpace(h)
-		case ti < 0 && oneOf(base, runtimeHeaders):
-			ti, t.Unit = i, unit
-			if strings.HasSuffix(base, "_ms") {
-				t.Unit = "ms"
+		case ti < 0:
+			ok, suffix := runtimeHeader(base)
+			if !ok {
+				continue
+			}
+			ti, t.Unit = i, suffix
+			if unit != "" {
+				if t.Unit, err = Unit(unit); err != nil {
+					return nil, fmt.Errorf("%s:1: column %d (%s): %w", name, i+1, strings.TrimSpace(h), err)
+				}
 			}
 		}
 	}
 	if mi < 0 || ti < 0 {
-		return nil, fmt.Errorf("%s:1: header %q: want a machines column (%s) and a runtime column (%s)",
+		return nil, fmt.Errorf("%s:1: header %q: want a machines column (%s) and a runtime column (%s; a unit after it as runtime_s or in parentheses)",
 			name, strings.Join(head, ","), strings.Join(machinesHeaders, ", "), strings.Join(runtimeHeaders, ", "))
 	}
 	for {
@@ -175,13 +213,13 @@ func ReadRunsCSV(r io.Reader, name string) (*RunTable, error) {
 	return t, nil
 }
 
-// headerName is a header in lower case without '#', spaces and a
-// parenthesized unit, and that unit.
+// headerName is a header in lower case without '#', spaces and a unit in
+// parentheses or brackets, and that unit.
 func headerName(h string) (string, string) {
 	h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(h), "#")))
 	unit := ""
-	if i := strings.Index(h, "("); i >= 0 {
-		if j := strings.Index(h[i:], ")"); j > 0 {
+	if i := strings.IndexAny(h, "(["); i >= 0 {
+		if j := strings.IndexAny(h[i:], ")]"); j > 0 {
 			unit = strings.TrimSpace(h[i+1 : i+j])
 		}
 		h = strings.TrimSpace(h[:i])
