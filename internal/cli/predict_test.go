@@ -82,7 +82,7 @@ func TestPredictUsage(t *testing.T) {
 		{[]string{"predict", "--runs", csv, "--model", "magic"}, ExitUsage, "unknown model"},
 		{[]string{"predict", "--runs", csv, "--unit", "fortnights"}, ExitUsage, `--unit: runtime unit "fortnights": want ms, s, min or h`},
 		{[]string{"predict", "--runs", csv, "--node-speeds", "x.json"}, ExitUsage, "go together"},
-		{[]string{"predict", "--runs", one}, ExitError, "need 2 (1 more): the 2 runs are at 4 machines; run the job 1 more time(s) at other cluster sizes, first at"},
+		{[]string{"predict", "--runs", one, "--input", "3"}, ExitError, "need 2 (1 more): the 2 runs are at 4 machines; run the job 1 more time(s) at other cluster sizes, first at"},
 		{[]string{"predict", "--runs", filepath.Join(t.TempDir(), "none.csv")}, ExitError, "--runs"},
 		{[]string{"predict", "bench", "--slots", "0"}, ExitUsage, "--slots"},
 	} {

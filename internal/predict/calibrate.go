@@ -213,14 +213,28 @@ func (c *Choice) Interval(est, machines, data float64) (lo, hi float64, extrapol
 }
 
 // span is the uncalibrated interval: every fitted candidate's estimate and
-// est, widened by DefaultWidening per doubling of the distance d beyond the
-// runs and at least by DefaultWidening.
+// est, beyond the runs' machines also the chosen model's value at the
+// nearest fitted scale-out scaled linearly (the fastest the job can go on
+// more machines, the slowest on fewer: ARIA's bound), widened by
+// DefaultWidening per doubling of the distance d beyond the runs and at
+// least by DefaultWidening.
 func (c *Choice) span(est, machines, data, d float64) (lo, hi float64) {
 	lo, hi = est, est
 	for _, m := range c.fitted {
 		if v, ok := m.Predict(machines, data); ok {
 			lo, hi = min(lo, v), max(hi, v)
 		}
+	}
+	edge := 0.0
+	switch {
+	case machines > c.Range.MaxMachines:
+		edge = c.Range.MaxMachines
+	case machines < c.Range.MinMachines:
+		edge = c.Range.MinMachines
+	}
+	if v, ok := c.Model.Predict(edge, data); edge > 0 && ok {
+		v *= edge / machines
+		lo, hi = min(lo, v), max(hi, v)
 	}
 	w := max(widening(d, 0), 1+DefaultWidening)
 	return lo / w, hi * w

@@ -83,13 +83,16 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	e := &Estimate{Method: "history", Model: c.Name, Machines: machines, Data: data, Value: v, Unit: t.Unit, Choice: c,
 		Level: c.Calibration.Level}
 	e.Lower, e.Upper, e.Extrapolated = c.Interval(v, machines, data)
-	if c.Name == "flat" {
+	switch {
+	case c.Name == "flat" && c.Split == SplitNone:
+		e.Notes = append(e.Notes, "flat: one configuration fits no curve; the estimate is its runs' typical time (their median weighted by 1/runtime), the interval reaches from it to linear scaling")
+	case c.Name == "flat":
 		e.Notes = append(e.Notes, "flat: no curve through the machines validated better than the runs' typical time (their median weighted by 1/runtime), which is the estimate at any cluster size")
 	}
 	if e.Extrapolated {
-		span := fmt.Sprintf("%s–%s machines", Plain(c.Range.MinMachines), Plain(c.Range.MaxMachines))
+		span := PlainSpan(c.Range.MinMachines, c.Range.MaxMachines) + " machines"
 		if c.Range.MaxData > c.Range.MinData*(1+dataTol) {
-			span += fmt.Sprintf(" and data %s–%s", Plain(c.Range.MinData), Plain(c.Range.MaxData))
+			span += " and data " + PlainSpan(c.Range.MinData, c.Range.MaxData)
 		}
 		e.Notes = append(e.Notes, fmt.Sprintf("extrapolated: the runs span %s, the question lies %s times beyond them; the interval grows with the distance",
 			span, Plain(math.Exp(c.Range.Outside(machines, data)))))
@@ -115,7 +118,7 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 		}
 	} else {
 		e.Uncalibrated = true
-		e.Notes = append(e.Notes, fmt.Sprintf("uncalibrated: %d configuration(s) leave none to hold out; the interval spans the fitted models' estimates, widened by %.0f%% per doubling beyond the runs (at least %.0f%%)",
+		e.Notes = append(e.Notes, fmt.Sprintf("uncalibrated: %d configuration(s) leave none to hold out; the interval spans the fitted models' estimates and, beyond the runs' machines, linear scaling from the nearest, widened by %.0f%% per doubling beyond the runs (at least %.0f%%)",
 			c.Configurations, 100*DefaultWidening, 100*DefaultWidening))
 	}
 	e.Next = NextRun(t.Points, machines, data)

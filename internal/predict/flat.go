@@ -1,6 +1,9 @@
 package predict
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // Flat is the null model: the scale-out does not change the runtime. Its
 // value is the constant of least summed relative error to the runs, the
@@ -12,10 +15,14 @@ import "errors"
 // naive answer (the job's median duration), offered to the choice so that
 // a job whose time does not follow its scale-out — Ellis's GBT, whose long
 // jobs do not speed up, and k-means, whose jobs take 2 s or 200 s at any
-// scale-out — is not given a trend its runs' noise drew. It cannot be
-// fitted where the data size varies.
+// scale-out — is not given a trend its runs' noise drew. It models the
+// machines alone at the runs' one data size: it cannot be fitted where the
+// data size varies and has no answer at another. With a single
+// configuration it is the one model that fits, and the choice answers
+// with it, uncalibrated, between no speed-up and linear scaling.
 type Flat struct {
-	T float64 `json:"t"`
+	T    float64 `json:"t"`
+	Data float64 `json:"data"`
 }
 
 // Name implements Model.
@@ -32,12 +39,15 @@ func (f *Flat) Fit(pts []Point) error {
 	if dataVaries(pts) {
 		return errFlatDataVaries
 	}
-	f.T = relativeMedian(aggregate(pts))
+	agg := aggregate(pts)
+	f.T, f.Data = relativeMedian(agg), agg[0].Data
 	return nil
 }
 
-// Predict implements Model.
-func (f *Flat) Predict(m, s float64) (float64, bool) { return f.T, true }
+// Predict implements Model: the runs' typical time at their data size.
+func (f *Flat) Predict(m, s float64) (float64, bool) {
+	return f.T, math.Abs(math.Log(s/f.Data)) <= math.Log1p(dataTol)
+}
 
 // relativeMedian is the runtime T of least Σ wᵢ|T−yᵢ|/yᵢ over the points
 // (wᵢ their weights): their median weighted by wᵢ/yᵢ.

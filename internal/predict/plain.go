@@ -27,3 +27,11 @@ func Plain(v float64) string {
 	}
 	return s
 }
+
+// PlainSpan is lo–hi in Plain numbers, or one number when they are equal.
+func PlainSpan(lo, hi float64) string {
+	if Plain(lo) == Plain(hi) {
+		return Plain(lo)
+	}
+	return Plain(lo) + "–" + Plain(hi)
+}

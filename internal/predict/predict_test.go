@@ -382,11 +382,27 @@ func TestAnswersFromFewConfigurations(t *testing.T) {
 	if e.Next == nil || e.Next.Machines <= 8 || e.Next.Machines >= 16 {
 		t.Errorf("next run %+v: want a cluster size between the runs' 8 and the question's 16", e.Next)
 	}
+	// One configuration: flat (the two runs' mean, 102), uncalibrated,
+	// between no speed-up and linear scaling, widened by a quarter per
+	// doubling beyond the runs; the next run named.
 	one := []Point{{Machines: 4, Data: 1, Runtime: 100}, {Machines: 4, Data: 1, Runtime: 104}}
-	_, err = FromRuns(&RunTable{Points: one}, 16, 1, ChoiceOptions{})
+	for _, c := range []struct{ m, lo, hi float64 }{
+		{16, 102.0 * 4 / 16 / 1.5, 102 * 1.5}, // two doublings beyond
+		{2, 102 / 1.25, 102 * 2 * 1.25},       // one doubling below
+	} {
+		e, err = FromRuns(&RunTable{Points: one}, c.m, 1, ChoiceOptions{})
+		if err != nil || e.Model != "flat" || !e.Uncalibrated || e.Value < 100 || e.Value > 104 || e.Next == nil {
+			t.Fatalf("one configuration at %g machines: %+v, %v; want flat's 100–104, uncalibrated, and the next run", c.m, e, err)
+		}
+		if math.Abs(e.Lower/c.lo-1) > 0.02 || math.Abs(e.Upper/c.hi-1) > 0.02 {
+			t.Errorf("one configuration at %g machines: interval %g–%g, want about %g–%g", c.m, e.Lower, e.Upper, c.lo, c.hi)
+		}
+	}
+	// Another data size: flat has no answer there, and nothing else fits.
+	_, err = FromRuns(&RunTable{Points: one}, 4, 3, ChoiceOptions{})
 	var tf *TooFewError
 	if !errors.As(err, &tf) || !strings.Contains(err.Error(), "first at") {
-		t.Errorf("one configuration: %v, want a refusal naming the next run", err)
+		t.Errorf("one configuration at three times its data: %v, want a refusal naming the next run", err)
 	}
 }
 

@@ -21,7 +21,7 @@ func PredictText(w io.Writer, o *predict.Answer) {
 		fmt.Fprintln(w, "UNCALIBRATED: too few configurations to hold any out; the interval is a rule of thumb")
 	}
 	if c := est.Choice; c != nil {
-		fmt.Fprintf(w, "fitted on %d runs (%d configurations), %s–%s machines", c.Runs, c.Configurations, predict.Plain(c.Range.MinMachines), predict.Plain(c.Range.MaxMachines))
+		fmt.Fprintf(w, "fitted on %d runs (%s), %s machines", c.Runs, plural(c.Configurations, "configuration"), predict.PlainSpan(c.Range.MinMachines, c.Range.MaxMachines))
 		if c.Split != predict.SplitNone {
 			fmt.Fprintf(w, "; %s cross-validation along %s, mean relative error:", c.Split, c.Axis)
 		}
@@ -33,7 +33,7 @@ func PredictText(w io.Writer, o *predict.Answer) {
 		fmt.Fprintln(w)
 		for _, m := range predict.Candidates {
 			if why, ok := c.Unfit[m]; ok {
-				fmt.Fprintf(w, "  %s not used: %s\n", m, why)
+				fmt.Fprintf(w, "  %s not used: %s\n", m, strings.TrimPrefix(why, m+": "))
 			}
 		}
 	}
@@ -93,4 +93,12 @@ func Measure(v float64, unit string) string {
 		return fmt.Sprintf("%.0f B", v)
 	}
 	return strings.TrimSpace(predict.Plain(v) + " " + unit)
+}
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
