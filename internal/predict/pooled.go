@@ -15,7 +15,7 @@ import (
 // are shared by every group of runs (other jobs of the application, other
 // machine types) and whose level is each group's own, ln t = α_g + b·ln m
 // + c·ln s, fitted by least squares on logarithms over the target's runs
-// and the pool's. A group with few scale-outs borrows the shape of the
+// and the pool's, b at most 0 as Power's. A group with few scale-outs borrows the shape of the
 // others'. It is a candidate only when a pool is given, and chosen only
 // when it validates better than the target's own models on the same
 // splits.
@@ -82,6 +82,19 @@ func (pm *Pooled) Fit(pts []Point) error {
 	c, err := stats.LeastSquares(x, y, w, nil)
 	if err != nil {
 		return err
+	}
+	if c[len(groups)] > 0 {
+		// A speed-up law, as Power: refitted at b = 0.
+		var cols []int
+		for j := range nd {
+			if j != len(groups) {
+				cols = append(cols, j)
+			}
+		}
+		if c, err = stats.LeastSquares(x, y, w, cols); err != nil {
+			return err
+		}
+		c = slices.Insert(c, len(groups), 0)
 	}
 	pm.Level, pm.B, pm.C = c[0], c[len(groups)], 0
 	if withData {
