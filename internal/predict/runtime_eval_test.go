@@ -489,9 +489,18 @@ func TestRuntimeCoverage(t *testing.T) {
 		e, _ := ellisSplits(ellis[name], ChoiceOptions{}, false, false)
 		design.add(e)
 	}
-	t.Logf("ellis design extrapolation: the 90%% interval held %d/%d", design.held, design.runs)
+	t.Logf("ellis design extrapolation: %v", design)
 	if cov := design.coverage(); cov < 0.85 || cov > 0.95 {
 		t.Errorf("ellis design extrapolation: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*cov)
+	}
+	// k-means's single runs at 12–18 nodes, 10–60 times their job's usual
+	// 3 s: a power law growing with the machines had said 312 s for a run
+	// of 2.1 s at 36 (14,758% against Ernest's 12,368%).
+	if c, e := worstOf(design.choiceSame, 0), worstOf(design.ernest, 0); c > e {
+		t.Errorf("ellis design extrapolation: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
+	}
+	if c, e := summarize(design.choice), summarize(design.ernest); c.median > 0.7*e.median {
+		t.Errorf("ellis design extrapolation: median %.1f%%, plain Ernest %.1f%%: want at most 0.7 times", 100*c.median, 100*e.median)
 	}
 	for name, s := range map[string]*tally{"bell extrapolation": ext, "bell leave-one-scale-out": loo, "ellis logisticregression extrapolation": lr} {
 		t.Logf("%s: %v", name, s)
@@ -523,7 +532,7 @@ func TestRuntimeCoverage(t *testing.T) {
 	if c, e := worstOf(loo.choiceSame, 0), worstOf(loo.ernest, 0); c > e {
 		t.Errorf("bell leave-one-scale-out: worst error per run %.1f%%, Ernest's %.1f%%", 100*c, 100*e)
 	}
-	// Every cut: fit ≤32 holds 98.6% (too wide), ≤16–28 73.6–85.2%.
+	// Every cut: fit ≤32 holds 96.3% (too wide), ≤16–28 75.5–85.2%.
 	if cov := everyCut.coverage(); cov < 0.85 || cov > 0.95 {
 		t.Errorf("bell extrapolation from every cut 16–44: the 90%% interval held %.1f%% of the runs, want 85–95%%", 100*cov)
 	}
