@@ -225,14 +225,14 @@ func (c *Choice) span(est, machines, data, d float64) (lo, hi float64) {
 			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
-	edge := 0.0
+	edge := machines
 	switch {
 	case machines > c.Range.MaxMachines:
 		edge = c.Range.MaxMachines
 	case machines < c.Range.MinMachines:
 		edge = c.Range.MinMachines
 	}
-	if v, ok := c.Model.Predict(edge, data); edge > 0 && ok {
+	if v, ok := c.Model.Predict(edge, data); edge != machines && ok {
 		v *= edge / machines
 		lo, hi = min(lo, v), max(hi, v)
 	}

@@ -174,13 +174,13 @@ func Choose(pts []Point, machines, data float64, opt ChoiceOptions) (*Choice, er
 		}
 	}
 	if c.Model == nil && len(unscored) > 0 {
-		// Fitted, but no split could score any: the one resting on most
-		// evidence (the pool's), else the physical shape with fewest
-		// parameters, uncalibrated; flat, the null model, last (alone
-		// with one configuration), where it has an answer.
+		// Fitted, but no split could score any: of those with an answer,
+		// the one resting on most evidence (the pool's), else the physical
+		// shape with fewest parameters, uncalibrated; flat, the null
+		// model, last (alone with one configuration).
 		for _, name := range []string{"pooled", "amdahl", "power", "kernel", "ernest", "optimistic", "gboost", "flat"} {
 			if m, ok := c.fitted[name]; ok && c.Model == nil {
-				if _, answers := m.Predict(machines, data); answers || name != "flat" {
+				if _, answers := m.Predict(machines, data); answers {
 					c.Name, c.Model = name, m
 				}
 			}

@@ -15,10 +15,10 @@ import (
 // are shared by every group of runs (other jobs of the application, other
 // machine types) and whose level is each group's own, ln t = α_g + b·ln m
 // + c·ln s, fitted by least squares on logarithms over the target's runs
-// and the pool's, b at most 0 as Power's. A group with few scale-outs borrows the shape of the
-// others'. It is a candidate only when a pool is given, and chosen only
-// when it validates better than the target's own models on the same
-// splits.
+// and the pool's, b at most 0 (a speed-up law, as Power's). A group with
+// few scale-outs borrows the shape of the others'. It is a candidate only
+// when a pool is given, and chosen only when it validates better than the
+// target's own models on the same splits.
 type Pooled struct {
 	// Pool are the other groups' runs; Keep, when set, filters them for
 	// a cross-validation split (the split's held-out scale-outs must not
