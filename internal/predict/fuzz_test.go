@@ -12,7 +12,8 @@ import (
 // the runs it gives are usable by the models.
 func FuzzReadRunsCSV(f *testing.F) {
 	for _, s := range []string{"#Cores,Input Fraction, Time (s)\n32,0.125,7.9\n4,0.0156,4.7\n", "Nodes,Runtime\n4,846235\n8,531000\n",
-		"machines,data,runtime\n1,2\n", "\"a\nb\",runtime\n", "nodes,runtime\n4,1e400\n", "nodes,runtime\n4,NaN\n"} {
+		"machines,data,runtime\n1,2\n", "\"a\nb\",runtime\n", "nodes,runtime\n4,1e400\n", "nodes,runtime\n4,NaN\n",
+		"nodes,runtime_s\n4,10\n4,12\n", "nodes,Time [hrs]\n4,10\n16,3\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -23,7 +24,10 @@ func FuzzReadRunsCSV(f *testing.F) {
 		if err := checkPoints(tab.Points); err != nil {
 			t.Fatalf("runs read from %q are unusable: %v", s, err)
 		}
-		_, _ = FromRuns(tab, 8, 1, ChoiceOptions{})
+		e, err := FromRuns(tab, 8, 1, ChoiceOptions{})
+		if err == nil && !(e.Lower <= e.Value && e.Value <= e.Upper && e.Lower > 0 && !math.IsInf(e.Upper, 0)) {
+			t.Fatalf("runs %q at 8 machines: %g (%g–%g), want a positive estimate inside a finite interval", s, e.Value, e.Lower, e.Upper)
+		}
 	})
 }
 
