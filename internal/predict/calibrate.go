@@ -225,15 +225,7 @@ func (c *Choice) span(est, machines, data, d float64) (lo, hi float64) {
 			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
-	edge := machines
-	switch {
-	case machines > c.Range.MaxMachines:
-		edge = c.Range.MaxMachines
-	case machines < c.Range.MinMachines:
-		edge = c.Range.MinMachines
-	}
-	if v, ok := c.Model.Predict(edge, data); edge != machines && ok {
-		v *= edge / machines
+	if v, ok := linearScaled(c.Model, c.Range, machines, data); ok {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	w := max(widening(d, 0), 1+DefaultWidening)
@@ -304,15 +296,31 @@ func runNoise(pts []Point, class string, level float64) float64 {
 // predicted a job at 7 nodes 1,500 times its measured time (Ellis's
 // k-means, a design set).
 func linearBound(m Model, r Range, machines, data, v float64) float64 {
+	lin, ok := linearScaled(m, r, machines, data)
+	switch {
+	case !ok:
+		return v
+	case machines > r.MaxMachines:
+		return max(v, lin)
+	default:
+		return min(v, lin)
+	}
+}
+
+// linearScaled is the model's value at the fitted scale-out nearest to
+// machines scaled linearly to machines, t(M)·M/m; false inside the fitted
+// machines or where the model has no answer at M.
+func linearScaled(m Model, r Range, machines, data float64) (float64, bool) {
+	edge := machines
 	switch {
 	case machines > r.MaxMachines:
-		if edge, ok := m.Predict(r.MaxMachines, data); ok {
-			return max(v, edge*r.MaxMachines/machines)
-		}
+		edge = r.MaxMachines
 	case machines < r.MinMachines:
-		if edge, ok := m.Predict(r.MinMachines, data); ok {
-			return min(v, edge*r.MinMachines/machines)
-		}
+		edge = r.MinMachines
 	}
-	return v
+	if edge == machines {
+		return 0, false
+	}
+	v, ok := m.Predict(edge, data)
+	return v * edge / machines, ok
 }

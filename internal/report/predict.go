@@ -21,7 +21,7 @@ func PredictText(w io.Writer, o *predict.Answer) {
 		fmt.Fprintln(w, "UNCALIBRATED: too few configurations to hold any out; the interval is a rule of thumb")
 	}
 	if c := est.Choice; c != nil {
-		fmt.Fprintf(w, "fitted on %d runs (%s), %s machines", c.Runs, plural(c.Configurations, "configuration"), predict.PlainSpan(c.Range.MinMachines, c.Range.MaxMachines))
+		fmt.Fprintf(w, "fitted on %d runs (%s), %s machines", c.Runs, count(c.Configurations, "configuration"), predict.PlainSpan(c.Range.MinMachines, c.Range.MaxMachines))
 		if c.Split != predict.SplitNone {
 			fmt.Fprintf(w, "; %s cross-validation along %s, mean relative error:", c.Split, c.Axis)
 		}
@@ -93,12 +93,4 @@ func Measure(v float64, unit string) string {
 		return fmt.Sprintf("%.0f B", v)
 	}
 	return strings.TrimSpace(predict.Plain(v) + " " + unit)
-}
-
-// plural is n and the noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
