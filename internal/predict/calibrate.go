@@ -149,9 +149,11 @@ func (c *Choice) calibrate(splits []split, level, rivals float64, class string, 
 	return cal
 }
 
-// conformalQ is the split-conformal quantile of the residuals at level:
-// the ⌈(n+1)·level⌉-th smallest |r| (the largest when n is too small for
-// the level), normalized by the spread a + b·reach when normalize is set.
+// conformalQ is the split-conformal quantile of the residuals at level,
+// normalized by the spread a + b·reach when normalize is set: the
+// level·(n′+1)/n′ quantile of the n scores |r|, n′ = effectiveSize (the
+// largest when the level asks beyond them). With n′ = n it is the
+// textbook ⌈(n+1)·level⌉-th smallest.
 func conformalQ(res []residual, level float64, normalize bool) (q, a, b float64) {
 	a, b = 1, 0
 	if normalize {
@@ -161,9 +163,41 @@ func conformalQ(res []residual, level float64, normalize bool) (q, a, b float64)
 	for i, r := range res {
 		scores[i] = math.Abs(r.r) / (a + b*r.reach)
 	}
+	n := float64(len(scores))
+	ne := effectiveSize(res, scores)
+	k := int(math.Ceil(n*level*(ne+1)/ne-1e-9)) - 1
 	slices.Sort(scores)
-	k := int(math.Ceil(float64(len(scores)+1)*level)) - 1
 	return scores[min(max(k, 0), len(scores)-1)], a, b
+}
+
+// effectiveSize is the number of independent residuals the scores are
+// worth (stats.EffectiveSize, Kish's design effect): a held-out
+// configuration's runs share the candidate's error there, so on
+// repeatable runs (Bell's, a spread within a configuration under 2%)
+// sixty residuals of twelve configurations are worth about twelve, and
+// conformal prediction's finite-sample correction, (n+1)/n, must count
+// twelve — as hierarchical conformal prediction counts groups (Lee,
+// Barber and Willett, "Distribution-free inference with hierarchical
+// data", 2023; Dunn, Wasserman and Ramdas, JASA 2023). On noisy runs
+// (Ellis's) they are worth nearly n.
+func effectiveSize(res []residual, scores []float64) float64 {
+	type cluster struct {
+		model  string
+		split  int
+		config [2]float64
+	}
+	ids := map[cluster]int{}
+	groups := make([]int, len(res))
+	for i, r := range res {
+		c := cluster{r.model, r.split, r.config}
+		id, ok := ids[c]
+		if !ok {
+			id = len(ids)
+			ids[c] = id
+		}
+		groups[i] = id
+	}
+	return stats.EffectiveSize(scores, groups)
 }
 
 // minSpread is the least spread a + b·reach (in ln units, 1%): runs that

@@ -235,3 +235,26 @@ func TestRemainingAfterRescale(t *testing.T) {
 		t.Errorf("no rescale (the latest run stays at 4 nodes), but the notes say %q", same.Notes)
 	}
 }
+
+// TestConformalQCountsClusters: sixty residuals, five per configuration.
+// Alike within their configuration they are worth twelve, and the 90%
+// quantile is the ⌈13·0.9⌉ = 12th of twelve, the largest; unrelated to
+// it, the textbook ⌈61·0.9⌉ = 55th smallest of sixty.
+func TestConformalQCountsClusters(t *testing.T) {
+	var alike, apart []residual
+	for c := range 12 {
+		for k := range 5 {
+			cfg := [2]float64{float64(4 * (c + 1)), 0}
+			alike = append(alike, residual{r: 0.01 * float64(c+1), split: c, config: cfg})
+			// Each configuration's five values spread over the whole
+			// range: 0.01 … 0.60, none shared.
+			apart = append(apart, residual{r: 0.01 * float64(k*12+c+1), split: c, config: cfg})
+		}
+	}
+	if q, _, _ := conformalQ(alike, 0.9, false); math.Abs(q-0.12) > 1e-12 {
+		t.Errorf("alike within configurations: q = %.3f, want the largest, 0.12", q)
+	}
+	if q, _, _ := conformalQ(apart, 0.9, false); math.Abs(q-0.55) > 1e-12 {
+		t.Errorf("apart: q = %.3f, want the 55th smallest of 60, 0.55", q)
+	}
+}

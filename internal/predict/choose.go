@@ -337,11 +337,15 @@ func sameConfig(p, q Point) bool {
 }
 
 // residual is one held-out run's ln(measured/predicted), its reach, the
-// split it was held out in and the run's class.
+// split it was held out in, the run's class, and the candidate and
+// configuration: the runs of one configuration held out in one split
+// share the candidate's error there (their cluster, effectiveSize).
 type residual struct {
 	r, reach float64
 	split    int
 	class    string
+	model    string
+	config   [2]float64
 }
 
 // cvScore fits a fresh model of the name on each split's training runs and
@@ -365,7 +369,7 @@ func cvScore(name string, pool map[string][]Point, splits []split) (float64, []r
 			pred = linearBound(m, r, p.Machines, p.Data, pred)
 			sum += p.weight() * math.Abs(pred-p.Runtime) / p.Runtime
 			n += p.weight()
-			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i, p.Class})
+			res = append(res, residual{math.Log(p.Runtime / pred), s.reach[j], i, p.Class, name, [2]float64{p.Machines, alongData.key(p)}})
 		}
 	}
 	if n == 0 {
