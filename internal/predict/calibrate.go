@@ -17,7 +17,9 @@ import (
 //
 //   - Inside the runs (interpolation, k-fold): the chosen model's
 //     residuals; the interval is est·e^(±q) with q the ⌈(n+1)·Level⌉-th
-//     smallest |residual| (standard split conformal).
+//     smallest |residual| (standard split conformal), n counted as the
+//     residuals are worth (effectiveSize: a configuration's runs err
+//     together).
 //   - Beyond them (forward chaining): the residuals of every candidate
 //     that could be scored, normalized by a spread a + b·reach fitted to
 //     them (non-negative least squares of |residual| on 1 and the reach),
@@ -64,9 +66,11 @@ type Calibration struct {
 	Level  float64 `json:"level"`
 	// Models are the candidates whose residuals calibrate it.
 	Models []string `json:"models,omitempty"`
-	// Residuals and Splits count what it rests on.
-	Residuals int `json:"residuals"`
-	Splits    int `json:"splits"`
+	// Residuals and Splits count what it rests on; Effective is what the
+	// residuals are worth as independent ones (effectiveSize).
+	Residuals int     `json:"residuals"`
+	Effective float64 `json:"effectiveResiduals"`
+	Splits    int     `json:"splits"`
 	// Q is the conformal quantile of the (normalized) |residuals|; A and
 	// B the spread a + b·reach (A = 1, B = 0 when not normalized).
 	Q float64 `json:"q"`
@@ -118,7 +122,7 @@ func (c *Choice) calibrate(splits []split, level, rivals float64, class string, 
 	}
 	cal.Method, cal.Residuals, cal.Few = "conformal", len(pool), len(pool) < MinResiduals(level)
 	normalize := c.Split == SplitExtrapolation
-	cal.Q, cal.A, cal.B = conformalQ(pool, level, normalize)
+	cal.Q, cal.A, cal.B, cal.Effective = conformalQ(pool, level, normalize)
 	// Cross-conformal check on the chosen model's residuals.
 	own := ofClass(c.residuals[c.Name], class, level)
 	held := 0
@@ -132,7 +136,7 @@ func (c *Choice) calibrate(splits []split, level, rivals float64, class string, 
 		if len(rest) == 0 {
 			continue
 		}
-		q, a, b := conformalQ(rest, level, normalize)
+		q, a, b, _ := conformalQ(rest, level, normalize)
 		for _, r := range own {
 			if r.split != i {
 				continue
@@ -154,7 +158,7 @@ func (c *Choice) calibrate(splits []split, level, rivals float64, class string, 
 // level·(n′+1)/n′ quantile of the n scores |r|, n′ = effectiveSize (the
 // largest when the level asks beyond them). With n′ = n it is the
 // textbook ⌈(n+1)·level⌉-th smallest.
-func conformalQ(res []residual, level float64, normalize bool) (q, a, b float64) {
+func conformalQ(res []residual, level float64, normalize bool) (q, a, b, ne float64) {
 	a, b = 1, 0
 	if normalize {
 		a, b = spreadFit(res)
@@ -164,10 +168,10 @@ func conformalQ(res []residual, level float64, normalize bool) (q, a, b float64)
 		scores[i] = math.Abs(r.r) / (a + b*r.reach)
 	}
 	n := float64(len(scores))
-	ne := effectiveSize(res, scores)
+	ne = effectiveSize(res, scores)
 	k := int(math.Ceil(n*level*(ne+1)/ne-1e-9)) - 1
 	slices.Sort(scores)
-	return scores[min(max(k, 0), len(scores)-1)], a, b
+	return scores[min(max(k, 0), len(scores)-1)], a, b, ne
 }
 
 // effectiveSize is the number of independent residuals the scores are

@@ -251,10 +251,10 @@ func TestConformalQCountsClusters(t *testing.T) {
 			apart = append(apart, residual{r: 0.01 * float64(k*12+c+1), split: c, config: cfg})
 		}
 	}
-	if q, _, _ := conformalQ(alike, 0.9, false); math.Abs(q-0.12) > 1e-12 {
+	if q, _, _, _ := conformalQ(alike, 0.9, false); math.Abs(q-0.12) > 1e-12 {
 		t.Errorf("alike within configurations: q = %.3f, want the largest, 0.12", q)
 	}
-	if q, _, _ := conformalQ(apart, 0.9, false); math.Abs(q-0.55) > 1e-12 {
+	if q, _, _, _ := conformalQ(apart, 0.9, false); math.Abs(q-0.55) > 1e-12 {
 		t.Errorf("apart: q = %.3f, want the 55th smallest of 60, 0.55", q)
 	}
 }

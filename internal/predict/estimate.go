@@ -101,6 +101,10 @@ func FromRuns(t *RunTable, machines, data float64, opt ChoiceOptions) (*Estimate
 	if cal.Method == "conformal" {
 		e.Notes = append(e.Notes, fmt.Sprintf("%.0f%% interval calibrated on %d held-out runs (%s cross-validation along %s, residuals of %s); it held %.0f%% of %d held-out runs when calibrated without their split",
 			100*cal.Level, cal.Residuals, c.Split, c.Axis, strings.Join(cal.Models, ", "), 100*cal.Coverage, cal.CoverageRuns))
+		if cal.Effective < float64(cal.Residuals)-0.5 {
+			e.Notes = append(e.Notes, fmt.Sprintf("the interval counts the %d held-out runs as %s independent ones: the runs of one configuration err together",
+				cal.Residuals, Plain(math.Round(cal.Effective))))
+		}
 		if cal.ByClass && cal.Class == "" {
 			e.Notes = append(e.Notes, "calibrated on the held-out runs without a class only: runs of a class (such as after-rescale) stray differently")
 		} else if cal.ByClass {
