@@ -30,6 +30,10 @@ type tally struct {
 	answered, refused, uncalibrated int
 	ernestRefused                   int
 	refusals                        []string
+	// halfWidths are the intervals' half-widths, ln(upper/lower)/2 per
+	// question; score the runs' interval scores (Gneiting and Raftery,
+	// JASA 2007, §6.2: the width plus 2/α times the miss, ln units).
+	halfWidths, score []float64
 }
 
 // ask answers one question: train's runs, asked at (m, s), measured runs.
@@ -50,7 +54,9 @@ func (t *tally) askMed(train []Point, m, s float64, measured []float64, med floa
 	if est.Uncalibrated {
 		t.uncalibrated++
 	}
+	t.halfWidths = append(t.halfWidths, math.Log(est.Upper/est.Lower)/2)
 	for _, y := range measured {
+		t.score = append(t.score, intervalScore(est.Lower, est.Upper, y, 0.1))
 		t.choice = append(t.choice, (est.Value-y)/y)
 		t.runs++
 		t.classRuns[class]++
@@ -88,6 +94,21 @@ func (t *tally) add(o *tally) {
 	t.answered, t.refused, t.uncalibrated = t.answered+o.answered, t.refused+o.refused, t.uncalibrated+o.uncalibrated
 	t.ernestRefused += o.ernestRefused
 	t.refusals = append(t.refusals, o.refusals...)
+	t.halfWidths, t.score = append(t.halfWidths, o.halfWidths...), append(t.score, o.score...)
+}
+
+// intervalScore is the interval score of [lo, hi] at miss rate alpha for
+// the measured y, in ln units: ln(hi/lo), plus 2/alpha times how far y
+// falls outside (Gneiting and Raftery 2007, eq. 43). Lower is better; it
+// rewards a narrow interval and penalizes a miss in proportion.
+func intervalScore(lo, hi, y, alpha float64) float64 {
+	s := math.Log(hi / lo)
+	if y < lo {
+		s += 2 / alpha * math.Log(lo/y)
+	} else if y > hi {
+		s += 2 / alpha * math.Log(y/hi)
+	}
+	return s
 }
 
 func (t *tally) coverage() float64 { return float64(t.held) / float64(max(t.runs, 1)) }
@@ -98,6 +119,9 @@ func (t *tally) String() string {
 	s += fmt.Sprintf(" ; worst on the questions both answered, and without the single worst run: choice %.1f%%, %.1f%% | ernest %.1f%%, %.1f%%",
 		100*worstOf(t.choiceSame, 0), 100*worstOf(t.choiceSame, 1), 100*worstOf(t.ernest, 0), 100*worstOf(t.ernest, 1))
 	s += fmt.Sprintf(" ; against the medians: choice %.1f%% | ernest %.1f%%", 100*worstOf(t.choiceMedSame, 0), 100*worstOf(t.ernestMed, 0))
+	if len(t.halfWidths) > 0 {
+		s += fmt.Sprintf(" ; interval ×/÷ %.2f median, interval score %.3f mean", math.Exp(summarize(t.halfWidths).median), summarize(t.score).mean)
+	}
 	if t.classRuns[1] > 0 {
 		s += fmt.Sprintf(" ; after a rescale held %d/%d, others %d/%d", t.classHeld[1], t.classRuns[1], t.classHeld[0], t.classRuns[0])
 	}
@@ -447,7 +471,8 @@ func TestRuntimeEvaluation(t *testing.T) {
 				100*worstOf(c.ernest, 0), 100*worstOf(c.ernest, 1), 100*summarize(c.choiceMed).worst, 100*summarize(c.ernestMed).worst,
 				c.held, c.runs, 100*c.coverage(), c.byJob())
 		}
-		t.Logf("%s fit ≤16 … ≤44, pooled: 90%% interval held %d/%d (%.1f%%)", v.label, pooled.held, pooled.runs, 100*pooled.coverage())
+		t.Logf("%s fit ≤16 … ≤44, pooled: 90%% interval held %d/%d (%.1f%%), ×/÷ %.2f median, interval score %.3f mean", v.label, pooled.held, pooled.runs, 100*pooled.coverage(),
+			math.Exp(summarize(pooled.halfWidths).median), summarize(pooled.score).mean)
 	}
 	ellis := readEllis(t)
 	for _, n := range slices.Sorted(mapKeys(ellis)) {
