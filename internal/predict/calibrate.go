@@ -190,16 +190,9 @@ func effectiveSize(res []residual, scores []float64) float64 {
 		split  int
 		config [2]float64
 	}
-	ids := map[cluster]int{}
-	groups := make([]int, len(res))
+	groups := make([]cluster, len(res))
 	for i, r := range res {
-		c := cluster{r.model, r.split, r.config}
-		id, ok := ids[c]
-		if !ok {
-			id = len(ids)
-			ids[c] = id
-		}
-		groups[i] = id
+		groups[i] = cluster{r.model, r.split, r.config}
 	}
 	return stats.EffectiveSize(scores, groups)
 }

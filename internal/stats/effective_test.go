@@ -55,7 +55,7 @@ func TestEffectiveSizeBounds(t *testing.T) {
 	if n := EffectiveSize([]float64{1, 2, 3}, []int{0, 0, 0}); n != 3 {
 		t.Errorf("one group counts as %.2f, want 3", n)
 	}
-	if n := EffectiveSize(nil, nil); n != 0 {
+	if n := EffectiveSize[int](nil, nil); n != 0 {
 		t.Errorf("no values count as %.2f", n)
 	}
 }
